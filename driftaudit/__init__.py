@@ -1,0 +1,6 @@
+"""driftaudit: static API-drift auditor for sglang upgrades.
+
+Pipeline (see DESIGN.md): sources -> snapshot -> drift + usage -> match -> report.
+"""
+
+__version__ = "0.1.0"

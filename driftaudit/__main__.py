@@ -1,0 +1,3 @@
+from driftaudit.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,146 @@
+"""Command line: commands, options and exit codes. No logic lives here.
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from driftaudit import __version__
+from driftaudit.cache import default_cache_dir
+from driftaudit.config import load_config
+from driftaudit.errors import DriftauditError
+from driftaudit.findings import at_or_above
+from driftaudit.rules import RULES, explain, get_rule
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+FAIL_ON = ("error", "warning", "info", "never")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="driftaudit", description="Static API-drift auditor for sglang upgrades."
+    )
+    parser.add_argument("--version", action="version", version=f"driftaudit {__version__}")
+    parser.add_argument("--cache-dir", type=Path, help="default: ~/.cache/driftaudit")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    compare = commands.add_parser("compare", help="audit a consumer against two sglang versions")
+    compare.add_argument("path", nargs="?", default=".", type=Path, help="the consumer repo")
+    compare.add_argument("--old", help="version spec; default: the consumer's sglang pin")
+    compare.add_argument("--new", help="version spec: 0.5.14, a directory, git:PATH@REF, installed")
+    compare.add_argument("--format", choices=("console", "json"), default="console")
+    compare.add_argument("--output", type=Path, help="write the report to this file")
+    compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
+    compare.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
+
+    diff = commands.add_parser("diff", help="sglang-side API changelog between two versions")
+    diff.add_argument("--old", required=True)
+    diff.add_argument("--new", required=True)
+    diff.add_argument("--module", help="only changes under this dotted prefix")
+    diff.add_argument("--format", choices=("console", "json"), default="console")
+    diff.add_argument("--output", type=Path)
+
+    rule = commands.add_parser("rule", help="explain a rule code, or list them all")
+    rule.add_argument("code", nargs="?")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    cache_dir = args.cache_dir or default_cache_dir()
+    try:
+        if args.command == "compare":
+            return _compare(args, cache_dir)
+        if args.command == "diff":
+            return _diff(args, cache_dir)
+        return _rule(args)
+    except DriftauditError as exc:
+        print(f"driftaudit: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _emit(text_or_render, args) -> None:
+    """Write JSON text (or a console rendering) to --output or stdout."""
+    if args.output is not None:
+        try:
+            args.output.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(text_or_render, str):
+                args.output.write_text(text_or_render, encoding="utf-8")
+            else:
+                with args.output.open("w", encoding="utf-8") as handle:
+                    text_or_render(Console(file=handle, width=120, no_color=True))
+        except OSError as exc:
+            raise DriftauditError(f"cannot write {args.output}: {exc.strerror}") from None
+    elif isinstance(text_or_render, str):
+        sys.stdout.write(text_or_render)
+    else:
+        text_or_render(Console())
+
+
+def _compare(args, cache_dir: Path) -> int:
+    from driftaudit.pipeline import run_compare
+    from driftaudit.report import findings_json, render_console
+
+    if not args.path.is_dir():
+        problem = "does not exist" if not args.path.exists() else "is not a directory"
+        raise DriftauditError(f"consumer path {str(args.path)!r} {problem}")
+    config = load_config(args.path)
+    new = args.new or config.new
+    if new is None:
+        raise DriftauditError("--new is required (or set new in [tool.driftaudit])")
+    fail_on = args.fail_on or config.fail_on or "error"
+    if fail_on not in FAIL_ON:
+        raise DriftauditError(f"fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+    result = run_compare(
+        args.path, args.old or config.old, new, cache_dir, [*config.exclude, *args.exclude]
+    )
+    consumer = str(args.path)
+    if args.format == "json":
+        _emit(findings_json(result.findings, result.old, result.new, consumer), args)
+    else:
+        _emit(
+            lambda console: render_console(
+                console, result.findings, result.old, result.new, consumer
+            ),
+            args,
+        )
+    if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in result.findings):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _diff(args, cache_dir: Path) -> int:
+    from driftaudit.pipeline import open_snapshots, run_diff
+    from driftaudit.report import changes_json, render_changes
+
+    changes = run_diff(args.old, args.new, cache_dir, args.module)
+    old, new = open_snapshots(args.old, args.new, cache_dir)
+    if args.format == "json":
+        _emit(changes_json(changes, old.tree, new.tree), args)
+    else:
+        _emit(lambda console: render_changes(console, changes, old.tree, new.tree), args)
+    return EXIT_OK
+
+
+def _rule(args) -> int:
+    if args.code is None:
+        for rule in RULES.values():
+            print(f"{rule.code}  {rule.kind:28} {rule.severity:8} {rule.summary}")
+        return EXIT_OK
+    rule = get_rule(args.code)
+    if rule is None:
+        raise DriftauditError(f"unknown rule {args.code!r}; `driftaudit rule` lists them")
+    print(explain(rule))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""One class per kind of change between two sglang releases; each explains itself.
+
+`symbol` is the fully qualified sglang name as a consumer reaches it; locations are
+`file:line` in the old and new tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from driftaudit import rules
+
+
+@dataclass
+class Change:
+    symbol: str
+    old_location: str | None
+    new_location: str | None
+
+    rule = rules.SYMBOL_REMOVED
+
+    def explain(self) -> str:
+        raise NotImplementedError
+
+    def as_dict(self) -> dict:
+        return {
+            "rule": self.rule.code,
+            "kind": self.rule.kind,
+            "symbol": self.symbol,
+            "message": self.explain(),
+            "old_location": self.old_location,
+            "new_location": self.new_location,
+        }
+
+
+@dataclass
+class ModuleRemoved(Change):
+    rule = rules.MODULE_REMOVED
+
+    def explain(self) -> str:
+        return f"module `{self.symbol}` was removed"
+
+
+@dataclass
+class SymbolRemoved(Change):
+    rule = rules.SYMBOL_REMOVED
+
+    def explain(self) -> str:
+        module, _, name = self.symbol.rpartition(".")
+        return f"`{name}` was removed from `{module}`"
+
+
+@dataclass
+class SymbolMoved(Change):
+    new_symbol: str = ""
+
+    rule = rules.IMPORT_MOVED
+
+    @property
+    def new_module(self) -> str:
+        return self.new_symbol.rpartition(".")[0]
+
+    def explain(self) -> str:
+        module, _, name = self.symbol.rpartition(".")
+        return f"`{name}` moved from `{module}` to `{self.new_module}`"
+
+
+@dataclass
+class MemberRemoved(Change):
+    rule = rules.MEMBER_REMOVED
+
+    def explain(self) -> str:
+        owner, _, name = self.symbol.rpartition(".")
+        return f"`{name}` was removed from class `{owner.rpartition('.')[2]}`"
+
+
+@dataclass
+class EnumMemberRemoved(MemberRemoved):
+    rule = rules.ENUM_MEMBER_REMOVED
+
+    def explain(self) -> str:
+        owner, _, name = self.symbol.rpartition(".")
+        return f"enum member `{owner.rpartition('.')[2]}.{name}` was removed"
+
+
+@dataclass
+class ParameterRemoved(Change):
+    param: str = ""
+
+    rule = rules.KEYWORD_REMOVED
+
+    def explain(self) -> str:
+        return f"parameter `{self.param}` was removed from `{_short(self.symbol)}`"
+
+
+@dataclass
+class ParameterRenamed(Change):
+    param: str = ""
+    new_name: str = ""
+
+    rule = rules.KEYWORD_RENAMED
+
+    def explain(self) -> str:
+        return (
+            f"parameter `{self.param}` of `{_short(self.symbol)}` was renamed to `{self.new_name}`"
+        )
+
+
+@dataclass
+class RequiredParameterAdded(Change):
+    param: str = ""
+
+    rule = rules.REQUIRED_PARAMETER_ADDED
+
+    def explain(self) -> str:
+        return f"`{_short(self.symbol)}` has a new required parameter `{self.param}`"
+
+
+@dataclass
+class ParameterMoved(Change):
+    """Position or kind changed (e.g. became keyword-only)."""
+
+    param: str = ""
+    old_slot: str = ""
+    new_slot: str = ""
+
+    rule = rules.POSITIONAL_MISMATCH
+
+    def explain(self) -> str:
+        return (
+            f"parameter `{self.param}` of `{_short(self.symbol)}` changed from "
+            f"{self.old_slot} to {self.new_slot}"
+        )
+
+
+@dataclass
+class DefaultChanged(Change):
+    param: str = ""
+    old_default: str | None = None
+    new_default: str | None = None
+
+    rule = rules.DEFAULT_CHANGED
+
+    def explain(self) -> str:
+        return (
+            f"default of `{self.param}` in `{_short(self.symbol)}` changed from "
+            f"{self.old_default} to {self.new_default}"
+        )
+
+
+@dataclass
+class ReturnArityChanged(Change):
+    old_arity: int = 0
+    new_arity: int = 0
+
+    rule = rules.RETURN_ARITY_CHANGED
+
+    def explain(self) -> str:
+        return f"`{_short(self.symbol)}` now returns {self.new_arity} values (was {self.old_arity})"
+
+
+def _short(symbol: str) -> str:
+    """`sglang.srt.x.Class.meth` -> `Class.meth`; a function -> its name."""
+    parts = symbol.split(".")
+    if len(parts) >= 2 and parts[-2][:1].isupper():
+        return ".".join(parts[-2:])
+    return parts[-1]

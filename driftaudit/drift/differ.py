@@ -1,0 +1,282 @@
+"""`Differ`: what changed about a name between two snapshots.
+
+Asked path by path (`reference_change`, `signature_changes`, `return_change`) so a
+consumer audit only loads what it touches, or for the whole tree (`all_changes`),
+the changelog of the upgrade (`driftaudit diff`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from driftaudit.drift.changes import (
+    Change,
+    DefaultChanged,
+    EnumMemberRemoved,
+    MemberRemoved,
+    ModuleRemoved,
+    ParameterMoved,
+    ParameterRemoved,
+    ParameterRenamed,
+    RequiredParameterAdded,
+    ReturnArityChanged,
+    SymbolMoved,
+    SymbolRemoved,
+)
+from driftaudit.snapshot import Resolved, Snapshot
+from driftaudit.snapshot.model import (
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+    Alias,
+    Class,
+    Function,
+    Module,
+    Obj,
+    Param,
+)
+
+_VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
+
+
+def callable_signature(obj: Obj | Module | None) -> Function | None:
+    """The function a call runs: the function itself, or a class's constructor."""
+    if isinstance(obj, Function):
+        return obj
+    if isinstance(obj, Class):
+        init = obj.members.get("__init__")
+        if isinstance(init, Function):
+            return init
+        if "dataclass" in obj.labels:
+            return dataclass_init(obj)
+    return None
+
+
+def dataclass_init(cls: Class) -> Function:
+    """The `__init__` a @dataclass generates from its annotated fields."""
+    params = [Param("self", "positional or keyword")]
+    for member in cls.members.values():
+        annotation = getattr(member, "annotation", None)
+        value = getattr(member, "value", None) or ""
+        if member.kind != "attribute" or annotation is None or "ClassVar" in annotation:
+            continue
+        if "init=False" in value.replace(" ", ""):
+            continue
+        required = value == "" or (value.startswith("field(") and "default" not in value)
+        default = None if required else value
+        params.append(Param(member.name, "positional or keyword", default, annotation))
+    return Function("__init__", cls.lineno, params)
+
+
+def _tokens(module: str) -> set[str]:
+    return set(re.split(r"[._]", module)) - {"sglang", "srt", ""}
+
+
+class Differ:
+    def __init__(self, old: Snapshot, new: Snapshot):
+        self.old = old
+        self.new = new
+        self._reference_cache: dict[str, Change | None] = {}
+
+    # ---- does the name still exist? ----------------------------------------------
+
+    def reference_change(self, path: str) -> Change | None:
+        """The change that makes `path` (as a consumer wrote it) unreachable, if any.
+
+        Only the part of `path` that resolves in the old tree is checked: a name that
+        did not exist before (a consumer's own attribute) is not a break.
+        """
+        if path not in self._reference_cache:
+            self._reference_cache[path] = self._reference_change(path)
+        return self._reference_cache[path]
+
+    def _reference_change(self, path: str) -> Change | None:
+        segments = path.split(".")
+        old_found, consumed = self.old.resolve_longest(path)
+        if old_found is None or consumed < 2:
+            return None
+        prefix = segments[:consumed]
+        new_found, reached = self.new.resolve_longest(".".join(prefix))
+        if new_found is not None and (reached >= consumed or new_found.opaque):
+            return None
+        missing = ".".join(prefix[: reached + 1])
+        if reached + 1 < consumed and self.new.resolve(missing) is None:
+            # a name from a module that is gone: it may live on elsewhere
+            name_path = ".".join(prefix[: reached + 2])
+            old_name = self.old.resolve(name_path)
+            if old_name is not None and not isinstance(old_name.obj, Module):
+                target = self.find_moved(prefix[reached + 1], old_name)
+                if target is not None:
+                    return SymbolMoved(
+                        name_path, old_name.location, target.location, target.canonical
+                    )
+        return self.removal(missing)
+
+    def removal(self, missing: str) -> Change | None:
+        """Describe why `missing` (resolvable in old, not in new) is gone."""
+        old_obj = self.old.resolve(missing)
+        if old_obj is None:
+            return None
+        old_loc = old_obj.location
+        if isinstance(old_obj.obj, Module):
+            return ModuleRemoved(missing, old_loc, None)
+        parent = self.old.resolve(missing.rpartition(".")[0])
+        if parent is not None and isinstance(parent.obj, Class):
+            cls = EnumMemberRemoved if parent.obj.is_enum else MemberRemoved
+            return cls(missing, old_loc, self._class_location(missing.rpartition(".")[0]))
+        target = self.find_moved(missing.rpartition(".")[2], old_obj)
+        if target is not None:
+            return SymbolMoved(missing, old_loc, target.location, target.canonical)
+        return SymbolRemoved(missing, old_loc, None)
+
+    def _class_location(self, class_path: str) -> str | None:
+        found = self.new.resolve(class_path)
+        return found.location if found else None
+
+    def find_moved(self, name: str, old: Resolved) -> Resolved | None:
+        """The best definition of `name` elsewhere in the new tree that is compatible."""
+        old_module = old.canonical.rpartition(".")[0]
+        best, best_score = None, None
+        for candidate in self.new.definitions(name):
+            if not _compatible(old.obj, candidate.obj):
+                continue
+            module = candidate.canonical.rpartition(".")[0]
+            score = (len(_tokens(module) & _tokens(old_module)), -len(module))
+            if best_score is None or score > best_score:
+                best, best_score = candidate, score
+        return best
+
+    # ---- did its signature or return shape change? -------------------------------
+
+    def signature_changes(self, symbol: str, old: Function, new: Function, locs) -> list[Change]:
+        old_loc, new_loc = locs
+        changes: list[Change] = []
+        old_names = [p.name for p in old.params]
+        new_names = [p.name for p in new.params]
+        renamed_to: set[str] = set()
+        for index, param in enumerate(old.params):
+            if param.kind in _VARIADIC or param.name in new_names:
+                continue
+            twin = new.params[index] if index < len(new.params) else None
+            if (
+                twin is not None
+                and twin.name not in old_names
+                and twin.kind == param.kind
+                and twin.kind not in _VARIADIC
+            ):
+                renamed_to.add(twin.name)
+                changes.append(ParameterRenamed(symbol, old_loc, new_loc, param.name, twin.name))
+            else:
+                changes.append(ParameterRemoved(symbol, old_loc, new_loc, param.name))
+        for param in new.params:
+            if param.name not in old_names and param.required and param.name not in renamed_to:
+                changes.append(RequiredParameterAdded(symbol, old_loc, new_loc, param.name))
+        old_slots, new_slots = _slots(old), _slots(new)
+        for param in old.params:
+            twin = new.param(param.name)
+            if twin is None or param.kind in _VARIADIC:
+                continue
+            if old_slots[param.name] != new_slots[param.name]:
+                changes.append(
+                    ParameterMoved(
+                        symbol,
+                        old_loc,
+                        new_loc,
+                        param.name,
+                        old_slots[param.name],
+                        new_slots[param.name],
+                    )
+                )
+            elif param.default != twin.default and param.default is not None:
+                changes.append(
+                    DefaultChanged(
+                        symbol, old_loc, new_loc, param.name, param.default, twin.default
+                    )
+                )
+        return changes
+
+    def return_change(self, symbol: str, old: Function, new: Function, locs) -> Change | None:
+        old_arity, new_arity = old.return_arity, new.return_arity
+        if old_arity is not None and new_arity is not None and old_arity != new_arity:
+            return ReturnArityChanged(symbol, *locs, old_arity, new_arity)
+        return None
+
+    def changes_of(self, path: str) -> list[Change]:
+        """Signature and return changes of the function or class at `path`."""
+        old, new = self.old.resolve(path), self.new.resolve(path)
+        if old is None or new is None or old.opaque or new.opaque:
+            return []
+        old_fn, new_fn = callable_signature(old.obj), callable_signature(new.obj)
+        if old_fn is None or new_fn is None:
+            return []
+        locs = (_fn_location(old, old_fn), _fn_location(new, new_fn))
+        changes = self.signature_changes(path, old_fn, new_fn, locs)
+        arity = self.return_change(path, old_fn, new_fn, locs)
+        return changes + ([arity] if arity else [])
+
+    # ---- the whole changelog -----------------------------------------------------
+
+    def all_changes(self) -> Iterator[Change]:
+        """Every change to a module, a module-level definition or a class member."""
+        self.new.load_all()
+        for module in self.old.load_all():
+            if not self.new.is_module(module.name):
+                yield ModuleRemoved(module.name, module.file, None)
+                continue
+            for name, obj in module.members.items():
+                if isinstance(obj, Alias):
+                    continue
+                path = f"{module.name}.{name}"
+                change = self.reference_change(path)
+                if change is not None:
+                    yield change
+                    continue
+                yield from self.changes_of(path)
+                if isinstance(obj, Class):
+                    yield from self._class_changes(path, obj)
+
+    def _class_changes(self, path: str, cls: Class) -> Iterator[Change]:
+        for name, member in cls.members.items():
+            if isinstance(member, Alias):
+                continue
+            member_path = f"{path}.{name}"
+            change = self.reference_change(member_path)
+            if change is not None:
+                yield change
+            elif isinstance(member, Function):
+                yield from self.changes_of(member_path)
+
+
+def _fn_location(found: Resolved, fn: Function) -> str | None:
+    if found.module is None:
+        return None
+    lineno = fn.lineno or getattr(found.obj, "lineno", None)
+    return f"{found.module.file}:{lineno}" if lineno else found.module.file
+
+
+def _slots(fn: Function) -> dict[str, str]:
+    """Where each parameter sits: `position 2`, `keyword-only`, `positional-only 0`."""
+    slots, position = {}, 0
+    for param in fn.params:
+        if param.positional:
+            label = "positional-only" if param.kind == "positional-only" else "position"
+            slots[param.name] = f"{label} {position}"
+            position += 1
+        else:
+            slots[param.name] = param.kind
+    return slots
+
+
+def _compatible(old: Obj | Module, new: Obj | Module) -> bool:
+    """Could `new` stand in for `old`? Same kind; a function accepts the old calls."""
+    if old.kind != new.kind:
+        return False
+    if isinstance(old, Function) and isinstance(new, Function):
+        new_names = {p.name for p in new.params}
+        old_names = {p.name for p in old.params}
+        takes_any = new.accepts_var_keyword
+        for param in old.params:
+            if param.kind not in _VARIADIC and param.name not in new_names and not takes_any:
+                return False
+        return all(p.name in old_names for p in new.params if p.required)
+    return True

@@ -1,0 +1,64 @@
+"""A finding: one consumer location x one drift item, as the report contract shows it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from driftaudit.rules import SEVERITIES, Rule
+
+
+@dataclass
+class Fix:
+    description: str
+    autofixable: bool = False
+
+    def as_dict(self) -> dict:
+        return {"description": self.description, "autofixable": self.autofixable}
+
+
+@dataclass
+class Finding:
+    rule: Rule
+    path: str
+    line: int
+    column: int
+    symbol: str
+    message: str
+    old_location: str | None = None
+    new_location: str | None = None
+    fix: Fix | None = None
+    severity: str = ""  # defaults to the rule's
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.severity = self.severity or self.rule.severity
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.column, self.rule.code, self.symbol)
+
+    def as_dict(self) -> dict:
+        return {
+            "rule": self.rule.code,
+            "kind": self.rule.kind,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "symbol": self.symbol,
+            "message": self.message,
+            "old_location": self.old_location,
+            "new_location": self.new_location,
+            "fix": self.fix.as_dict() if self.fix else None,
+        }
+
+
+def summarize(findings: list[Finding]) -> dict[str, int]:
+    counts = dict.fromkeys(SEVERITIES, 0)
+    for finding in findings:
+        counts[finding.severity] += 1
+    return counts
+
+
+def at_or_above(severity: str, threshold: str) -> bool:
+    """Is `severity` as bad as `threshold` or worse? (error > warning > info)"""
+    return SEVERITIES.index(severity) <= SEVERITIES.index(threshold)

@@ -1,0 +1,74 @@
+"""The pipeline, end to end: resolve -> snapshot -> drift + usage -> match."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from driftaudit.cache import BlobStore
+from driftaudit.drift import Change, Differ
+from driftaudit.errors import DriftauditError
+from driftaudit.findings import Finding
+from driftaudit.match import match_usages
+from driftaudit.snapshot import Snapshot
+from driftaudit.sources import SourceTree, resolve_spec
+from driftaudit.sources.pin import read_pin
+from driftaudit.usage import UsageSet, collect_usages
+
+
+@dataclass
+class CompareResult:
+    old: SourceTree
+    new: SourceTree
+    consumer: Path
+    findings: list[Finding]
+    usages: UsageSet
+    timings: dict[str, float] = field(default_factory=dict)
+    old_pin: str | None = None  # where --old came from, when read from the consumer
+
+
+def open_snapshots(old_spec: str, new_spec: str, cache_dir: Path) -> tuple[Snapshot, Snapshot]:
+    store = BlobStore(cache_dir / "snapshots.sqlite")
+    old_tree = resolve_spec(old_spec, cache_dir)
+    new_tree = resolve_spec(new_spec, cache_dir)
+    return Snapshot(old_tree, store), Snapshot(new_tree, store)
+
+
+def run_compare(
+    consumer: Path,
+    old_spec: str | None,
+    new_spec: str,
+    cache_dir: Path,
+    exclude: list[str] | None = None,
+) -> CompareResult:
+    if not consumer.exists():
+        raise DriftauditError(f"consumer path {str(consumer)!r} does not exist")
+    if not consumer.is_dir():
+        raise DriftauditError(f"consumer path {str(consumer)!r} is not a directory")
+    pin_location = None
+    if old_spec is None:
+        pin = read_pin(consumer)
+        if pin is None:
+            raise DriftauditError(
+                "no --old given and no sglang pin found in pyproject.toml, "
+                "requirements*.txt, setup.py or a Dockerfile"
+            )
+        old_spec, pin_location = pin
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    old, new = open_snapshots(old_spec, new_spec, cache_dir)
+    timings["resolve"] = time.perf_counter() - start
+    start = time.perf_counter()
+    usages = collect_usages(consumer, exclude)
+    timings["usage"] = time.perf_counter() - start
+    start = time.perf_counter()
+    findings = match_usages(usages, Differ(old, new))
+    timings["match"] = time.perf_counter() - start
+    return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
+
+
+def run_diff(old_spec: str, new_spec: str, cache_dir: Path, prefix: str | None) -> list[Change]:
+    old, new = open_snapshots(old_spec, new_spec, cache_dir)
+    changes = Differ(old, new).all_changes()
+    return [c for c in changes if prefix is None or c.symbol.startswith(prefix)]

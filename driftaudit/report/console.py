@@ -1,0 +1,80 @@
+"""Terminal output with rich: findings grouped by consumer file."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from itertools import groupby
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from driftaudit.drift import Change
+from driftaudit.findings import Finding, summarize
+from driftaudit.sources import SourceTree
+
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def _tree_label(tree: SourceTree) -> str:
+    return f"{tree.version or '?'} ({tree.origin}: {tree.spec})"
+
+
+def render_console(
+    console: Console, findings: list[Finding], old: SourceTree, new: SourceTree, consumer: str
+) -> None:
+    console.print(
+        f"[bold]driftaudit[/bold] {escape(consumer)}: sglang {escape(_tree_label(old))} "
+        f"-> {escape(_tree_label(new))}"
+    )
+    for path, group in groupby(findings, key=lambda f: f.path):
+        console.print()
+        console.print(Text(path, style="bold underline"))
+        for finding in group:
+            line = Text(f"  {finding.line}:{finding.column} ")
+            line.append(f"{finding.rule.code} ", style=_STYLE[finding.severity])
+            line.append(f"[{finding.severity}] ", style=_STYLE[finding.severity])
+            line.append(finding.message)
+            console.print(line)
+            if finding.symbol:
+                console.print(Text(f"      symbol: {finding.symbol}", style="dim"))
+            evidence = []
+            if finding.old_location:
+                evidence.append(f"old {finding.old_location}")
+            if finding.new_location:
+                evidence.append(f"new {finding.new_location}")
+            if evidence:
+                console.print(Text("      sglang: " + ", ".join(evidence), style="dim"))
+            if finding.fix:
+                tag = " (autofixable)" if finding.fix.autofixable else ""
+                console.print(Text(f"      fix: {finding.fix.description}{tag}", style="green"))
+    counts = summarize(findings)
+    console.print()
+    console.print(
+        f"{len(findings)} findings: {counts['error']} errors, {counts['warning']} warnings, "
+        f"{counts['info']} info"
+    )
+
+
+def render_changes(console: Console, changes: list[Change], old: SourceTree, new: SourceTree):
+    console.print(
+        f"[bold]driftaudit diff[/bold]: sglang {escape(_tree_label(old))} "
+        f"-> {escape(_tree_label(new))}"
+    )
+    by_module: dict[str, list[Change]] = defaultdict(list)
+    for change in changes:
+        location = change.old_location or change.new_location or change.symbol
+        by_module[location.split(":")[0]].append(change)
+    for file in sorted(by_module):
+        console.print()
+        console.print(Text(file, style="bold underline"))
+        for change in by_module[file]:
+            line = Text(f"  {change.rule.code} ", style=_STYLE[change.rule.severity])
+            line.append(change.explain())
+            console.print(line)
+    kinds: dict[str, int] = defaultdict(int)
+    for change in changes:
+        kinds[change.rule.kind] += 1
+    console.print()
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    console.print(f"{len(changes)} changes" + (f": {summary}" if summary else ""))

@@ -1,0 +1,34 @@
+"""The JSON report, exactly per the contract in DESIGN.md."""
+
+from __future__ import annotations
+
+import json
+
+from driftaudit import __version__
+from driftaudit.drift import Change
+from driftaudit.findings import Finding, summarize
+from driftaudit.sources import SourceTree
+
+
+def findings_json(
+    findings: list[Finding], old: SourceTree, new: SourceTree, consumer: str
+) -> str:
+    document = {
+        "tool": {"name": "driftaudit", "version": __version__},
+        "old": old.describe(),
+        "new": new.describe(),
+        "consumer": consumer,
+        "findings": [f.as_dict() for f in findings],
+        "summary": summarize(findings),
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def changes_json(changes: list[Change], old: SourceTree, new: SourceTree) -> str:
+    document = {
+        "tool": {"name": "driftaudit", "version": __version__},
+        "old": old.describe(),
+        "new": new.describe(),
+        "changes": [c.as_dict() for c in changes],
+    }
+    return json.dumps(document, indent=2) + "\n"

@@ -1,0 +1,134 @@
+"""One source file -> one `Module` of the API model, with griffe (statically, no import).
+
+griffe's visitor gives classes, functions, signatures, class and instance attributes
+(`self.x = ...`), `__all__` and import aliases. The `ReturnShapes` extension adds
+what griffe does not keep: the tuple lengths the return statements give, because
+sglang's annotations are not always true and the statements are.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import griffe
+
+from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module, Obj, Param
+
+EXTRACTOR_VERSION = "1"  # bump when the model or extraction changes: invalidates the cache
+_MAX_VALUE = 120
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def return_shapes(node: ast.AST) -> tuple[list[int], bool]:
+    """(tuple lengths returned, whether anything else is returned) for a function node."""
+    tuples: list[int] = []
+    other = False
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
+        if isinstance(child, _SCOPES):
+            continue
+        if isinstance(child, ast.Return) and child.value is not None:
+            value = child.value
+            if isinstance(value, ast.Tuple) and not any(
+                isinstance(e, ast.Starred) for e in value.elts
+            ):
+                tuples.append(len(value.elts))
+            elif not (isinstance(value, ast.Constant) and value.value is None):
+                other = True
+        elif isinstance(child, (ast.Yield, ast.YieldFrom)):
+            other = True  # a generator: the call returns a generator object
+        stack.extend(ast.iter_child_nodes(child))
+    return tuples, other
+
+
+class ReturnShapes(griffe.Extension):
+    def on_function_instance(self, *, node, func, agent, **kwargs) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            func.extra["driftaudit"]["returns"] = return_shapes(node)
+
+
+def _text(value) -> str | None:
+    if value is None:
+        return None
+    text = str(value)
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
+
+
+def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
+    if obj.is_alias:
+        return Alias(obj.name, obj.alias_lineno, obj.target_path)
+    if obj.is_function:
+        tuples, other = obj.extra.get("driftaudit", {}).get("returns", ([], False))
+        params = [
+            Param(p.name, p.kind.value, _text(p.default), _text(p.annotation))
+            for p in obj.parameters
+        ]
+        return Function(obj.name, obj.lineno, params, sorted(obj.labels), tuples, other)
+    if obj.is_class:
+        bases = []
+        for base in obj.bases:
+            bases.append(getattr(base, "canonical_path", None) or str(base))
+        members: dict[str, Obj] = {}
+        for name, member in obj.members.items():
+            converted = _convert(member)
+            if converted is not None:
+                members[name] = converted
+        _add_slots(members, obj.lineno)
+        return Class(obj.name, obj.lineno, bases, members, sorted(obj.labels))
+    if obj.is_attribute:
+        return Attribute(
+            obj.name, obj.lineno, _text(obj.annotation), _text(obj.value), sorted(obj.labels)
+        )
+    return None
+
+
+def _add_slots(members: dict[str, Obj], lineno: int | None) -> None:
+    """`__slots__ = ("a", "b")` declares instance attributes a and b."""
+    slots = members.get("__slots__")
+    if not isinstance(slots, Attribute) or not slots.value:
+        return
+    try:
+        names = ast.literal_eval(slots.value)
+    except (ValueError, SyntaxError):
+        return
+    if isinstance(names, str):
+        names = [names]
+    for name in names if isinstance(names, (list, tuple)) else []:
+        if isinstance(name, str) and name not in members:
+            members[name] = Attribute(name, slots.lineno or lineno, labels=["instance-attribute"])
+
+
+_EXTENSIONS = None
+
+
+def extract_module(module_name: str, relpath: str, code: str) -> Module:
+    """Parse one file into a `Module`; a file that does not parse gives parse_error."""
+    global _EXTENSIONS
+    if _EXTENSIONS is None:
+        _EXTENSIONS = griffe.load_extensions(ReturnShapes())
+    module = Module(module_name, relpath)
+    try:
+        visited = griffe.visit(
+            module_name,
+            Path(relpath),
+            code,
+            extensions=_EXTENSIONS,
+            lines_collection=griffe.LinesCollection(),
+            modules_collection=griffe.ModulesCollection(),
+        )
+    except (SyntaxError, ValueError, RecursionError) as exc:
+        module.parse_error = f"{type(exc).__name__}: {exc}"
+        return module
+    for name, member in visited.members.items():
+        if member.is_alias and name.endswith("/*"):
+            module.wildcards.append(member.target_path)
+            continue
+        converted = _convert(member)
+        if converted is not None:
+            module.members[name] = converted
+    exports = visited.exports
+    if exports is not None:
+        module.exports = [e if isinstance(e, str) else str(e) for e in exports]
+    return module

@@ -1,0 +1,206 @@
+"""The API model of one sglang tree: modules, classes, functions, attributes, aliases.
+
+Plain data, serialisable to JSON for the snapshot cache. Built from griffe by
+`extract.py`; read by `drift/` through `Snapshot`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+POSITIONAL_ONLY = "positional-only"
+POSITIONAL_OR_KEYWORD = "positional or keyword"
+VAR_POSITIONAL = "variadic positional"
+KEYWORD_ONLY = "keyword-only"
+VAR_KEYWORD = "variadic keyword"
+
+
+@dataclass
+class Param:
+    name: str
+    kind: str  # one of the five kinds above (griffe's ParameterKind values)
+    default: str | None = None  # source text of the default, None when required
+    annotation: str | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is None and self.kind not in (VAR_POSITIONAL, VAR_KEYWORD)
+
+    @property
+    def positional(self) -> bool:
+        return self.kind in (POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD)
+
+    @property
+    def keyword(self) -> bool:
+        return self.kind in (POSITIONAL_OR_KEYWORD, KEYWORD_ONLY)
+
+    def to_json(self) -> list:
+        return [self.name, self.kind, self.default, self.annotation]
+
+    @classmethod
+    def from_json(cls, data: list) -> Param:
+        return cls(*data)
+
+
+@dataclass
+class Obj:
+    """Base of every model object."""
+
+    name: str
+    lineno: int | None
+
+    kind = "object"
+
+    def to_json(self) -> dict:
+        return {"k": self.kind, "n": self.name, "l": self.lineno}
+
+
+@dataclass
+class Function(Obj):
+    params: list[Param] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # staticmethod, classmethod, property ...
+    # Lengths of the tuple literals the body returns; `returns_other` when some
+    # return gives another expression (a call, a name), so the arity is not known.
+    return_tuples: list[int] = field(default_factory=list)
+    returns_other: bool = False
+
+    kind = "function"
+
+    def to_json(self) -> dict:
+        data = super().to_json()
+        data.update(
+            p=[p.to_json() for p in self.params],
+            lb=self.labels,
+            rt=self.return_tuples,
+            ro=self.returns_other,
+        )
+        return data
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    @property
+    def accepts_var_keyword(self) -> bool:
+        return any(p.kind == VAR_KEYWORD for p in self.params)
+
+    @property
+    def accepts_var_positional(self) -> bool:
+        return any(p.kind == VAR_POSITIONAL for p in self.params)
+
+    @property
+    def bound_params(self) -> list[Param]:
+        """Parameters a caller passes: without `self`/`cls` of a method."""
+        if (
+            self.params
+            and self.params[0].name in ("self", "cls")
+            and "staticmethod" not in (self.labels)
+        ):
+            return self.params[1:]
+        return self.params
+
+    @property
+    def return_arity(self) -> int | None:
+        """The tuple length every return statement gives, or None if not one fixed length."""
+        if self.returns_other or len(set(self.return_tuples)) != 1:
+            return None
+        return self.return_tuples[0]
+
+
+@dataclass
+class Attribute(Obj):
+    annotation: str | None = None
+    value: str | None = None
+    labels: list[str] = field(default_factory=list)  # module-/class-/instance-attribute
+
+    kind = "attribute"
+
+    def to_json(self) -> dict:
+        data = super().to_json()
+        data.update(a=self.annotation, v=self.value, lb=self.labels)
+        return data
+
+
+@dataclass
+class Alias(Obj):
+    """A name bound by an import inside sglang: `from x import y` in module m."""
+
+    target: str = ""
+
+    kind = "alias"
+
+    def to_json(self) -> dict:
+        data = super().to_json()
+        data["t"] = self.target
+        return data
+
+
+@dataclass
+class Class(Obj):
+    bases: list[str] = field(default_factory=list)  # canonical paths where known
+    members: dict[str, Obj] = field(default_factory=dict)
+    labels: list[str] = field(default_factory=list)  # dataclass ...
+
+    kind = "class"
+
+    def to_json(self) -> dict:
+        data = super().to_json()
+        data.update(
+            b=self.bases, lb=self.labels, m={k: v.to_json() for k, v in self.members.items()}
+        )
+        return data
+
+    @property
+    def is_enum(self) -> bool:
+        return any(b.rsplit(".", 1)[-1].endswith("Enum") or b.endswith("Flag") for b in self.bases)
+
+
+@dataclass
+class Module:
+    name: str  # dotted: sglang.srt.layers.dp_attention
+    file: str  # relative to the tree root: sglang/srt/layers/dp_attention.py
+    members: dict[str, Obj] = field(default_factory=dict)
+    wildcards: list[str] = field(default_factory=list)  # modules star-imported
+    exports: list[str] | None = None  # __all__, when a literal list
+    parse_error: str | None = None
+
+    kind = "module"
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "file": self.file,
+            "members": {k: v.to_json() for k, v in self.members.items()},
+            "wildcards": self.wildcards,
+            "exports": self.exports,
+            "parse_error": self.parse_error,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Module:
+        return cls(
+            data["name"],
+            data["file"],
+            {k: obj_from_json(v) for k, v in data["members"].items()},
+            data["wildcards"],
+            data["exports"],
+            data["parse_error"],
+        )
+
+
+def obj_from_json(data: dict) -> Obj:
+    kind, name, lineno = data["k"], data["n"], data["l"]
+    if kind == "function":
+        return Function(
+            name,
+            lineno,
+            [Param.from_json(p) for p in data["p"]],
+            data["lb"],
+            data["rt"],
+            data["ro"],
+        )
+    if kind == "class":
+        members = {k: obj_from_json(v) for k, v in data["m"].items()}
+        return Class(name, lineno, data["b"], members, data["lb"])
+    if kind == "alias":
+        return Alias(name, lineno, data["t"])
+    return Attribute(name, lineno, data["a"], data["v"], data["lb"])

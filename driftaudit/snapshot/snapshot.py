@@ -1,0 +1,287 @@
+"""`Snapshot`: the API model of one sglang tree, read lazily and cached by content.
+
+Every `.py` file under `sglang/` is a module, including those in folders without
+`__init__.py` (sglang/srt is a namespace folder): the tree is walked here, not
+imported and not left to griffe's package finder. A module is parsed on first use;
+its model is stored in the cache keyed by the file's content, so a warm run (or
+another release with the same file) never parses it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from driftaudit.cache import BlobStore
+from driftaudit.snapshot.extract import EXTRACTOR_VERSION, extract_module
+from driftaudit.snapshot.model import Alias, Class, Module, Obj
+from driftaudit.sources.tree import SourceTree
+
+_TOP_LEVEL_DEF_RE = re.compile(
+    rb"^(?:async[ \t]+def|def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.M
+)
+_MAX_DEPTH = 25
+
+
+@dataclass
+class Resolved:
+    """What a dotted path names in a snapshot."""
+
+    path: str  # the dotted path as asked (or the prefix of it that resolved)
+    obj: Obj | Module  # the object found: a Module, or a model object
+    module: Module | None  # the module that defines it (for file:line)
+    canonical: str  # where it is defined: sglang.srt.x.Class.meth
+    opaque: bool = False  # outside sglang, or not knowable statically: stop here
+
+    @property
+    def location(self) -> str | None:
+        if self.module is None:
+            return None
+        lineno = getattr(self.obj, "lineno", None)
+        return f"{self.module.file}:{lineno}" if lineno else self.module.file
+
+
+def _module_name(relpath: Path) -> str:
+    parts = list(relpath.with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _extract_job(job: tuple[str, str, str]) -> tuple[str, bytes]:
+    name, relpath, root = job
+    code = (Path(root) / relpath).read_text(encoding="utf-8", errors="replace")
+    module = extract_module(name, relpath, code)
+    return name, json.dumps(module.to_json(), separators=(",", ":")).encode()
+
+
+class Snapshot:
+    def __init__(self, tree: SourceTree, store: BlobStore):
+        self.tree = tree
+        self.store = store
+        self.files: dict[str, str] = {}  # module name -> path relative to tree.root
+        self.packages: set[str] = set()  # every folder, with or without __init__.py
+        self._digests: dict[str, str] = {}
+        self._modules: dict[str, Module] = {}
+        self._name_index: dict[str, list[str]] | None = None
+        self._scan()
+
+    # ---- the tree -------------------------------------------------------------
+
+    def _scan(self) -> None:
+        root = self.tree.root
+        tree_hash = hashlib.sha1(EXTRACTOR_VERSION.encode())
+        for dirpath, dirnames, filenames in os.walk(self.tree.package_dir):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and "." not in d)
+            rel_dir = Path(dirpath).relative_to(root)
+            self.packages.add(".".join(rel_dir.parts))
+            for filename in sorted(filenames):
+                if not filename.endswith(".py"):
+                    continue
+                relpath = rel_dir / filename
+                name = _module_name(relpath)
+                if not all(part.isidentifier() for part in name.split(".")):
+                    continue
+                data = (root / relpath).read_bytes()
+                digest = hashlib.sha1(data).hexdigest()
+                self.files[name] = relpath.as_posix()
+                self._digests[name] = digest
+                tree_hash.update(f"{name}\0{digest}\n".encode())
+        self.digest = tree_hash.hexdigest()
+
+    def _key(self, name: str) -> str:
+        return f"module:{EXTRACTOR_VERSION}:{name}:{self._digests[name]}"
+
+    def is_module(self, name: str) -> bool:
+        return name in self.files or name in self.packages
+
+    # ---- modules ----------------------------------------------------------------
+
+    def module(self, name: str) -> Module | None:
+        """The model of module `name`; a namespace folder gives an empty module."""
+        if name in self._modules:
+            return self._modules[name]
+        if name not in self.files:
+            if name in self.packages:
+                folder = name.replace(".", "/")
+                self._modules[name] = Module(name, folder + "/")
+                return self._modules[name]
+            return None
+        module = self._from_cache(name)
+        if module is None:
+            _, data = _extract_job((name, self.files[name], str(self.tree.root)))
+            self.store.put(self._key(name), data)
+            module = Module.from_json(json.loads(data))
+        self._modules[name] = module
+        return module
+
+    def _from_cache(self, name: str) -> Module | None:
+        data = self.store.get(self._key(name))
+        if data is None:
+            return None
+        try:
+            return Module.from_json(json.loads(data))
+        except (ValueError, KeyError, TypeError, IndexError):
+            return None  # a corrupt entry: rebuilt by the caller
+
+    def load_all(self, workers: int | None = None) -> list[Module]:
+        """Every module of the tree, parsing the ones not cached in parallel."""
+        missing = []
+        for name in self.files:
+            if name not in self._modules:
+                module = self._from_cache(name)
+                if module is None:
+                    missing.append(name)
+                else:
+                    self._modules[name] = module
+        if missing:
+            jobs = [(n, self.files[n], str(self.tree.root)) for n in missing]
+            workers = workers or min(len(jobs), os.cpu_count() or 1)
+            if workers > 1 and len(jobs) > 8:
+                with ProcessPoolExecutor(workers) as pool:
+                    results = list(pool.map(_extract_job, jobs, chunksize=16))
+            else:
+                results = [_extract_job(job) for job in jobs]
+            self.store.put_many([(self._key(n), data) for n, data in results])
+            for name, data in results:
+                self._modules[name] = Module.from_json(json.loads(data))
+        return [self._modules[name] for name in self.files]
+
+    # ---- names --------------------------------------------------------------------
+
+    def name_index(self) -> dict[str, list[str]]:
+        """Top-level name -> modules that define it (by a fast text scan; cached)."""
+        if self._name_index is not None:
+            return self._name_index
+        key = f"names:{self.digest}"
+        cached = self.store.get(key)
+        if cached is not None:
+            try:
+                self._name_index = json.loads(cached)
+                return self._name_index
+            except ValueError:
+                pass
+        index: dict[str, list[str]] = {}
+        for name, relpath in self.files.items():
+            data = (self.tree.root / relpath).read_bytes()
+            for match in _TOP_LEVEL_DEF_RE.finditer(data):
+                symbol = (match.group(1) or match.group(2)).decode()
+                modules = index.setdefault(symbol, [])
+                if not modules or modules[-1] != name:
+                    modules.append(name)
+        self.store.put(key, json.dumps(index).encode())
+        self._name_index = index
+        return index
+
+    def definitions(self, name: str) -> Iterator[Resolved]:
+        """Every top-level definition (not import) of `name` in the tree."""
+        for module_name in self.name_index().get(name, []):
+            module = self.module(module_name)
+            obj = module.members.get(name) if module else None
+            if obj is not None and not isinstance(obj, Alias):
+                yield Resolved(f"{module_name}.{name}", obj, module, f"{module_name}.{name}")
+
+    # ---- resolution ----------------------------------------------------------------
+
+    def resolve(self, path: str) -> Resolved | None:
+        """What `path` names, following re-exports, star imports and base classes."""
+        found, consumed = self.resolve_longest(path)
+        return found if consumed == len(path.split(".")) or (found and found.opaque) else None
+
+    def resolve_longest(self, path: str) -> tuple[Resolved | None, int]:
+        """The longest prefix of `path` that resolves, and how many segments it has.
+
+        An opaque result (outside sglang, or a module that does not parse) ends the
+        walk: nothing more can be said about the rest of the path.
+        """
+        return self._resolve_segments(path.split("."), 0)
+
+    def _resolve_segments(self, segments: list[str], depth: int) -> tuple[Resolved | None, int]:
+        if not segments or segments[0] != "sglang" or depth > _MAX_DEPTH:
+            return None, 0
+        current = Resolved("sglang", self.module("sglang") or Module("sglang", ""), None, "sglang")
+        current.module = current.obj if isinstance(current.obj, Module) else None
+        for index, segment in enumerate(segments[1:], start=1):
+            step = self._member(current, segment, depth)
+            if step is None:
+                return current, index
+            step.path = ".".join(segments[: index + 1])
+            current = step
+            if current.opaque:
+                return current, len(segments)
+        return current, len(segments)
+
+    def _member(self, parent: Resolved, name: str, depth: int) -> Resolved | None:
+        obj = parent.obj
+        if isinstance(obj, Module):
+            return self._module_member(obj, name, depth)
+        if isinstance(obj, Class):
+            return self._class_member(obj, parent, name, depth, set())
+        return None  # attributes and functions: their members are not modelled
+
+    def _module_member(self, module: Module, name: str, depth: int) -> Resolved | None:
+        if module.parse_error:
+            return Resolved("", module, module, f"{module.name}.{name}", opaque=True)
+        member = module.members.get(name)
+        if isinstance(member, Alias):
+            return self._follow(member, module, depth)
+        if member is not None:
+            return Resolved("", member, module, f"{module.name}.{name}")
+        submodule = f"{module.name}.{name}"
+        if self.is_module(submodule):
+            sub = self.module(submodule)
+            return Resolved("", sub, sub, submodule)
+        for source in module.wildcards:
+            if depth > _MAX_DEPTH:
+                break
+            source_module = self.module(source)
+            if source_module is None:
+                continue  # a star import from outside sglang: its names are unknown
+            exported = source_module.exports
+            if exported is not None and name not in exported:
+                continue
+            if exported is None and name.startswith("_"):
+                continue
+            found = self._module_member(source_module, name, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _follow(self, alias: Alias, module: Module, depth: int) -> Resolved:
+        """An import inside sglang: resolve its target (opaque if outside sglang)."""
+        target = alias.target
+        if target.split(".", 1)[0] != "sglang":
+            return Resolved("", alias, module, target, opaque=True)
+        found, consumed = self._resolve_segments(target.split("."), depth + 1)
+        if found is not None and consumed == len(target.split(".")):
+            return found
+        if found is not None and found.opaque:
+            return found
+        # sglang imports something that is not there (guarded import, TYPE_CHECKING):
+        # the name exists in the module, but what it is cannot be known.
+        return Resolved("", alias, module, target, opaque=True)
+
+    def _class_member(
+        self, cls: Class, owner: Resolved, name: str, depth: int, seen: set[str]
+    ) -> Resolved | None:
+        member = cls.members.get(name)
+        if member is not None:
+            if isinstance(member, Alias):
+                return Resolved("", member, owner.module, member.target, opaque=True)
+            return Resolved("", member, owner.module, f"{owner.canonical}.{name}")
+        seen.add(owner.canonical)
+        for base in cls.bases:
+            if base in seen or not base.startswith("sglang."):
+                continue
+            found = self.resolve(base) if depth < _MAX_DEPTH else None
+            if found is not None and isinstance(found.obj, Class):
+                hit = self._class_member(found.obj, found, name, depth + 1, seen)
+                if hit is not None:
+                    return hit
+        return None

@@ -1,0 +1,49 @@
+"""Dispatch a version spec to the source that provides it."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from driftaudit.errors import DriftauditError
+from driftaudit.sources.git import export_ref
+from driftaudit.sources.index import VERSION_SPEC_RE, fetch_release
+from driftaudit.sources.tree import SourceTree, find_package_root, tree_from_root
+
+
+def resolve_spec(spec: str, cache_dir: Path) -> SourceTree:
+    spec = spec.strip()
+    if spec == "installed":
+        return _installed(spec)
+    if spec.startswith("git:"):
+        return tree_from_root(spec, "git", export_ref(spec, cache_dir))
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        root = find_package_root(path)
+        if root is None:
+            raise DriftauditError(f"no sglang package found in directory {spec!r}")
+        return tree_from_root(spec, "directory", root)
+    if VERSION_SPEC_RE.match(spec):
+        tree = tree_from_root(spec, "index", fetch_release(spec, cache_dir))
+        tree.version = tree.version or spec.removeprefix("v")
+        return tree
+    raise DriftauditError(
+        f"cannot resolve sglang spec {spec!r}: expected a version (0.5.14), a directory, "
+        "git:PATH@REF or 'installed'"
+    )
+
+
+def _installed(spec: str) -> SourceTree:
+    found = importlib.util.find_spec("sglang")
+    if found is None or not found.submodule_search_locations:
+        raise DriftauditError("'installed': no sglang package is importable here")
+    package_dir = Path(list(found.submodule_search_locations)[0])
+    tree = tree_from_root(spec, "installed", package_dir.parent)
+    if tree.version is None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            tree.version = version("sglang")
+        except PackageNotFoundError:
+            pass
+    return tree

@@ -1,0 +1,26 @@
+"""Consumer tree -> what it touches of sglang. Knows nothing of the snapshots.
+
+Read with `ast` (fast, positions included); libcst is kept for the fixer.
+"""
+
+from driftaudit.usage.collect import collect_usages
+from driftaudit.usage.model import (
+    CallUsage,
+    ImportUsage,
+    ParseFailure,
+    ReferenceUsage,
+    UnpackUsage,
+    Usage,
+    UsageSet,
+)
+
+__all__ = [
+    "CallUsage",
+    "ImportUsage",
+    "ParseFailure",
+    "ReferenceUsage",
+    "UnpackUsage",
+    "Usage",
+    "UsageSet",
+    "collect_usages",
+]

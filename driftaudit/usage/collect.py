@@ -1,0 +1,101 @@
+"""Walk a consumer: find the files that can reach sglang, then collect their usages.
+
+Only files that import sglang (or name it in a string: `importlib`, `mock.patch`)
+are parsed, plus files that import a consumer module re-exporting sglang names
+(found by a text match on the module's name in an import line, then confirmed on
+the parsed imports), repeated until no new re-exporter appears.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from driftaudit.usage.exports import ConsumerExports, absolute_module
+from driftaudit.usage.files import module_name, python_files
+from driftaudit.usage.model import ParseFailure, UsageSet
+from driftaudit.usage.visitor import UsageVisitor
+
+# An import of sglang (at any indentation: lazy imports too) or a string naming it.
+_REACHES_SGLANG = re.compile(r"""^[ \t]*(?:from|import)[ \t]+sglang\b|['"]sglang[.'"]""", re.M)
+
+
+class _File:
+    def __init__(self, root: Path, path: Path):
+        self.rel = path.relative_to(root).as_posix()
+        self.module = module_name(root, path)
+        self.is_package = path.name == "__init__.py"
+        self.text = path.read_text(encoding="utf-8-sig", errors="replace")
+        self.tree: ast.Module | None = None
+
+
+def collect_usages(root: Path, exclude: list[str] | None = None) -> UsageSet:
+    files = [_File(root, p) for p in python_files(root, exclude)]
+    result = UsageSet(str(root), files_total=len(files))
+    exports = ConsumerExports()
+    for file in files:
+        exports.modules.add(file.module)
+
+    visit: list[_File] = []
+    pending = [f for f in files if _REACHES_SGLANG.search(f.text)]
+    parsed: set[str] = set()
+    while pending:
+        for file in pending:
+            parsed.add(file.rel)
+            if _parse(file, result):
+                exports.add_module(file.module, file.tree, file.is_package)
+        visit += [
+            f
+            for f in pending
+            if f.tree is not None
+            and (
+                _REACHES_SGLANG.search(f.text)
+                or _imports_reexport(f.tree, f.module, f.is_package, exports)
+            )
+        ]
+        reexporters = {f.module for f in visit if exports.exports_sglang(f.module)}
+        pending = _mentioning(reexporters, [f for f in files if f.rel not in parsed])
+
+    for file in visit:
+        visitor = UsageVisitor(file.rel, file.module, file.is_package, exports)
+        visitor.visit(file.tree)
+        result.usages.extend(visitor.usages)
+    result.files_scanned = len(visit)
+    return result
+
+
+def _parse(file: _File, result: UsageSet) -> bool:
+    try:
+        file.tree = ast.parse(file.text)
+        return True
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None) or 1
+        column = getattr(exc, "offset", None) or 1
+        message = getattr(exc, "msg", None) or str(exc)
+        result.failures.append(ParseFailure(file.rel, line, column, message))
+        return False
+
+
+def _mentioning(modules: set[str], files: list[_File]) -> list[_File]:
+    """Files with an import line naming one of `modules` (by its last segment)."""
+    words = {module.rpartition(".")[2] for module in modules}
+    if not words:
+        return []
+    alternatives = "|".join(sorted(map(re.escape, words)))
+    pattern = re.compile(rf"^[ \t]*(?:from|import)[ \t][^\n]*\b(?:{alternatives})\b", re.M)
+    return [f for f in files if pattern.search(f.text)]
+
+
+def _imports_reexport(tree: ast.Module, name: str, is_package: bool, exports) -> bool:
+    """Does this file import a consumer module that re-exports sglang names?"""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = absolute_module(name, is_package, node.level, node.module)
+            candidates = [source] + [f"{source}.{a.name}" for a in node.names]
+            if any(exports.exports_sglang(m) for m in candidates):
+                return True
+        elif isinstance(node, ast.Import):
+            if any(exports.exports_sglang(a.name) for a in node.names):
+                return True
+    return False

@@ -1,0 +1,61 @@
+"""What a consumer touches: one record per place, naming the sglang path it reaches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Usage:
+    path: str  # consumer file, relative to the consumer root
+    line: int  # 1-based
+    column: int  # 1-based
+    symbol: str  # the sglang dotted path as the consumer reaches it
+
+
+@dataclass
+class ImportUsage(Usage):
+    """`import sglang.x`, `from sglang.x import y` (symbol: sglang.x.y)."""
+
+    lazy: bool = False  # inside a function
+    guarded: bool = False  # inside `try: ... except ImportError`
+
+
+@dataclass
+class ReferenceUsage(Usage):
+    """An attribute chain on an imported sglang name: `dp_attention._ATTN_TP_RANK`."""
+
+    store: bool = False  # assigned or deleted rather than read
+
+
+@dataclass
+class CallUsage(Usage):
+    positional: int = 0
+    keywords: list[str] = field(default_factory=list)
+    star_args: bool = False
+    star_kwargs: bool = False
+
+
+@dataclass
+class UnpackUsage(Usage):
+    """`a, b, c = f(...)`: the call result unpacked into `targets` names."""
+
+    targets: int = 0
+    starred: bool = False
+
+
+@dataclass
+class ParseFailure:
+    path: str
+    line: int
+    column: int
+    message: str
+
+
+@dataclass
+class UsageSet:
+    root: str
+    usages: list[Usage] = field(default_factory=list)
+    failures: list[ParseFailure] = field(default_factory=list)
+    files_scanned: int = 0  # files that reach sglang, visited for usages
+    files_total: int = 0
