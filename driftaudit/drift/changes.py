@@ -123,12 +123,14 @@ class ParameterMoved(Change):
     param: str = ""
     old_slot: str = ""
     new_slot: str = ""
+    more: int = 0  # further parameters shifted the same way
 
     rule = rules.POSITIONAL_MISMATCH
 
     def explain(self) -> str:
+        more = f" (and {self.more} after it)" if self.more else ""
         return (
-            f"parameter `{self.param}` of `{_short(self.symbol)}` changed from "
+            f"parameter `{self.param}`{more} of `{_short(self.symbol)}` changed from "
             f"{self.old_slot} to {self.new_slot}"
         )
 

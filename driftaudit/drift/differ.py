@@ -122,7 +122,8 @@ class Differ:
             return ModuleRemoved(missing, old_loc, None)
         parent = self.old.resolve(missing.rpartition(".")[0])
         if parent is not None and isinstance(parent.obj, Class):
-            cls = EnumMemberRemoved if parent.obj.is_enum else MemberRemoved
+            enum_member = parent.obj.is_enum and not isinstance(old_obj.obj, Function)
+            cls = EnumMemberRemoved if enum_member else MemberRemoved
             return cls(missing, old_loc, self._class_location(missing.rpartition(".")[0]))
         target = self.find_moved(missing.rpartition(".")[2], old_obj)
         if target is not None:
@@ -163,6 +164,7 @@ class Differ:
                 and twin.name not in old_names
                 and twin.kind == param.kind
                 and twin.kind not in _VARIADIC
+                and _same_neighbours(old_names, new_names, index)
             ):
                 renamed_to.add(twin.name)
                 changes.append(ParameterRenamed(symbol, old_loc, new_loc, param.name, twin.name))
@@ -172,27 +174,35 @@ class Differ:
             if param.name not in old_names and param.required and param.name not in renamed_to:
                 changes.append(RequiredParameterAdded(symbol, old_loc, new_loc, param.name))
         old_slots, new_slots = _slots(old), _slots(new)
+        shifted: list[Param] = []  # same kind, new position (something was inserted)
         for param in old.params:
             twin = new.param(param.name)
             if twin is None or param.kind in _VARIADIC:
                 continue
-            if old_slots[param.name] != new_slots[param.name]:
-                changes.append(
-                    ParameterMoved(
-                        symbol,
-                        old_loc,
-                        new_loc,
-                        param.name,
-                        old_slots[param.name],
-                        new_slots[param.name],
-                    )
-                )
+            before, after = old_slots[param.name], new_slots[param.name]
+            if before.split()[0] != after.split()[0]:
+                changes.append(ParameterMoved(symbol, old_loc, new_loc, param.name, before, after))
+            elif before != after:
+                shifted.append(param)
             elif param.default != twin.default and param.default is not None:
                 changes.append(
                     DefaultChanged(
                         symbol, old_loc, new_loc, param.name, param.default, twin.default
                     )
                 )
+        if shifted:
+            first = shifted[0].name
+            changes.append(
+                ParameterMoved(
+                    symbol,
+                    old_loc,
+                    new_loc,
+                    first,
+                    old_slots[first],
+                    new_slots[first],
+                    len(shifted) - 1,
+                )
+            )
         return changes
 
     def return_change(self, symbol: str, old: Function, new: Function, locs) -> Change | None:
@@ -252,6 +262,15 @@ def _fn_location(found: Resolved, fn: Function) -> str | None:
         return None
     lineno = fn.lineno or getattr(found.obj, "lineno", None)
     return f"{found.module.file}:{lineno}" if lineno else found.module.file
+
+
+def _same_neighbours(old: list[str], new: list[str], index: int) -> bool:
+    """A rename in place: the parameters either side are the same in both lists."""
+    for near in (index - 1, index + 1):
+        inside_old, inside_new = 0 <= near < len(old), 0 <= near < len(new)
+        if inside_old != inside_new or (inside_old and old[near] != new[near]):
+            return False
+    return True
 
 
 def _slots(fn: Function) -> dict[str, str]:

@@ -10,9 +10,7 @@ from driftaudit.findings import Finding, summarize
 from driftaudit.sources import SourceTree
 
 
-def findings_json(
-    findings: list[Finding], old: SourceTree, new: SourceTree, consumer: str
-) -> str:
+def findings_json(findings: list[Finding], old: SourceTree, new: SourceTree, consumer: str) -> str:
     document = {
         "tool": {"name": "driftaudit", "version": __version__},
         "old": old.describe(),

@@ -42,6 +42,7 @@ class UsageVisitor(ast.NodeVisitor):
         self.scopes: list[dict[str, str | None]] = [{}]
         self.usages: list[Usage] = []
         self._guarded: set[int] = set()  # import statements inside try/except ImportError
+        self._in_handler = 0  # inside `except ...:` (fallback assignments keep bindings)
 
     # ---- names -----------------------------------------------------------------
 
@@ -117,6 +118,11 @@ class UsageVisitor(ast.NodeVisitor):
 
     visit_TryStar = visit_Try
 
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        self._in_handler += 1
+        self.generic_visit(node)
+        self._in_handler -= 1
+
     def _import_usage(self, node: ast.AST, statement: ast.stmt, symbol: str) -> None:
         lazy = len(self.scopes) > 1
         guarded = id(statement) in self._guarded
@@ -166,8 +172,11 @@ class UsageVisitor(ast.NodeVisitor):
                 starred = any(isinstance(e, ast.Starred) for e in target.elts)
                 self.usages.append(UnpackUsage(*self._at(node), symbol, len(target.elts), starred))
         elif isinstance(target, ast.Name):
-            # `GC = parallel_state.GroupCoordinator` aliases; anything else shadows
-            self.bind(target.id, self.resolve_expr(value))
+            # `GC = parallel_state.GroupCoordinator` aliases; anything else shadows,
+            # except a fallback in `except ImportError: X = None`
+            resolved = self.resolve_expr(value)
+            if resolved is not None or not self._in_handler:
+                self.bind(target.id, resolved)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.generic_visit(node)

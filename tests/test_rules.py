@@ -1,0 +1,59 @@
+"""Fixture-driven rule tests (ruff style).
+
+Each folder under fixtures/rules holds a tiny `old/` and `new/` sglang tree and a
+`consumer/`. Every consumer line that must be flagged carries `# expect: CODE`;
+every other line must not be flagged. The test compares the two sets exactly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from driftaudit.pipeline import run_compare
+
+from .conftest import FIXTURES, expected_markers
+
+CASES = sorted(p.name for p in (FIXTURES / "rules").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_rule_fixture(case: str, cache_dir: Path) -> None:
+    root = FIXTURES / "rules" / case
+    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    found = {(f.path, f.line, f.rule.code) for f in result.findings}
+    assert found == expected_markers(root / "consumer")
+
+
+def test_findings_carry_evidence(cache_dir: Path) -> None:
+    root = FIXTURES / "rules" / "imports"
+    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    moved = [f for f in result.findings if f.rule.code == "DA102"]
+    assert moved, "the moved import must be found"
+    for finding in moved:
+        assert finding.old_location.startswith("sglang/srt/managers/dp_mixin.py:")
+        # the compatible definition, not the decoy with the same name
+        line = {"prepare_batch": 1, "Helper": 5}[finding.symbol.rpartition(".")[2]]
+        assert finding.new_location == f"sglang/srt/managers/components/dp_attn.py:{line}"
+        assert "sglang.srt.managers.components.dp_attn" in finding.message
+    direct = [f for f in moved if f.symbol.endswith(".prepare_batch")]
+    assert all(f.fix and f.fix.autofixable for f in direct)
+
+
+def test_call_findings_name_the_parameter(cache_dir: Path) -> None:
+    root = FIXTURES / "rules" / "calls"
+    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    by_line = {f.line: f for f in result.findings}
+    assert "use_stream" in by_line[7].message
+    assert by_line[7].symbol == "sglang.srt.distributed.init_group"
+    assert by_line[7].old_location == "sglang/srt/distributed/parallel_state.py:1"
+    assert "mm_data" in by_line[10].fix.description
+    assert by_line[19].rule.code == "DA205" and by_line[19].severity == "warning"
+
+
+def test_return_arity_uses_return_statements(cache_dir: Path) -> None:
+    root = FIXTURES / "rules" / "classes"
+    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    (arity,) = [f for f in result.findings if f.rule.code == "DA303"]
+    assert "now returns 4" in arity.message and "was 3" in arity.message
