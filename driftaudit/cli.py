@@ -76,13 +76,13 @@ def _emit(text_or_render, args) -> None:
                 args.output.write_text(text_or_render, encoding="utf-8")
             else:
                 with args.output.open("w", encoding="utf-8") as handle:
-                    text_or_render(Console(file=handle, width=120, no_color=True))
+                    text_or_render(Console(file=handle, soft_wrap=True, no_color=True))
         except OSError as exc:
             raise DriftauditError(f"cannot write {args.output}: {exc.strerror}") from None
     elif isinstance(text_or_render, str):
         sys.stdout.write(text_or_render)
     else:
-        text_or_render(Console())
+        text_or_render(Console(soft_wrap=True))
 
 
 def _compare(args, cache_dir: Path) -> int:

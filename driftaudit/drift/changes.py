@@ -154,11 +154,16 @@ class DefaultChanged(Change):
 class ReturnArityChanged(Change):
     old_arity: int = 0
     new_arity: int = 0
+    new_elements: list[str] | None = None  # the new return statement, element by element
 
     rule = rules.RETURN_ARITY_CHANGED
 
     def explain(self) -> str:
-        return f"`{_short(self.symbol)}` now returns {self.new_arity} values (was {self.old_arity})"
+        shown = f": return {', '.join(self.new_elements)}" if self.new_elements else ""
+        return (
+            f"`{_short(self.symbol)}` now returns {self.new_arity} values "
+            f"(was {self.old_arity}){shown}"
+        )
 
 
 def _short(symbol: str) -> str:

@@ -208,7 +208,7 @@ class Differ:
     def return_change(self, symbol: str, old: Function, new: Function, locs) -> Change | None:
         old_arity, new_arity = old.return_arity, new.return_arity
         if old_arity is not None and new_arity is not None and old_arity != new_arity:
-            return ReturnArityChanged(symbol, *locs, old_arity, new_arity)
+            return ReturnArityChanged(symbol, *locs, old_arity, new_arity, new.return_elements)
         return None
 
     def changes_of(self, path: str) -> list[Change]:
@@ -219,7 +219,7 @@ class Differ:
         old_fn, new_fn = callable_signature(old.obj), callable_signature(new.obj)
         if old_fn is None or new_fn is None:
             return []
-        locs = (_fn_location(old, old_fn), _fn_location(new, new_fn))
+        locs = (function_location(old, old_fn), function_location(new, new_fn))
         changes = self.signature_changes(path, old_fn, new_fn, locs)
         arity = self.return_change(path, old_fn, new_fn, locs)
         return changes + ([arity] if arity else [])
@@ -257,7 +257,7 @@ class Differ:
                 yield from self.changes_of(member_path)
 
 
-def _fn_location(found: Resolved, fn: Function) -> str | None:
+def function_location(found: Resolved, fn: Function) -> str | None:
     if found.module is None:
         return None
     lineno = fn.lineno or getattr(found.obj, "lineno", None)

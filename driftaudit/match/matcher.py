@@ -9,10 +9,9 @@ from driftaudit.drift.changes import (
     DefaultChanged,
     ModuleRemoved,
     ParameterRenamed,
-    ReturnArityChanged,
     SymbolMoved,
 )
-from driftaudit.drift.differ import callable_signature
+from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.calls import bind, call_params
 from driftaudit.snapshot.model import Class, Function
@@ -108,6 +107,10 @@ class _Matcher:
     def _signatures(self, symbol: str):
         old = self.differ.old.resolve(symbol)
         new = self.differ.new.resolve(symbol)
+        if new is None:  # moved: the call will run against the new definition
+            moved = self.differ.reference_change(symbol)
+            if isinstance(moved, SymbolMoved) and moved.symbol == symbol:
+                new = self.differ.new.resolve(moved.new_symbol)
         if old is None or new is None or old.opaque or new.opaque:
             return None
         old_fn, new_fn = callable_signature(old.obj), callable_signature(new.obj)
@@ -132,7 +135,8 @@ class _Matcher:
         if not before.ok:
             return []  # the call did not fit the old signature either: not this upgrade
         after = bind(call_params(new_fn, unbound), usage)
-        changes = self.differ.changes_of(usage.symbol)
+        locs = (function_location(old, old_fn), function_location(new, new_fn))
+        changes = self.differ.signature_changes(usage.symbol, old_fn, new_fn, locs)
         renames = {c.param: c for c in changes if isinstance(c, ParameterRenamed)}
         findings: list[Finding] = []
         for keyword in after.unknown_keywords:
@@ -183,10 +187,8 @@ class _Matcher:
         if found is None:
             return []
         old, new, old_fn, new_fn, _ = found
-        change = next(
-            (c for c in self.differ.changes_of(usage.symbol) if isinstance(c, ReturnArityChanged)),
-            None,
-        )
+        locs = (function_location(old, old_fn), function_location(new, new_fn))
+        change = self.differ.return_change(usage.symbol, old_fn, new_fn, locs)
         if change is None:
             return []
         if usage.starred:
@@ -198,9 +200,10 @@ class _Matcher:
             f"unpacks {usage.targets} values from `{_name(usage.symbol)}`, which now returns "
             f"{change.new_arity} (was {change.old_arity})"
         )
-        fix = Fix(
-            f"unpack {change.new_arity} values (see the return statement at the new location)"
-        )
+        if change.new_elements:
+            fix = Fix(f"unpack {change.new_arity} values: {', '.join(change.new_elements)}")
+        else:
+            fix = Fix(f"unpack {change.new_arity} values")
         return [_finding(usage, change, message, fix)]
 
 

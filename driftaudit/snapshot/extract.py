@@ -15,15 +15,17 @@ import griffe
 
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module, Obj, Param
 
-EXTRACTOR_VERSION = "1"  # bump when the model or extraction changes: invalidates the cache
+EXTRACTOR_VERSION = "2"  # bump when the model or extraction changes: invalidates the cache
 _MAX_VALUE = 120
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def return_shapes(node: ast.AST) -> tuple[list[int], bool]:
-    """(tuple lengths returned, whether anything else is returned) for a function node."""
+def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str]]:
+    """For a function node: the tuple lengths it returns, whether it returns anything
+    else, and the source of each element of the last tuple returned (in line order)."""
     tuples: list[int] = []
     other = False
+    last: tuple[int, list[str]] | None = None
     stack = list(ast.iter_child_nodes(node))
     while stack:
         child = stack.pop()
@@ -35,12 +37,14 @@ def return_shapes(node: ast.AST) -> tuple[list[int], bool]:
                 isinstance(e, ast.Starred) for e in value.elts
             ):
                 tuples.append(len(value.elts))
+                if last is None or child.lineno > last[0]:
+                    last = (child.lineno, [_text(ast.unparse(e)) for e in value.elts])
             elif not (isinstance(value, ast.Constant) and value.value is None):
                 other = True
         elif isinstance(child, (ast.Yield, ast.YieldFrom)):
             other = True  # a generator: the call returns a generator object
         stack.extend(ast.iter_child_nodes(child))
-    return tuples, other
+    return tuples, other, last[1] if last else []
 
 
 class ReturnShapes(griffe.Extension):
@@ -60,12 +64,14 @@ def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
     if obj.is_alias:
         return Alias(obj.name, obj.alias_lineno, obj.target_path)
     if obj.is_function:
-        tuples, other = obj.extra.get("driftaudit", {}).get("returns", ([], False))
+        shapes = obj.extra.get("driftaudit", {}).get("returns", ([], False, []))
+        tuples, other, elements = shapes
         params = [
             Param(p.name, p.kind.value, _text(p.default), _text(p.annotation))
             for p in obj.parameters
         ]
-        return Function(obj.name, obj.lineno, params, sorted(obj.labels), tuples, other)
+        labels = sorted(obj.labels)
+        return Function(obj.name, obj.lineno, params, labels, tuples, other, elements)
     if obj.is_class:
         bases = []
         for base in obj.bases:

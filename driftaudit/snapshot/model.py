@@ -63,6 +63,7 @@ class Function(Obj):
     # return gives another expression (a call, a name), so the arity is not known.
     return_tuples: list[int] = field(default_factory=list)
     returns_other: bool = False
+    return_elements: list[str] = field(default_factory=list)  # of the last tuple returned
 
     kind = "function"
 
@@ -73,6 +74,7 @@ class Function(Obj):
             lb=self.labels,
             rt=self.return_tuples,
             ro=self.returns_other,
+            re=self.return_elements,
         )
         return data
 
@@ -197,6 +199,7 @@ def obj_from_json(data: dict) -> Obj:
             data["lb"],
             data["rt"],
             data["ro"],
+            data["re"],
         )
     if kind == "class":
         members = {k: obj_from_json(v) for k, v in data["m"].items()}
