@@ -28,9 +28,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"driftaudit {__version__}")
     parser.add_argument("--cache-dir", type=Path, help="default: ~/.cache/driftaudit")
+    # accepted after the command too: `driftaudit compare --cache-dir D ...`
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--cache-dir", type=Path, default=argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="command", required=True)
 
-    compare = commands.add_parser("compare", help="audit a consumer against two sglang versions")
+    compare = commands.add_parser(
+        "compare", parents=[common], help="audit a consumer against two sglang versions"
+    )
     compare.add_argument("path", nargs="?", default=".", type=Path, help="the consumer repo")
     compare.add_argument("--old", help="version spec; default: the consumer's sglang pin")
     compare.add_argument("--new", help="version spec: 0.5.14, a directory, git:PATH@REF, installed")
@@ -39,7 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
     compare.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
 
-    diff = commands.add_parser("diff", help="sglang-side API changelog between two versions")
+    diff = commands.add_parser(
+        "diff", parents=[common], help="sglang-side API changelog between two versions"
+    )
     diff.add_argument("--old", required=True)
     diff.add_argument("--new", required=True)
     diff.add_argument("--module", help="only changes under this dotted prefix")

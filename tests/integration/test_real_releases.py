@@ -1,0 +1,107 @@
+"""Against the real sglang 0.5.9 and 0.5.14 releases, fetched from the package index
+once and cached (DRIFTAUDIT_TEST_CACHE, default ~/.cache/driftaudit-tests)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from driftaudit.cache import BlobStore
+from driftaudit.drift import Differ
+from driftaudit.drift.changes import ParameterRemoved, ReturnArityChanged
+from driftaudit.errors import DriftauditError
+from driftaudit.pipeline import open_snapshots, run_compare
+from driftaudit.snapshot import Snapshot
+from driftaudit.sources import resolve_spec
+
+pytestmark = pytest.mark.integration
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "sglang_consumer"
+
+
+@pytest.fixture(scope="module")
+def example_result(release_cache):
+    # --old omitted: read from the example's pin (pyproject.toml: sglang==0.5.9)
+    return run_compare(EXAMPLE, None, "0.5.14", release_cache)
+
+
+def test_pin_is_read_from_the_consumer(example_result):
+    assert example_result.old.version == "0.5.9"
+    assert example_result.old_pin == "pyproject.toml:5"
+    assert example_result.new.version == "0.5.14"
+
+
+def test_example_findings_on_real_releases(example_result):
+    by_place = {(f.path, f.line, f.rule.code): f for f in example_result.findings}
+    assert set(by_place) == {
+        ("capture/batch.py", 5, "DA102"),
+        ("capture/parallel.py", 16, "DA201"),
+        ("capture/parallel.py", 36, "DA303"),
+    }
+    moved = by_place["capture/batch.py", 5, "DA102"]
+    assert moved.symbol == "sglang.srt.managers.scheduler_dp_attn_mixin.prepare_mlp_sync_batch_raw"
+    assert "sglang.srt.managers.scheduler_components.dp_attn" in moved.message
+    assert moved.old_location == "sglang/srt/managers/scheduler_dp_attn_mixin.py:129"
+    assert moved.new_location == "sglang/srt/managers/scheduler_components/dp_attn.py:143"
+    kwarg = by_place["capture/parallel.py", 16, "DA201"]
+    assert "pynccl_use_current_stream" in kwarg.message
+    assert kwarg.old_location == "sglang/srt/distributed/parallel_state.py:1361"
+    assert kwarg.new_location == "sglang/srt/distributed/parallel_state.py:1525"
+    arity = by_place["capture/parallel.py", 36, "DA303"]
+    assert "now returns 4 (was 3)" in arity.message
+    assert arity.new_location == "sglang/srt/layers/dp_attention.py:245"
+
+
+def test_snapshot_covers_every_module_of_the_tree(release_cache):
+    tree = resolve_spec("0.5.14", release_cache)
+    snapshot = Snapshot(tree, BlobStore(release_cache / "snapshots.sqlite"))
+    on_disk = [
+        p
+        for p in tree.package_dir.rglob("*.py")
+        if all(part.isidentifier() for part in p.relative_to(tree.root).with_suffix("").parts)
+    ]
+    assert len(snapshot.files) == len(on_disk) > 2000
+    # sglang/srt has no __init__.py; its modules are still there and resolvable
+    assert not (tree.package_dir / "srt" / "__init__.py").exists()
+    found = snapshot.resolve("sglang.srt.managers.scheduler_components.dp_attn")
+    assert found is not None and found.module.file.endswith("dp_attn.py")
+
+
+def test_whole_release_loads(release_cache):
+    tree = resolve_spec("0.5.9", release_cache)
+    snapshot = Snapshot(tree, BlobStore(release_cache / "snapshots.sqlite"))
+    modules = snapshot.load_all()
+    assert len(modules) == len(snapshot.files) > 1000
+    assert sum(1 for m in modules if m.parse_error) <= 2
+
+
+def test_drift_of_known_functions(release_cache):
+    old, new = open_snapshots("0.5.9", "0.5.14", release_cache)
+    differ = Differ(old, new)
+    init = differ.changes_of("sglang.srt.distributed.parallel_state.init_model_parallel_group")
+    assert any(
+        isinstance(c, ParameterRemoved) and c.param == "pynccl_use_current_stream" for c in init
+    )
+    world = differ.changes_of("sglang.srt.layers.dp_attention.compute_dp_attention_world_info")
+    (arity,) = [c for c in world if isinstance(c, ReturnArityChanged)]
+    assert (arity.old_arity, arity.new_arity) == (3, 4)
+    assert arity.new_elements[-1] == "attn_dp_size"
+
+
+def test_warm_run_does_not_parse_sglang_again(release_cache, example_result, monkeypatch):
+    import driftaudit.snapshot.snapshot as snapshot_module
+
+    def parse(*args):
+        raise AssertionError("sglang parsed again on a warm run")
+
+    monkeypatch.setattr(snapshot_module, "_extract_job", parse)
+    again = run_compare(EXAMPLE, "0.5.9", "0.5.14", release_cache)
+    assert [f.as_dict() for f in again.findings] == [f.as_dict() for f in example_result.findings]
+
+
+@pytest.mark.skipif(os.environ.get("DRIFTAUDIT_OFFLINE") == "1", reason="needs the index")
+def test_unknown_version_names_the_available_ones(release_cache):
+    with pytest.raises(DriftauditError, match=r"unknown sglang version '0\.5\.999'.*0\.5\.14"):
+        resolve_spec("0.5.999", release_cache)

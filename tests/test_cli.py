@@ -1,0 +1,117 @@
+"""The command line: exit codes, the JSON contract, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from driftaudit.cli import main
+
+from .conftest import FIXTURES, write_tree
+
+CASE = FIXTURES / "rules" / "calls"
+
+
+def _compare(capsys, *extra, consumer=CASE / "consumer"):
+    code = main(
+        ["compare", "--old", str(CASE / "old"), "--new", str(CASE / "new"), str(consumer), *extra]
+    )
+    return code, capsys.readouterr()
+
+
+def test_json_report_follows_the_contract(capsys, tmp_path):
+    out = tmp_path / "report.json"
+    code, _ = _compare(
+        capsys, "--format", "json", "--output", str(out), "--cache-dir", str(tmp_path)
+    )
+    assert code == 1
+    report = json.loads(out.read_text())
+    assert set(report) == {"tool", "old", "new", "consumer", "findings", "summary"}
+    assert report["tool"]["name"] == "driftaudit"
+    assert report["old"]["spec"] == str(CASE / "old")
+    finding = report["findings"][0]
+    assert set(finding) == {
+        "rule",
+        "kind",
+        "severity",
+        "path",
+        "line",
+        "column",
+        "symbol",
+        "message",
+        "old_location",
+        "new_location",
+        "fix",
+    }
+    assert finding["path"] == "calls.py" and finding["line"] >= 1 and finding["column"] >= 1
+    assert set(finding["fix"]) == {"description", "autofixable"}
+    summary = report["summary"]
+    assert summary["error"] + summary["warning"] + summary["info"] == len(report["findings"])
+
+
+def test_fail_on_controls_the_exit_code(capsys, tmp_path):
+    cache = ["--cache-dir", str(tmp_path)]
+    assert _compare(capsys, *cache)[0] == 1
+    assert _compare(capsys, *cache, "--fail-on", "never")[0] == 0
+    clean = write_tree(
+        tmp_path / "clean", {"ok.py": "from sglang.srt.distributed import init_group\n"}
+    )
+    assert _compare(capsys, *cache, consumer=clean)[0] == 0
+
+
+def test_console_report_groups_by_file(capsys, tmp_path):
+    code, captured = _compare(capsys, "--cache-dir", str(tmp_path))
+    assert code == 1
+    assert "calls.py" in captured.out and "DA201" in captured.out
+    assert "findings:" in captured.out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["compare", "--new", "0.5.14", "/no/such/dir"], "does not exist"),
+        (["compare", "--new", "0.5.14", __file__], "is not a directory"),
+        (["compare", str(CASE / "consumer")], "--new is required"),
+        (["compare", "--new", str(CASE / "new"), str(CASE / "consumer")], "no sglang pin"),
+        (["compare", "--old", "/nope", "--new", "/nope", str(CASE / "consumer")], "cannot resolve"),
+        (["rule", "DA999"], "unknown rule"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, argv, message):
+    assert main(["--cache-dir", str(tmp_path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_unparsable_consumer_file_is_a_finding_and_the_run_goes_on(capsys, tmp_path):
+    consumer = write_tree(
+        tmp_path / "c",
+        {
+            "bad.py": "import sglang.srt.distributed\ndef f(:\n",
+            "good.py": "from sglang.srt.distributed import init_group\n"
+            "init_group([0], 0, 'nccl', use_stream=True)\n",
+        },
+    )
+    code, captured = _compare(capsys, "--cache-dir", str(tmp_path), consumer=consumer)
+    assert code == 1
+    assert "DA001" in captured.out and "DA201" in captured.out
+
+
+def test_rule_explains_itself(capsys):
+    assert main(["rule", "DA303"]) == 0
+    out = capsys.readouterr().out
+    for heading in ("What it flags", "Why it breaks", "Example", "Fix"):
+        assert heading in out
+    assert main(["rule"]) == 0
+    assert "DA102" in capsys.readouterr().out
+
+
+def test_console_script_runs_as_a_module():
+    result = subprocess.run(
+        [sys.executable, "-m", "driftaudit", "rule", "DA102"], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and "import-moved" in result.stdout

@@ -1,0 +1,106 @@
+"""Version specs -> source trees, and the consumer's own pin."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from driftaudit.errors import DriftauditError
+from driftaudit.sources import index as index_source
+from driftaudit.sources import resolve_spec
+from driftaudit.sources.pin import read_pin
+
+from .conftest import write_tree
+
+SGLANG = {"sglang/__init__.py": "", "sglang/version.py": '__version__ = "9.9.9"\n'}
+
+
+def test_directory_spec_finds_the_package_in_checkout_layouts(tmp_path, cache_dir):
+    write_tree(tmp_path / "checkout" / "python", SGLANG)
+    for spec in ("checkout", "checkout/python", "checkout/python/sglang"):
+        tree = resolve_spec(str(tmp_path / spec), cache_dir)
+        assert tree.root == tmp_path / "checkout" / "python"
+        assert tree.version == "9.9.9" and tree.origin == "directory"
+
+
+def test_directory_without_sglang_is_an_error(tmp_path, cache_dir):
+    with pytest.raises(DriftauditError, match="no sglang package"):
+        resolve_spec(str(tmp_path), cache_dir)
+
+
+def test_nonsense_spec_is_an_error(cache_dir):
+    with pytest.raises(DriftauditError, match="cannot resolve sglang spec"):
+        resolve_spec("not-a-version-or-path", cache_dir)
+
+
+def test_git_spec_exports_the_ref(tmp_path, cache_dir):
+    repo = write_tree(tmp_path / "repo", {f"python/{k}": v for k, v in SGLANG.items()})
+    git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git[:3], "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "v1"], check=True)
+    subprocess.run([*git, "tag", "v1"], check=True)
+    (repo / "python/sglang/version.py").write_text('__version__ = "10.0.0"\n')
+    subprocess.run([*git, "commit", "-qam", "v2"], check=True)
+    old = resolve_spec(f"git:{repo}@v1", cache_dir)
+    new = resolve_spec(f"git:{repo}@HEAD", cache_dir)
+    assert (old.version, new.version) == ("9.9.9", "10.0.0")
+    assert old.origin == "git" and (old.root / "sglang" / "__init__.py").is_file()
+    with pytest.raises(DriftauditError, match="unknown ref"):
+        resolve_spec(f"git:{repo}@nope", cache_dir)
+
+
+def test_unknown_release_names_the_available_versions(monkeypatch, cache_dir):
+    def fake_pip(*args):
+        if args[0] == "index":
+            return subprocess.CompletedProcess(
+                args, 0, "sglang (0.5.14)\nAvailable versions: 0.5.14, 0.5.9\n", ""
+            )
+        return subprocess.CompletedProcess(args, 1, "", "ERROR: No matching distribution found")
+
+    monkeypatch.setattr(index_source, "_pip", fake_pip)
+    with pytest.raises(DriftauditError, match=r"unknown sglang version '0\.5\.99'.*0\.5\.14"):
+        resolve_spec("0.5.99", cache_dir)
+
+
+def test_interrupted_unpack_is_redone(monkeypatch, tmp_path, cache_dir):
+    """A release folder without its completion marker is not trusted."""
+    partial = index_source.release_dir(cache_dir, "1.2.3")
+    write_tree(partial, {"sglang/__init__.py": ""})
+    calls = []
+
+    def fake_download(version, dest):
+        calls.append(version)
+        import zipfile
+
+        wheel = dest / "sglang-1.2.3-py3-none-any.whl"
+        with zipfile.ZipFile(wheel, "w") as zf:
+            zf.writestr("sglang/__init__.py", "")
+            zf.writestr("sglang/version.py", '__version__ = "1.2.3"\n')
+            zf.writestr("tools/not_sglang.py", "")
+        return wheel
+
+    monkeypatch.setattr(index_source, "_download_wheel", fake_download)
+    tree = resolve_spec("1.2.3", cache_dir)
+    assert calls == ["1.2.3"] and tree.version == "1.2.3"
+    assert not (tree.root / "tools").exists(), "only the sglang package is unpacked"
+    resolve_spec("1.2.3", cache_dir)
+    assert calls == ["1.2.3"], "second use is served from the cache"
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"pyproject.toml": 'dependencies = ["torch", "sglang[all]==0.5.9"]\n'}, "0.5.9"),
+        ({"requirements.txt": "# sglang==0.1.0\nsglang==0.5.14\n"}, "0.5.14"),
+        ({"setup.py": 'install_requires=["sglang == 0.5.2"]\n'}, "0.5.2"),
+        ({"docker/Dockerfile": "ARG SGLANG_IMAGE_TAG=v0.5.16\n"}, "0.5.16"),
+        ({"requirements.txt": "sglang-router>=0.2.3\n"}, None),
+    ],
+)
+def test_read_pin(tmp_path: Path, files, expected):
+    write_tree(tmp_path, files)
+    pin = read_pin(tmp_path)
+    assert (pin[0] if pin else None) == expected
