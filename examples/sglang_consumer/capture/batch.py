@@ -15,7 +15,9 @@ def make_requests(prompts):
     params = SamplingParams(max_new_tokens=0)
     reqs = []
     for index, ids in enumerate(prompts):
-        req = Req(rid=str(index), origin_input_text="", origin_input_ids=ids, sampling_params=params)
+        req = Req(
+            rid=str(index), origin_input_text="", origin_input_ids=ids, sampling_params=params
+        )
         reqs.append(req)
     return reqs
 
