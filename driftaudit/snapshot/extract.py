@@ -15,7 +15,7 @@ import griffe
 
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module, Obj, Param
 
-EXTRACTOR_VERSION = "2"  # bump when the model or extraction changes: invalidates the cache
+EXTRACTOR_VERSION = "3"  # bump when the model or extraction changes: invalidates the cache
 _MAX_VALUE = 120
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -47,10 +47,21 @@ def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str]]:
     return tuples, other, last[1] if last else []
 
 
-class ReturnShapes(griffe.Extension):
+class SglangFacts(griffe.Extension):
+    """What griffe's visitor does not keep: return shapes, and classes that a later
+    module-level assignment rebinds (`ServerArgs = msgspec.defstruct(..., ServerArgs)`),
+    whose members griffe would otherwise lose."""
+
+    def __init__(self) -> None:
+        self.classes: dict[str, griffe.Class] = {}
+
     def on_function_instance(self, *, node, func, agent, **kwargs) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             func.extra["driftaudit"]["returns"] = return_shapes(node)
+
+    def on_class_instance(self, *, node, cls, agent, **kwargs) -> None:
+        if cls.parent is not None and cls.parent.is_module:
+            self.classes[cls.name] = cls
 
 
 def _text(value) -> str | None:
@@ -106,6 +117,7 @@ def _add_slots(members: dict[str, Obj], lineno: int | None) -> None:
             members[name] = Attribute(name, slots.lineno or lineno, labels=["instance-attribute"])
 
 
+_FACTS = SglangFacts()
 _EXTENSIONS = None
 
 
@@ -113,7 +125,8 @@ def extract_module(module_name: str, relpath: str, code: str) -> Module:
     """Parse one file into a `Module`; a file that does not parse gives parse_error."""
     global _EXTENSIONS
     if _EXTENSIONS is None:
-        _EXTENSIONS = griffe.load_extensions(ReturnShapes())
+        _EXTENSIONS = griffe.load_extensions(_FACTS)
+    _FACTS.classes = {}
     module = Module(module_name, relpath)
     try:
         visited = griffe.visit(
@@ -131,6 +144,8 @@ def extract_module(module_name: str, relpath: str, code: str) -> Module:
         if member.is_alias and name.endswith("/*"):
             module.wildcards.append(member.target_path)
             continue
+        if name in _FACTS.classes and not member.is_class and not member.is_alias:
+            member = _FACTS.classes[name]  # rebound class: keep the class and its members
         converted = _convert(member)
         if converted is not None:
             module.members[name] = converted
