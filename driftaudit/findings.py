@@ -28,6 +28,7 @@ class Finding:
     new_location: str | None = None
     fix: Fix | None = None
     severity: str = ""  # defaults to the rule's
+    confidence: str = "certain"  # or "likely": only an attribute name ties it to sglang
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -45,6 +46,7 @@ class Finding:
             "line": self.line,
             "column": self.column,
             "symbol": self.symbol,
+            "confidence": self.confidence,
             "message": self.message,
             "old_location": self.old_location,
             "new_location": self.new_location,

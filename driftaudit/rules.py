@@ -70,14 +70,17 @@ SYMBOL_REMOVED = _rule(
     "from sglang.srt.layers.sampler import SYNC_TOKEN_IDS_ACROSS_TP",
     "Find its replacement in the new release; the finding names the old definition.",
 )
-REMOVED_ATTRIBUTE_ASSIGNED = _rule(
+PATCH_TARGET_REMOVED = _rule(
     "DA104",
-    "removed-attribute-assigned",
-    "warning",
-    "The consumer assigns a module attribute that sglang no longer defines or reads.",
-    "The assignment still runs but has no effect: sglang no longer looks at that name.",
-    "dp_attention._ATTN_TP_SIZE = 1",
-    "Find what the new release reads instead and set that.",
+    "patch-target-removed",
+    "error",
+    "The consumer assigns or patches an sglang attribute that no longer exists "
+    '(`mod.x = ...`, `Cls.meth = fn`, `setattr`, `mock.patch("sglang...")`, '
+    "`monkeypatch.setattr`).",
+    "A plain assignment still runs but has no effect: sglang no longer reads that name. "
+    "`mock.patch` and `monkeypatch.setattr` raise AttributeError.",
+    "LogitsProcessor._get_logits = my_get_logits",
+    "Patch what the new release calls instead.",
 )
 KEYWORD_REMOVED = _rule(
     "DA201",
@@ -144,6 +147,24 @@ ENUM_MEMBER_REMOVED = _rule(
     "AttributeError where it is used.",
     "ForwardMode.DUMMY_FIRST",
     "Use the member that replaced it.",
+)
+DEAD_OVERRIDE = _rule(
+    "DA304",
+    "dead-override",
+    "error",
+    "A consumer subclass overrides a method that the sglang base class no longer has.",
+    "Nothing calls the override any more: the behaviour it added silently stops.",
+    "class MyRunner(ModelRunner):\n      def init_cuda_graphs(self): ...  # gone from ModelRunner",
+    "Override the method that replaced it (the finding names candidates).",
+)
+OVERRIDE_SIGNATURE_CHANGED = _rule(
+    "DA305",
+    "override-signature-changed",
+    "error",
+    "A consumer subclass overrides a method whose signature changed in the sglang base.",
+    "sglang now calls the override with other arguments: TypeError or wrong values.",
+    "def forward(self, input_ids, positions, forward_batch): ...  # base gained `pp_proxy`",
+    "Update the override's parameters to the new base signature.",
 )
 RETURN_ARITY_CHANGED = _rule(
     "DA303",

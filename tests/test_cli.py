@@ -41,6 +41,7 @@ def test_json_report_follows_the_contract(capsys, tmp_path):
         "line",
         "column",
         "symbol",
+        "confidence",
         "message",
         "old_location",
         "new_location",

@@ -67,11 +67,19 @@ class SymbolMoved(Change):
 
 @dataclass
 class MemberRemoved(Change):
+    candidate: str | None = None  # the likely replacement: a new member, or a function
+    candidate_kind: str = ""  # "renamed" (a member added to the class) or "moved"
+
     rule = rules.MEMBER_REMOVED
 
     def explain(self) -> str:
         owner, _, name = self.symbol.rpartition(".")
-        return f"`{name}` was removed from class `{owner.rpartition('.')[2]}`"
+        text = f"`{name}` was removed from class `{owner.rpartition('.')[2]}`"
+        if self.candidate_kind == "renamed":
+            text += f" (perhaps renamed to `{self.candidate.rpartition('.')[2]}`)"
+        elif self.candidate_kind == "moved":
+            text += f" (now a function: `{self.candidate}`)"
+        return text
 
 
 @dataclass

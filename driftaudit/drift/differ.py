@@ -7,6 +7,7 @@ the changelog of the upgrade (`driftaudit diff`).
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterator
 
@@ -68,6 +69,14 @@ def dataclass_init(cls: Class) -> Function:
     return Function("__init__", cls.lineno, params)
 
 
+def _name_similarity(old: str, new: str) -> float:
+    """1.0 when one name contains the other (`fill_ids` in `full_untruncated_fill_ids`)."""
+    old_l, new_l = old.lower().strip("_"), new.lower().strip("_")
+    if len(old_l) >= 4 and (old_l in new_l or new_l in old_l):
+        return 1.0
+    return difflib.SequenceMatcher(None, old_l, new_l).ratio()
+
+
 def _tokens(module: str) -> set[str]:
     return set(re.split(r"[._]", module)) - {"sglang", "srt", ""}
 
@@ -120,15 +129,39 @@ class Differ:
         old_loc = old_obj.location
         if isinstance(old_obj.obj, Module):
             return ModuleRemoved(missing, old_loc, None)
-        parent = self.old.resolve(missing.rpartition(".")[0])
+        class_path, _, name = missing.rpartition(".")
+        parent = self.old.resolve(class_path)
         if parent is not None and isinstance(parent.obj, Class):
             enum_member = parent.obj.is_enum and not isinstance(old_obj.obj, Function)
             cls = EnumMemberRemoved if enum_member else MemberRemoved
-            return cls(missing, old_loc, self._class_location(missing.rpartition(".")[0]))
+            change = cls(missing, old_loc, self._class_location(class_path))
+            change.candidate, change.candidate_kind = self._member_candidate(
+                parent.obj, class_path, name, old_obj.obj
+            )
+            return change
         target = self.find_moved(missing.rpartition(".")[2], old_obj)
         if target is not None:
             return SymbolMoved(missing, old_loc, target.location, target.canonical)
         return SymbolRemoved(missing, old_loc, None)
+
+    def _member_candidate(self, old_cls: Class, class_path: str, name: str, old_obj):
+        """A member added to the class under a similar name, or a function elsewhere."""
+        new_cls = self.new.resolve(class_path)
+        if new_cls is not None and isinstance(new_cls.obj, Class):
+            best, best_score = None, 0.0
+            for candidate, obj in new_cls.obj.members.items():
+                if candidate in old_cls.members or obj.kind != old_obj.kind:
+                    continue
+                score = _name_similarity(name, candidate)
+                if score > best_score:
+                    best, best_score = candidate, score
+            if best is not None and best_score >= 0.7:
+                return f"{new_cls.canonical}.{best}", "renamed"
+        if isinstance(old_obj, Function):
+            for definition in self.new.definitions(name):
+                if isinstance(definition.obj, Function):
+                    return definition.canonical, "moved"
+        return None, ""
 
     def _class_location(self, class_path: str) -> str | None:
         found = self.new.resolve(class_path)

@@ -7,6 +7,7 @@ from driftaudit.drift import Differ
 from driftaudit.drift.changes import (
     Change,
     DefaultChanged,
+    MemberRemoved,
     ModuleRemoved,
     ParameterRenamed,
     SymbolMoved,
@@ -14,10 +15,16 @@ from driftaudit.drift.changes import (
 from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.calls import bind, call_params
+from driftaudit.match.members import MemberMatcher
+from driftaudit.snapshot import Resolved
 from driftaudit.snapshot.model import Class, Function
 from driftaudit.usage import (
+    AttributeNameUsage,
+    CallShape,
     CallUsage,
     ImportUsage,
+    MemberUsage,
+    OverrideUsage,
     ReferenceUsage,
     UnpackUsage,
     Usage,
@@ -27,24 +34,34 @@ from driftaudit.usage import (
 
 def match_usages(usages: UsageSet, differ: Differ) -> list[Finding]:
     matcher = _Matcher(differ)
+    members = MemberMatcher(differ, matcher, usages)
     findings = [
-        Finding(
-            rules.PARSE_ERROR, f.path, f.line, f.column, "", f"file does not parse: {f.message}"
-        )
+        Finding(rules.PARSE_ERROR, f.path, f.line, f.column, "", f"does not parse: {f.message}")
         for f in usages.failures
     ]
     for usage in usages.usages:
         if isinstance(usage, (ImportUsage, ReferenceUsage)):
-            findings += matcher.reference(usage)
+            findings += matcher.reference(usage, usage.symbol)
         elif isinstance(usage, CallUsage):
-            findings += matcher.call(usage)
+            findings += matcher.call(usage, usage.symbol, usage)
         elif isinstance(usage, UnpackUsage):
             findings += matcher.unpack(usage)
+        elif isinstance(usage, MemberUsage):
+            findings += members.member(usage)
+        elif isinstance(usage, OverrideUsage):
+            findings += members.override(usage)
+    findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
+    certain = {(f.path, f.line, f.column, f.symbol) for f in findings if f.confidence == "certain"}
+    findings = [
+        f
+        for f in findings
+        if f.confidence == "certain" or (f.path, f.line, f.column, f.symbol) not in certain
+    ]
     unique = {(f.path, f.line, f.column, f.rule.code, f.symbol, f.message): f for f in findings}
     return sorted(unique.values(), key=Finding.sort_key)
 
 
-def _finding(usage: Usage, change: Change, message: str, fix: Fix | None = None, **kw) -> Finding:
+def finding(usage: Usage, change: Change, message: str, fix: Fix | None = None, **kw) -> Finding:
     return Finding(
         change.rule,
         usage.path,
@@ -65,46 +82,48 @@ class _Matcher:
 
     # ---- names that no longer resolve ------------------------------------------
 
-    def reference(self, usage: ImportUsage | ReferenceUsage) -> list[Finding]:
-        change = self.differ.reference_change(usage.symbol)
+    def reference(self, usage: Usage, symbol: str, store: bool | None = None) -> list[Finding]:
+        """An import, an attribute chain, a patch target or a member: is it still there?"""
+        change = self.differ.reference_change(symbol)
         if change is None:
             return []
+        if store is None:
+            store = getattr(usage, "store", False)
         if isinstance(usage, ReferenceUsage) and isinstance(change, ModuleRemoved):
             return []  # reported where the module is imported
-        if isinstance(usage, ReferenceUsage) and usage.store and change.symbol == usage.symbol:
-            message = (
-                f"assigns `{usage.symbol.rpartition('.')[2]}`, which sglang no longer "
-                f"defines: {change.explain()}; the assignment has no effect"
+        if store and change.symbol == symbol:
+            name = symbol.rpartition(".")[2]
+            message = f"assigns or patches `{name}`, which sglang no longer has: {change.explain()}"
+            patch = Finding(
+                rules.PATCH_TARGET_REMOVED,
+                usage.path,
+                usage.line,
+                usage.column,
+                change.symbol,
+                message,
+                change.old_location,
+                change.new_location,
             )
-            return [
-                Finding(
-                    rules.REMOVED_ATTRIBUTE_ASSIGNED,
-                    usage.path,
-                    usage.line,
-                    usage.column,
-                    change.symbol,
-                    message,
-                    change.old_location,
-                    change.new_location,
-                )
-            ]
+            return [patch]
         message = change.explain()
         fix = None
         if isinstance(change, SymbolMoved):
             name = change.symbol.rpartition(".")[2]
-            direct = isinstance(usage, ImportUsage) and change.symbol == usage.symbol
+            direct = isinstance(usage, ImportUsage) and change.symbol == symbol
             fix = Fix(f"import `{name}` from `{change.new_module}`", autofixable=direct)
+        elif isinstance(change, MemberRemoved) and change.candidate:
+            fix = Fix(f"use `{change.candidate}`")
         if isinstance(usage, ImportUsage):
             if usage.guarded:
                 # still an error: the except branch silently switches the feature off
                 message += " (inside try/except ImportError: the except branch runs instead)"
             elif usage.lazy:
                 message += " (lazy import: fails when the function runs)"
-        return [_finding(usage, change, message, fix)]
+        return [finding(usage, change, message, fix)]
 
     # ---- calls ----------------------------------------------------------------
 
-    def _signatures(self, symbol: str):
+    def signatures(self, symbol: str) -> tuple[Resolved, Resolved, Function, Function] | None:
         old = self.differ.old.resolve(symbol)
         new = self.differ.new.resolve(symbol)
         if new is None:  # moved: the call will run against the new definition
@@ -116,8 +135,7 @@ class _Matcher:
         old_fn, new_fn = callable_signature(old.obj), callable_signature(new.obj)
         if old_fn is None or new_fn is None:
             return None
-        unbound = self._unbound_method(symbol, old.obj)
-        return old, new, old_fn, new_fn, unbound
+        return old, new, old_fn, new_fn
 
     def _unbound_method(self, symbol: str, obj) -> bool:
         """`Cls.meth(obj, ...)`: a plain method called through its class passes self."""
@@ -126,67 +144,81 @@ class _Matcher:
         parent = self.differ.old.resolve(symbol.rpartition(".")[0])
         return parent is not None and isinstance(parent.obj, Class)
 
-    def call(self, usage: CallUsage) -> list[Finding]:
-        found = self._signatures(usage.symbol)
+    def call(
+        self, usage: Usage, symbol: str, shape: CallShape | CallUsage, bound: bool = False
+    ) -> list[Finding]:
+        """Bind the call to the old and the new signature; report what no longer binds.
+
+        `bound`: called on an instance (`obj.meth(...)`), so `self` is not passed.
+        """
+        found = self.signatures(symbol)
         if found is None:
             return []
-        old, new, old_fn, new_fn, unbound = found
-        before = bind(call_params(old_fn, unbound), usage)
+        old, new, old_fn, new_fn = found
+        unbound = not bound and self._unbound_method(symbol, old.obj)
+        before = bind(call_params(old_fn, unbound), shape)
         if not before.ok:
             return []  # the call did not fit the old signature either: not this upgrade
-        after = bind(call_params(new_fn, unbound), usage)
+        after = bind(call_params(new_fn, unbound), shape)
         locs = (function_location(old, old_fn), function_location(new, new_fn))
-        changes = self.differ.signature_changes(usage.symbol, old_fn, new_fn, locs)
+        changes = self.differ.signature_changes(symbol, old_fn, new_fn, locs)
         renames = {c.param: c for c in changes if isinstance(c, ParameterRenamed)}
         findings: list[Finding] = []
         for keyword in after.unknown_keywords:
             if keyword in renames:
                 change = renames[keyword]
                 fix = Fix(f"rename keyword `{keyword}` to `{change.new_name}`", autofixable=True)
-                findings.append(_finding(usage, change, change.explain(), fix))
+                findings.append(finding(usage, change, change.explain(), fix))
             else:
-                change = _removed_param(changes, usage.symbol, keyword)
+                change = _removed_param(changes, symbol, keyword, locs)
                 message = f"passes keyword `{keyword}`, which {change.explain().split(' ', 2)[2]}"
                 fix = Fix(f"drop the `{keyword}=` argument", autofixable=True)
-                findings.append(_finding(usage, change, message, fix))
+                findings.append(finding(usage, change, message, fix))
         if after.too_many_positional:
-            change = _generic(rules.POSITIONAL_MISMATCH, usage.symbol, changes)
+            change = _CallChange(rules.POSITIONAL_MISMATCH, symbol, *locs)
             total = len([p for p in call_params(new_fn, unbound) if p.positional])
             message = (
-                f"passes {usage.positional} positional arguments; "
-                f"`{_name(usage.symbol)}` now takes at most {total}"
+                f"passes {shape.positional} positional arguments; "
+                f"`{_name(symbol)}` now takes at most {total}"
             )
-            findings.append(_finding(usage, change, message, Fix("pass the arguments by keyword")))
-        renamed_targets = {renames[k].new_name for k in usage.keywords if k in renames}
+            findings.append(finding(usage, change, message, Fix("pass the arguments by keyword")))
+        renamed_targets = {renames[k].new_name for k in shape.keywords if k in renames}
         for name in after.missing:
             if name in renamed_targets or name in before.missing:
                 continue
-            change = _generic(rules.REQUIRED_PARAMETER_ADDED, usage.symbol, changes)
-            message = f"does not pass `{name}`, a new required parameter of `{_name(usage.symbol)}`"
-            findings.append(_finding(usage, change, message, Fix(f"pass `{name}`")))
-        for index, (was, now) in enumerate(zip(before.positional, after.positional, strict=False)):
-            if was != now:
-                change = _generic(rules.POSITIONAL_MISMATCH, usage.symbol, changes)
-                message = f"positional argument {index + 1} now binds to `{now}` instead of `{was}`"
-                findings.append(_finding(usage, change, message, Fix(f"pass `{was}=` by keyword")))
-        if not (usage.star_args or usage.star_kwargs):
-            passed = set(before.positional) | set(usage.keywords)
+            change = _CallChange(rules.REQUIRED_PARAMETER_ADDED, symbol, *locs)
+            message = f"does not pass `{name}`, a new required parameter of `{_name(symbol)}`"
+            findings.append(finding(usage, change, message, Fix(f"pass `{name}`")))
+        pairs = zip(before.positional, after.positional, strict=False)
+        for index, (was, now) in enumerate(pairs):
+            if was == now:
+                continue
+            change = _CallChange(rules.POSITIONAL_MISMATCH, symbol, *locs)
+            message = f"positional argument {index + 1} now binds to `{now}` instead of `{was}`"
+            if was in renames and renames[was].new_name == now:
+                # renamed in place: still binds, but a new name often means a new meaning
+                message += " (renamed in place: check the value still means the same)"
+                fix = Fix(f"check the argument; pass it as `{now}=`")
+                findings.append(finding(usage, change, message, fix, severity="warning"))
+            else:
+                findings.append(finding(usage, change, message, Fix(f"pass `{was}=` by keyword")))
+        if not (shape.star_args or shape.star_kwargs):
+            passed = set(before.positional) | set(shape.keywords)
             for change in changes:
                 if isinstance(change, DefaultChanged) and change.param not in passed:
                     message = f"relies on the default of `{change.param}`: {change.explain()}"
-                    fix = Fix(
-                        f"pass `{change.param}={change.old_default}` to keep the old behaviour"
-                    )
-                    findings.append(_finding(usage, change, message, fix))
+                    keep = f"{change.param}={change.old_default}"
+                    fix = Fix(f"pass `{keep}` to keep the old behaviour")
+                    findings.append(finding(usage, change, message, fix))
         return findings
 
     # ---- return shapes ---------------------------------------------------------
 
     def unpack(self, usage: UnpackUsage) -> list[Finding]:
-        found = self._signatures(usage.symbol)
+        found = self.signatures(usage.symbol)
         if found is None:
             return []
-        old, new, old_fn, new_fn, _ = found
+        old, new, old_fn, new_fn = found
         locs = (function_location(old, old_fn), function_location(new, new_fn))
         change = self.differ.return_change(usage.symbol, old_fn, new_fn, locs)
         if change is None:
@@ -200,11 +232,9 @@ class _Matcher:
             f"unpacks {usage.targets} values from `{_name(usage.symbol)}`, which now returns "
             f"{change.new_arity} (was {change.old_arity})"
         )
-        if change.new_elements:
-            fix = Fix(f"unpack {change.new_arity} values: {', '.join(change.new_elements)}")
-        else:
-            fix = Fix(f"unpack {change.new_arity} values")
-        return [_finding(usage, change, message, fix)]
+        described = f": {', '.join(change.new_elements)}" if change.new_elements else ""
+        fix = Fix(f"unpack {change.new_arity} values{described}")
+        return [finding(usage, change, message, fix)]
 
 
 def _name(symbol: str) -> str:
@@ -213,7 +243,7 @@ def _name(symbol: str) -> str:
 
 
 class _CallChange(Change):
-    """A stand-in change for call-shape findings that no single parameter explains."""
+    """A call-shape finding's change: the rule and the two definitions."""
 
     def __init__(self, rule, symbol, old_location, new_location):
         super().__init__(symbol, old_location, new_location)
@@ -223,16 +253,10 @@ class _CallChange(Change):
         return self.rule.summary
 
 
-def _generic(rule, symbol: str, changes: list[Change]) -> Change:
-    locs = (changes[0].old_location, changes[0].new_location) if changes else (None, None)
-    return _CallChange(rule, symbol, *locs)
-
-
-def _removed_param(changes: list[Change], symbol: str, keyword: str) -> Change:
+def _removed_param(changes: list[Change], symbol: str, keyword: str, locs) -> Change:
     from driftaudit.drift.changes import ParameterRemoved
 
     for change in changes:
         if getattr(change, "param", None) == keyword:
             return change
-    locs = (changes[0].old_location, changes[0].new_location) if changes else (None, None)
     return ParameterRemoved(symbol, *locs, keyword)

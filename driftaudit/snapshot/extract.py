@@ -15,16 +15,18 @@ import griffe
 
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module, Obj, Param
 
-EXTRACTOR_VERSION = "3"  # bump when the model or extraction changes: invalidates the cache
+EXTRACTOR_VERSION = "5"  # bump when the model or extraction changes: invalidates the cache
 _MAX_VALUE = 120
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str]]:
+def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str], bool]:
     """For a function node: the tuple lengths it returns, whether it returns anything
-    else, and the source of each element of the last tuple returned (in line order)."""
+    else, the source of each element of the last tuple returned (in line order), and
+    whether it returns `cls(...)` (an alternative constructor)."""
     tuples: list[int] = []
     other = False
+    builds_cls = False
     last: tuple[int, list[str]] | None = None
     stack = list(ast.iter_child_nodes(node))
     while stack:
@@ -41,10 +43,61 @@ def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str]]:
                     last = (child.lineno, [_text(ast.unparse(e)) for e in value.elts])
             elif not (isinstance(value, ast.Constant) and value.value is None):
                 other = True
+                if (
+                    isinstance(value, ast.Call)
+                    and isinstance(value.func, ast.Name)
+                    and value.func.id == "cls"
+                ):
+                    builds_cls = True
         elif isinstance(child, (ast.Yield, ast.YieldFrom)):
             other = True  # a generator: the call returns a generator object
         stack.extend(ast.iter_child_nodes(child))
-    return tuples, other, last[1] if last else []
+    return tuples, other, last[1] if last else [], builds_cls
+
+
+def self_assignments(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
+    """`self.x = ...` anywhere in a method (griffe keeps only those in __init__)."""
+    args = node.args.posonlyargs + node.args.args
+    if not args:
+        return {}
+    me = args[0].arg
+    found: dict[str, int] = {}
+    for child in ast.walk(node):
+        targets: list[ast.expr] = []
+        if isinstance(child, ast.Assign):
+            targets = child.targets
+        elif isinstance(child, (ast.AnnAssign, ast.AugAssign)):
+            targets = [child.target]
+        for target in targets:
+            for item in ast.walk(target):
+                if (
+                    isinstance(item, ast.Attribute)
+                    and isinstance(item.value, ast.Name)
+                    and item.value.id == me
+                ):
+                    found.setdefault(item.attr, item.lineno)
+    return found
+
+
+def canonical(expr) -> str | None:
+    """An annotation with every name replaced by its canonical path."""
+    if expr is None:
+        return None
+    if isinstance(expr, str):
+        return expr
+    if isinstance(expr, (griffe.ExprName, griffe.ExprAttribute)):
+        return expr.canonical_path
+    try:
+        return "".join(canonical(part) or "" for part in expr.iterate(flat=False))
+    except AttributeError:
+        return str(expr)
+
+
+def _value_type(value) -> str | None:
+    """`Foo(...)` -> the canonical path of Foo (the caller checks it is a class)."""
+    if isinstance(value, griffe.ExprCall):
+        return canonical(value.function)
+    return None
 
 
 class SglangFacts(griffe.Extension):
@@ -58,6 +111,10 @@ class SglangFacts(griffe.Extension):
     def on_function_instance(self, *, node, func, agent, **kwargs) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             func.extra["driftaudit"]["returns"] = return_shapes(node)
+            if func.parent is not None and func.parent.is_class:
+                assigned = func.parent.extra["driftaudit"].setdefault("self_attrs", {})
+                for name, lineno in self_assignments(node).items():
+                    assigned.setdefault(name, lineno)
 
     def on_class_instance(self, *, node, cls, agent, **kwargs) -> None:
         if cls.parent is not None and cls.parent.is_module:
@@ -75,14 +132,17 @@ def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
     if obj.is_alias:
         return Alias(obj.name, obj.alias_lineno, obj.target_path)
     if obj.is_function:
-        shapes = obj.extra.get("driftaudit", {}).get("returns", ([], False, []))
-        tuples, other, elements = shapes
+        shapes = obj.extra.get("driftaudit", {}).get("returns", ([], False, [], False))
+        tuples, other, elements, builds_cls = shapes
         params = [
             Param(p.name, p.kind.value, _text(p.default), _text(p.annotation))
             for p in obj.parameters
         ]
         labels = sorted(obj.labels)
-        return Function(obj.name, obj.lineno, params, labels, tuples, other, elements)
+        returns = _text(canonical(obj.returns))
+        if returns is None and builds_cls and obj.parent is not None and obj.parent.is_class:
+            returns = obj.parent.canonical_path  # `return cls(...)`: an instance of the class
+        return Function(obj.name, obj.lineno, params, labels, tuples, other, elements, returns)
     if obj.is_class:
         bases = []
         for base in obj.bases:
@@ -93,10 +153,19 @@ def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
             if converted is not None:
                 members[name] = converted
         _add_slots(members, obj.lineno)
+        for name, lineno in obj.extra.get("driftaudit", {}).get("self_attrs", {}).items():
+            if name not in members:
+                members[name] = Attribute(name, lineno, labels=["instance-attribute"])
         return Class(obj.name, obj.lineno, bases, members, sorted(obj.labels))
     if obj.is_attribute:
+        type_ = canonical(obj.annotation) or _value_type(obj.value)
         return Attribute(
-            obj.name, obj.lineno, _text(obj.annotation), _text(obj.value), sorted(obj.labels)
+            obj.name,
+            obj.lineno,
+            _text(obj.annotation),
+            _text(obj.value),
+            sorted(obj.labels),
+            _text(type_),
         )
     return None
 

@@ -64,6 +64,7 @@ class Function(Obj):
     return_tuples: list[int] = field(default_factory=list)
     returns_other: bool = False
     return_elements: list[str] = field(default_factory=list)  # of the last tuple returned
+    returns: str | None = None  # return annotation with names made canonical
 
     kind = "function"
 
@@ -75,6 +76,7 @@ class Function(Obj):
             rt=self.return_tuples,
             ro=self.returns_other,
             re=self.return_elements,
+            r=self.returns,
         )
         return data
 
@@ -113,12 +115,15 @@ class Attribute(Obj):
     annotation: str | None = None
     value: str | None = None
     labels: list[str] = field(default_factory=list)  # module-/class-/instance-attribute
+    # its type with canonical names: the annotation, else the class a value is built
+    # from (`self.x = Foo(...)` -> sglang...Foo); a property's return annotation
+    type: str | None = None
 
     kind = "attribute"
 
     def to_json(self) -> dict:
         data = super().to_json()
-        data.update(a=self.annotation, v=self.value, lb=self.labels)
+        data.update(a=self.annotation, v=self.value, lb=self.labels, ty=self.type)
         return data
 
 
@@ -200,10 +205,11 @@ def obj_from_json(data: dict) -> Obj:
             data["rt"],
             data["ro"],
             data["re"],
+            data["r"],
         )
     if kind == "class":
         members = {k: obj_from_json(v) for k, v in data["m"].items()}
         return Class(name, lineno, data["b"], members, data["lb"])
     if kind == "alias":
         return Alias(name, lineno, data["t"])
-    return Attribute(name, lineno, data["a"], data["v"], data["lb"])
+    return Attribute(name, lineno, data["a"], data["v"], data["lb"], data["ty"])

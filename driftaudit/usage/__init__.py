@@ -5,8 +5,12 @@ Read with `ast` (fast, positions included); libcst is kept for the fixer.
 
 from driftaudit.usage.collect import collect_usages
 from driftaudit.usage.model import (
+    AttributeNameUsage,
+    CallShape,
     CallUsage,
     ImportUsage,
+    MemberUsage,
+    OverrideUsage,
     ParseFailure,
     ReferenceUsage,
     UnpackUsage,
@@ -15,7 +19,11 @@ from driftaudit.usage.model import (
 )
 
 __all__ = [
+    "AttributeNameUsage",
+    "CallShape",
     "CallUsage",
+    "MemberUsage",
+    "OverrideUsage",
     "ImportUsage",
     "ParseFailure",
     "ReferenceUsage",

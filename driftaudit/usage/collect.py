@@ -59,8 +59,8 @@ def collect_usages(root: Path, exclude: list[str] | None = None) -> UsageSet:
 
     for file in visit:
         visitor = UsageVisitor(file.rel, file.module, file.is_package, exports)
-        visitor.visit(file.tree)
-        result.usages.extend(visitor.usages)
+        result.usages.extend(visitor.run(file.tree))
+        result.defined_names |= visitor.defined_names
     result.files_scanned = len(visit)
     return result
 

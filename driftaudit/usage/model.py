@@ -29,11 +29,52 @@ class ReferenceUsage(Usage):
 
 
 @dataclass
+class CallShape:
+    """How a call passes its arguments."""
+
+    positional: int = 0
+    keywords: list[str] = field(default_factory=list)
+    star_args: bool = False
+    star_kwargs: bool = False
+
+
+@dataclass
 class CallUsage(Usage):
     positional: int = 0
     keywords: list[str] = field(default_factory=list)
     star_args: bool = False
     star_kwargs: bool = False
+
+
+@dataclass
+class MemberUsage(Usage):
+    """`receiver.member` where the receiver is known to hold an sglang instance.
+
+    `symbol` is filled in by the matcher once the receiver's class is resolved.
+    """
+
+    receiver: tuple = ()  # a TypeRef, see types.py
+    member: str = ""
+    store: bool = False
+    call: CallShape | None = None
+
+
+@dataclass
+class AttributeNameUsage(Usage):
+    """`x.member` on a receiver of unknown type: only the name ties it to sglang."""
+
+    member: str = ""
+    store: bool = False
+
+
+@dataclass
+class OverrideUsage(Usage):
+    """A method that a consumer subclass of sglang classes defines."""
+
+    owner: str = ""  # the consumer class
+    bases: tuple = ()  # sglang paths of its bases
+    method: str = ""
+    params: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -59,3 +100,4 @@ class UsageSet:
     failures: list[ParseFailure] = field(default_factory=list)
     files_scanned: int = 0  # files that reach sglang, visited for usages
     files_total: int = 0
+    defined_names: set[str] = field(default_factory=set)  # attribute names the consumer defines

@@ -1,0 +1,171 @@
+"""Members of sglang objects: `req.fill_ids`, `batch.get_model_worker_batch()`,
+overridden methods, and (likely) attribute names on receivers of unknown type."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from driftaudit import rules
+from driftaudit.drift import Differ
+from driftaudit.drift.changes import DefaultChanged
+from driftaudit.drift.differ import function_location
+from driftaudit.findings import Finding, Fix
+from driftaudit.match.receivers import TypeResolver
+from driftaudit.snapshot.model import Class, Function
+from driftaudit.usage import (
+    AttributeNameUsage,
+    ImportUsage,
+    MemberUsage,
+    OverrideUsage,
+    UsageSet,
+)
+
+
+class MemberMatcher:
+    def __init__(self, differ: Differ, matcher, usages: UsageSet):
+        self.differ = differ
+        self.matcher = matcher  # for reference and call checks
+        self.types = TypeResolver(differ.old)
+        self.defined_names = usages.defined_names
+        self._file_classes: dict[str, set[str]] = defaultdict(set)
+        for usage in usages.usages:
+            if isinstance(usage, ImportUsage):
+                found = differ.old.resolve(usage.symbol)
+                if found is not None and isinstance(found.obj, Class):
+                    self._file_classes[usage.path].add(found.canonical)
+
+    def _classes(self, receiver: tuple) -> list[str]:
+        if receiver[0] == "self":
+            found = (self.types.class_of(("path", base)) for base in receiver[1])
+            return [c for c in found if c]
+        cls = self.types.class_of(receiver)
+        return [cls] if cls else []
+
+    # ---- certain: the receiver's class is known ----------------------------------
+
+    def member(self, usage: MemberUsage) -> list[Finding]:
+        for cls in self._classes(usage.receiver):
+            self._file_classes[usage.path].add(cls)
+            path = f"{cls}.{usage.member}"
+            if self.differ.old.resolve(path) is None:
+                continue  # not an sglang member (the consumer's own, or dynamic)
+            change = self.differ.reference_change(path)
+            if change is None:
+                if usage.call is not None:
+                    return self.matcher.call(usage, path, usage.call, bound=True)
+                return []
+            if change.symbol != path:
+                return []  # the class itself is gone: reported where it is imported
+            return self.matcher.reference(usage, path, store=usage.store)
+        return []
+
+    def override(self, usage: OverrideUsage) -> list[Finding]:
+        for cls in self._classes(("self", usage.bases, frozenset())):
+            path = f"{cls}.{usage.method}"
+            old = self.differ.old.resolve(path)
+            if old is None or not isinstance(old.obj, Function):
+                continue
+            change = self.differ.reference_change(path)
+            owner = cls.rpartition(".")[2]
+            if change is not None:
+                if change.symbol != path:
+                    return []
+                message = (
+                    f"`{usage.owner}.{usage.method}` overrides `{owner}.{usage.method}`, which "
+                    f"sglang no longer has: the override is never called"
+                )
+                fix = Fix(f"override `{change.candidate}` instead") if change.candidate else None
+                return [self._finding(rules.DEAD_OVERRIDE, usage, path, message, change, fix)]
+            new = self.differ.new.resolve(path)
+            if new is None or not isinstance(new.obj, Function):
+                return []
+            locs = (function_location(old, old.obj), function_location(new, new.obj))
+            changes = [
+                c
+                for c in self.differ.signature_changes(path, old.obj, new.obj, locs)
+                if not isinstance(c, DefaultChanged)
+            ]
+            if not changes:
+                return []
+            message = (
+                f"`{usage.owner}.{usage.method}` overrides `{owner}.{usage.method}`, whose "
+                f"signature changed: " + "; ".join(c.explain() for c in changes)
+            )
+            fix = Fix("update the override's parameters to the new base signature")
+            return [
+                self._finding(
+                    rules.OVERRIDE_SIGNATURE_CHANGED, usage, path, message, changes[0], fix
+                )
+            ]
+        return []
+
+    @staticmethod
+    def _finding(rule, usage, path, message, change, fix=None, **kw) -> Finding:
+        return Finding(
+            rule,
+            usage.path,
+            usage.line,
+            usage.column,
+            path,
+            message,
+            change.old_location,
+            change.new_location,
+            fix,
+            **kw,
+        )
+
+    # ---- likely: only the attribute name ties it to sglang -------------------------
+
+    def likely(self, usages: list[AttributeNameUsage]) -> list[Finding]:
+        findings = []
+        verdicts: dict[tuple[frozenset, str], tuple | None] = {}
+        for usage in usages:
+            name = usage.member
+            if name in self.defined_names or name.startswith("__"):
+                continue
+            classes = frozenset(self._file_classes.get(usage.path, ()))
+            if not classes:
+                continue
+            key = (classes, name)
+            if key not in verdicts:
+                verdicts[key] = self._gone_from_all(classes, name)
+            verdict = verdicts[key]
+            if verdict is None:
+                continue
+            change, owners = verdict
+            shown = ", ".join(f"`{o.rpartition('.')[2]}`" for o in owners)
+            message = (
+                f"{change.explain()} (likely: the receiver's type is not known, but `{name}` "
+                f"existed only on {shown} among the sglang classes this file uses, and is gone "
+                f"from all of them)"
+            )
+            fix = Fix(f"use `{change.candidate}`") if change.candidate else None
+            findings.append(
+                Finding(
+                    change.rule,
+                    usage.path,
+                    usage.line,
+                    usage.column,
+                    change.symbol,
+                    message,
+                    change.old_location,
+                    change.new_location,
+                    fix,
+                    severity="warning",
+                    confidence="likely",
+                )
+            )
+        return findings
+
+    def _gone_from_all(self, classes: frozenset, name: str):
+        owners = sorted(c for c in classes if self.differ.old.resolve(f"{c}.{name}") is not None)
+        if not owners:
+            return None
+        first = None
+        for owner in owners:
+            path = f"{owner}.{name}"
+            change = self.differ.reference_change(path)
+            if change is None or change.symbol != path:
+                return None  # still there on one of them (or the class itself moved)
+            first = first or change
+        return first, owners

@@ -1,0 +1,75 @@
+"""Resolve a consumer TypeRef to an sglang class, with the old snapshot's annotations.
+
+`batch.reqs` is typed through `ScheduleBatch.reqs: List[Req]`; a method call through
+its return annotation; a constructor call gives an instance of its class.
+"""
+
+from __future__ import annotations
+
+from driftaudit.snapshot import Snapshot
+from driftaudit.snapshot.model import Attribute, Class, Function
+from driftaudit.usage.types import annotation_text_type
+
+_MAX_DEPTH = 12
+
+
+class TypeResolver:
+    def __init__(self, snapshot: Snapshot):
+        self.snapshot = snapshot
+        self._cache: dict = {}
+
+    def class_of(self, ref) -> str | None:
+        """The canonical sglang class a TypeRef holds an instance of, or None."""
+        resolved = self.resolve(ref)
+        return resolved[1] if resolved and resolved[0] == "class" else None
+
+    def resolve(self, ref, depth: int = 0):
+        """TypeRef -> ("class", canonical) | ("list", resolved) | None."""
+        if ref is None or depth > _MAX_DEPTH:
+            return None
+        if ref in self._cache:
+            return self._cache[ref]
+        self._cache[ref] = None  # cycle guard
+        result = self._resolve(ref, depth)
+        self._cache[ref] = result
+        return result
+
+    def _resolve(self, ref, depth: int):
+        kind = ref[0]
+        if kind in ("path", "call"):
+            found = self.snapshot.resolve(ref[1])
+            if found is None or found.opaque:
+                return None
+            if isinstance(found.obj, Class):
+                return ("class", found.canonical)
+            if kind == "call" and isinstance(found.obj, Function):
+                return self._annotation(found.obj.returns, depth)
+            return None
+        if kind == "self":
+            for base in ref[1]:
+                resolved = self.resolve(("path", base), depth + 1)
+                if resolved:
+                    return resolved
+            return None
+        if kind == "list":
+            inner = self.resolve(ref[1], depth + 1)
+            return ("list", inner) if inner else None
+        if kind == "elem":
+            container = self.resolve(ref[1], depth + 1)
+            return container[1] if container and container[0] == "list" else None
+        if kind in ("attr", "ret"):
+            owner = self.resolve(ref[1], depth + 1)
+            if not owner or owner[0] != "class":
+                return None
+            found = self.snapshot.resolve(f"{owner[1]}.{ref[2]}")
+            if found is None or found.opaque:
+                return None
+            member = found.obj
+            if kind == "attr" and isinstance(member, Attribute):
+                return self._annotation(member.type, depth)
+            if isinstance(member, Function) and (kind == "ret" or "property" in member.labels):
+                return self._annotation(member.returns, depth)
+        return None
+
+    def _annotation(self, text: str | None, depth: int):
+        return self.resolve(annotation_text_type(text), depth + 1)
