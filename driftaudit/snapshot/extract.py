@@ -15,7 +15,7 @@ import griffe
 
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module, Obj, Param
 
-EXTRACTOR_VERSION = "5"  # bump when the model or extraction changes: invalidates the cache
+EXTRACTOR_VERSION = "6"  # bump when the model or extraction changes: invalidates the cache
 _MAX_VALUE = 120
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -218,7 +218,21 @@ def extract_module(module_name: str, relpath: str, code: str) -> Module:
         converted = _convert(member)
         if converted is not None:
             module.members[name] = converted
-    exports = visited.exports
-    if exports is not None:
-        module.exports = [e if isinstance(e, str) else str(e) for e in exports]
+    module.exports = _literal_exports(visited)
     return module
+
+
+def _literal_exports(visited: griffe.Module) -> list[str] | None:
+    """`__all__` when it is a literal list of names; None (unknown: every public name)
+    when it is computed (`[n for n in globals() if ...]`) or extended dynamically."""
+    exports = visited.exports
+    if exports is None or not all(isinstance(e, str) for e in exports):
+        return None
+    declared = visited.members.get("__all__")
+    value = getattr(declared, "value", None)
+    if value is not None and not isinstance(value, str):
+        try:
+            ast.literal_eval(str(value))
+        except (ValueError, SyntaxError):
+            return None
+    return list(exports)

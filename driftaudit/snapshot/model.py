@@ -118,12 +118,13 @@ class Attribute(Obj):
     # its type with canonical names: the annotation, else the class a value is built
     # from (`self.x = Foo(...)` -> sglang...Foo); a property's return annotation
     type: str | None = None
+    file: str | None = None  # where it is declared, when not in its class's module
 
     kind = "attribute"
 
     def to_json(self) -> dict:
         data = super().to_json()
-        data.update(a=self.annotation, v=self.value, lb=self.labels, ty=self.type)
+        data.update(a=self.annotation, v=self.value, lb=self.labels, ty=self.type, f=self.file)
         return data
 
 
@@ -212,4 +213,4 @@ def obj_from_json(data: dict) -> Obj:
         return Class(name, lineno, data["b"], members, data["lb"])
     if kind == "alias":
         return Alias(name, lineno, data["t"])
-    return Attribute(name, lineno, data["a"], data["v"], data["lb"], data["ty"])
+    return Attribute(name, lineno, data["a"], data["v"], data["lb"], data["ty"], data["f"])

@@ -20,13 +20,16 @@ from pathlib import Path
 
 from driftaudit.cache import BlobStore
 from driftaudit.snapshot.extract import EXTRACTOR_VERSION, extract_module
-from driftaudit.snapshot.model import Alias, Class, Module, Obj
+from driftaudit.snapshot.model import Alias, Attribute, Class, Module, Obj
+from driftaudit.snapshot.surfaces import serverargs
+from driftaudit.snapshot.surfaces.serverargs import ServerArgsModel
 from driftaudit.sources.tree import SourceTree
 
 _TOP_LEVEL_DEF_RE = re.compile(
     rb"^(?:async[ \t]+def|def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.M
 )
 _MAX_DEPTH = 25
+SERVER_ARGS_MODULE = "sglang.srt.server_args"
 
 
 @dataclass
@@ -44,7 +47,8 @@ class Resolved:
         if self.module is None:
             return None
         lineno = getattr(self.obj, "lineno", None)
-        return f"{self.module.file}:{lineno}" if lineno else self.module.file
+        file = getattr(self.obj, "file", None) or self.module.file
+        return f"{file}:{lineno}" if lineno else file
 
 
 def _module_name(relpath: Path) -> str:
@@ -70,6 +74,7 @@ class Snapshot:
         self._digests: dict[str, str] = {}
         self._modules: dict[str, Module] = {}
         self._name_index: dict[str, list[str]] | None = None
+        self._server_args: ServerArgsModel | bool | None = None
         self._scan()
 
     # ---- the tree -------------------------------------------------------------
@@ -118,7 +123,49 @@ class Snapshot:
             _, data = _extract_job((name, self.files[name], str(self.tree.root)))
             self.store.put(self._key(name), data)
             module = Module.from_json(json.loads(data))
-        self._modules[name] = module
+        self._modules[name] = self._with_surfaces(module)
+        return module
+
+    # ---- sglang surfaces ------------------------------------------------------------
+
+    def server_args(self) -> ServerArgsModel | None:
+        """The ServerArgs field model (cached with the tree's digest)."""
+        if self._server_args is not None:
+            return self._server_args or None
+        key = f"serverargs:{serverargs.EXTRACTOR_VERSION}:{self.digest}"
+        cached = self.store.get(key)
+        model = None
+        if cached is not None:
+            try:
+                data = json.loads(cached)
+                model = ServerArgsModel.from_json(data) if data else None
+            except (ValueError, KeyError, TypeError):
+                cached = None
+        if cached is None:
+            model = serverargs.extract_server_args(self.tree.root)
+            self.store.put(key, json.dumps(model.to_json() if model else None).encode())
+        self._server_args = model or False
+        return model
+
+    def _with_surfaces(self, module: Module) -> Module:
+        """ServerArgs gets its fields as members, whatever the layout that declares them
+        (recent releases assemble it from namespace classes at import time)."""
+        if module.name != SERVER_ARGS_MODULE:
+            return module
+        cls = module.members.get("ServerArgs")
+        model = self.server_args() if isinstance(cls, Class) else None
+        if model is None:
+            return module
+        for name, arg in model.fields.items():
+            if name not in cls.members:
+                cls.members[name] = Attribute(
+                    name,
+                    arg.line,
+                    arg.annotation,
+                    arg.default,
+                    ["instance-attribute", "server-arg"],
+                    file=arg.file,
+                )
         return module
 
     def _from_cache(self, name: str) -> Module | None:
@@ -139,7 +186,7 @@ class Snapshot:
                 if module is None:
                     missing.append(name)
                 else:
-                    self._modules[name] = module
+                    self._modules[name] = self._with_surfaces(module)
         if missing:
             jobs = [(n, self.files[n], str(self.tree.root)) for n in missing]
             workers = workers or min(len(jobs), os.cpu_count() or 1)
@@ -150,7 +197,7 @@ class Snapshot:
                 results = [_extract_job(job) for job in jobs]
             self.store.put_many([(self._key(n), data) for n, data in results])
             for name, data in results:
-                self._modules[name] = Module.from_json(json.loads(data))
+                self._modules[name] = self._with_surfaces(Module.from_json(json.loads(data)))
         return [self._modules[name] for name in self.files]
 
     # ---- names --------------------------------------------------------------------
