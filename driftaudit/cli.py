@@ -43,6 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--output", type=Path, help="write the report to this file")
     compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
     compare.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
+    compare.add_argument(
+        "--min-confidence",
+        choices=("likely", "certain"),
+        default="likely",
+        help="drop `likely` findings (receiver type unknown) with `certain`",
+    )
 
     diff = commands.add_parser(
         "diff", parents=[common], help="sglang-side API changelog between two versions"
@@ -110,6 +116,8 @@ def _compare(args, cache_dir: Path) -> int:
         args.path, args.old or config.old, new, cache_dir, [*config.exclude, *args.exclude]
     )
     consumer = str(args.path)
+    if args.min_confidence == "certain":
+        result.findings = [f for f in result.findings if f.confidence == "certain"]
     if args.format == "json":
         _emit(findings_json(result.findings, result.old, result.new, consumer), args)
     else:

@@ -116,3 +116,15 @@ def test_console_script_runs_as_a_module():
         [sys.executable, "-m", "driftaudit", "rule", "DA102"], capture_output=True, text=True
     )
     assert result.returncode == 0 and "import-moved" in result.stdout
+
+
+def test_min_confidence_drops_likely_findings(capsys, tmp_path):
+    case = FIXTURES / "rules" / "likely"
+    argv = ["compare", "--old", str(case / "old"), "--new", str(case / "new")]
+    argv += ["--format", "json", "--cache-dir", str(tmp_path), str(case / "consumer")]
+    main(argv)
+    everything = json.loads(capsys.readouterr().out)["findings"]
+    main([*argv, "--min-confidence", "certain"])
+    certain = json.loads(capsys.readouterr().out)["findings"]
+    assert {f["confidence"] for f in everything} == {"likely", "certain"}
+    assert certain and {f["confidence"] for f in certain} == {"certain"}

@@ -57,3 +57,23 @@ def test_return_arity_uses_return_statements(cache_dir: Path) -> None:
     result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
     (arity,) = [f for f in result.findings if f.rule.code == "DA303"]
     assert "now returns 4" in arity.message and "was 3" in arity.message
+
+
+def test_confidence_of_member_findings(cache_dir: Path) -> None:
+    root = FIXTURES / "rules" / "likely"
+    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    by_line = {f.line: f for f in result.findings}
+    assert (by_line[5].confidence, by_line[5].severity) == ("likely", "warning")
+    assert (by_line[12].confidence, by_line[12].severity) == ("certain", "error")
+    assert by_line[12].symbol == "sglang.srt.batch.Req.fill_ids"
+    assert "full_untruncated_fill_ids" in by_line[12].message  # the rename candidate
+
+
+def test_replacement_self_and_overrides_name_the_sglang_member(cache_dir: Path) -> None:
+    root = FIXTURES / "rules" / "receivers"
+    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    symbols = {(f.rule.code, f.symbol) for f in result.findings}
+    assert ("DA301", "sglang.srt.batch.LogitsProcessor.multi_item_delimiter") in symbols
+    assert ("DA304", "sglang.srt.batch.ModelRunner.init_cuda_graphs") in symbols
+    assert ("DA305", "sglang.srt.batch.ModelRunner.forward") in symbols
+    assert all(f.confidence == "certain" for f in result.findings)

@@ -140,9 +140,10 @@ class MemberMatcher:
                 f"from all of them)"
             )
             fix = Fix(f"use `{change.candidate}`") if change.candidate else None
+            rule = rules.PATCH_TARGET_REMOVED if usage.store else change.rule
             findings.append(
                 Finding(
-                    change.rule,
+                    rule,
                     usage.path,
                     usage.line,
                     usage.column,

@@ -178,6 +178,16 @@ class UsageVisitor(ast.NodeVisitor):
             return ("elem", base) if base else None
         if isinstance(node, ast.Await):
             return self.infer(node.value)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and node.elts:
+            first = self.infer(node.elts[0])
+            return ("list", first) if first else None
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            self.scopes.append({})  # the element may use the comprehension's variables
+            for generator in node.generators:
+                self._bind_loop(generator.target, generator.iter)
+            element = self.infer(node.elt)
+            self.scopes.pop()
+            return ("list", element) if element else None
         return None
 
     def _annotation(self, node: ast.expr | None):

@@ -37,9 +37,22 @@ def test_example_findings_on_real_releases(example_result):
     by_place = {(f.path, f.line, f.rule.code): f for f in example_result.findings}
     assert set(by_place) == {
         ("capture/batch.py", 5, "DA102"),
+        ("capture/batch.py", 27, "DA104"),  # req.fill_ids = ... (req untyped: likely)
+        ("capture/batch.py", 28, "DA301"),  # len(req.fill_ids)
+        ("capture/batch.py", 42, "DA301"),  # batch.get_model_worker_batch()
+        ("capture/logits.py", 7, "DA301"),  # self.multi_item_delimiter in the replacement
         ("capture/parallel.py", 16, "DA201"),
         ("capture/parallel.py", 36, "DA303"),
     }
+    assert by_place["capture/batch.py", 28, "DA301"].confidence == "likely"
+    assert by_place["capture/batch.py", 42, "DA301"].confidence == "certain"
+    replacement = by_place["capture/logits.py", 7, "DA301"]
+    assert (
+        replacement.symbol
+        == "sglang.srt.layers.logits_processor.LogitsProcessor.multi_item_delimiter"
+    )
+    assert replacement.confidence == "certain"
+    assert replacement.old_location == "sglang/srt/layers/logits_processor.py:277"
     moved = by_place["capture/batch.py", 5, "DA102"]
     assert moved.symbol == "sglang.srt.managers.scheduler_dp_attn_mixin.prepare_mlp_sync_batch_raw"
     assert "sglang.srt.managers.scheduler_components.dp_attn" in moved.message

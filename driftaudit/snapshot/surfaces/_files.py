@@ -16,6 +16,7 @@ includes the `sglang/test` package of CI helpers), `test_*.py`, `*_test.py` and
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -67,6 +68,63 @@ def parse(text: str, rel: str) -> ast.Module | None:
         return ast.parse(text, filename=rel)
     except (SyntaxError, ValueError):
         return None
+
+
+def match_lines(data: bytes, needles: Sequence[re.Pattern[bytes]]) -> list[int]:
+    """The 1-based lines where one of `needles` matches, sorted."""
+    starts = sorted({m.start() for n in needles for m in n.finditer(data)})
+    lines, line, previous = [], 1, 0
+    for start in starts:
+        line += data.count(b"\n", previous, start)
+        previous = start
+        lines.append(line)
+    return sorted(set(lines))
+
+
+# A top-level statement starts on a line that opens at column 0 with code: not blank,
+# not a comment, not a closing bracket, not a clause that continues a compound statement.
+_TOP_START_RE = re.compile(
+    r"^(?![ \t#\n\r)\]}]|\Z|(?:else|elif|except|finally|case)\b)", re.M
+)
+
+
+def parse_around(text: str, rel: str, lines: Sequence[int]) -> list[ast.Module]:
+    """Trees of only the top-level statements (decorators included) that span one of
+    `lines`, with their true line numbers: a few times cheaper than parsing a large
+    module whole. Falls back to the whole module when a region does not parse alone
+    (a column-0 line inside a triple-quoted string); [] when the module does not parse."""
+    if not lines:
+        return []
+    starts: list[int] = []
+    line, previous = 1, 0
+    decorator_pending = False
+    for match in _TOP_START_RE.finditer(text):
+        line += text.count("\n", previous, match.start())
+        previous = match.start()
+        if not decorator_pending:
+            starts.append(line)
+        decorator_pending = text.startswith("@", match.start())
+    source = text.splitlines(keepends=True)
+    regions: list[tuple[int, int]] = []
+    for wanted in sorted(set(lines)):
+        index = bisect.bisect_right(starts, wanted) - 1
+        if index < 0:
+            continue  # before the first statement: comments only
+        begin = starts[index]
+        end = starts[index + 1] if index + 1 < len(starts) else len(source) + 1
+        if not regions or regions[-1] != (begin, end):
+            regions.append((begin, end))
+    trees = []
+    for begin, end in regions:
+        # blank lines in front keep the true line numbers (cheaper than increment_lineno)
+        code = "\n" * (begin - 1) + "".join(source[begin - 1 : end - 1])
+        try:
+            tree = ast.parse(code, filename=rel)
+        except (SyntaxError, ValueError):
+            whole = parse(text, rel)
+            return [whole] if whole is not None else []
+        trees.append(tree)
+    return trees
 
 
 def iter_parsed(

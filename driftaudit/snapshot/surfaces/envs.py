@@ -39,7 +39,8 @@ from driftaudit.snapshot.surfaces._files import (
     dotted,
     iter_sources,
     iter_statements,
-    parse,
+    match_lines,
+    parse_around,
     unparse,
 )
 
@@ -97,16 +98,15 @@ def extract_env_vars(root: Path) -> dict[str, EnvVar]:
     registry: dict[str, EnvVar] = {}
     reads: dict[str, EnvVar] = {}
     for rel, text in iter_sources(root, _LINE_NEEDLES):
-        tree = parse(text, rel)
-        if tree is None:
-            continue
-        data = text.encode()
-        lines = {
-            data.count(b"\n", 0, m.start()) + 1 for n in _LINE_NEEDLES for m in n.finditer(data)
-        }
-        _FileEnvs(rel, tree, lines, registry, reads).collect()
+        lines = match_lines(text.encode(), _LINE_NEEDLES)
+        for tree in parse_around(text, rel, lines):
+            _FileEnvs(rel, tree, set(lines), registry, reads).collect()
     merged = dict(reads)
-    merged.update(registry)
+    for name, entry in registry.items():
+        read = reads.get(name)
+        if read is not None and entry.deprecated is None:
+            entry.deprecated = read.deprecated  # e.g. listed in _DEPRECATED_ENVS too
+        merged[name] = entry
     return dict(sorted(merged.items()))
 
 

@@ -22,6 +22,26 @@ def make_requests(prompts):
     return reqs
 
 
+def fill(reqs):
+    for req in reqs:
+        req.fill_ids = req.origin_input_ids
+        req.extend_input_len = len(req.fill_ids) - len(req.prefix_indices)
+
+
+def build_batch(reqs, model_runner, tree_cache):
+    batch = ScheduleBatch.init_new(
+        reqs=reqs,
+        req_to_token_pool=model_runner.req_to_token_pool,
+        token_to_kv_pool_allocator=model_runner.token_to_kv_pool_allocator,
+        tree_cache=tree_cache,
+        model_config=model_runner.model_config,
+        enable_overlap=False,
+        spec_algorithm=None,
+    )
+    batch.prepare_for_extend()
+    return batch.get_model_worker_batch()
+
+
 def run_extend(model_runner, batch, server_args):
     prepare_mlp_sync_batch_raw(
         batch,
@@ -39,4 +59,4 @@ def run_extend(model_runner, batch, server_args):
     return model_runner.forward(forward_batch)
 
 
-__all__ = ["init_capture_groups", "make_requests", "run_extend"]
+__all__ = ["build_batch", "fill", "init_capture_groups", "make_requests", "run_extend"]
