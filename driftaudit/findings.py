@@ -9,8 +9,15 @@ from driftaudit.rules import SEVERITIES, Rule
 
 @dataclass
 class Fix:
+    """What to do; `edit` is the codemod that does it, when the fix is mechanical:
+    {"kind": "move-import" | "drop-keyword" | "rename-keyword" | "pad-unpack" | ..., ...}."""
+
     description: str
-    autofixable: bool = False
+    edit: dict | None = None
+
+    @property
+    def autofixable(self) -> bool:
+        return self.edit is not None
 
     def as_dict(self) -> dict:
         return {"description": self.description, "autofixable": self.autofixable}

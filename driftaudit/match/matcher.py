@@ -110,7 +110,8 @@ class _Matcher:
         if isinstance(change, SymbolMoved):
             name = change.symbol.rpartition(".")[2]
             direct = isinstance(usage, ImportUsage) and change.symbol == symbol
-            fix = Fix(f"import `{name}` from `{change.new_module}`", autofixable=direct)
+            edit = {"kind": "move-import", "name": name, "new_module": change.new_module}
+            fix = Fix(f"import `{name}` from `{change.new_module}`", edit if direct else None)
         elif isinstance(change, MemberRemoved) and change.candidate:
             fix = Fix(f"use `{change.candidate}`")
         if isinstance(usage, ImportUsage):
@@ -167,12 +168,14 @@ class _Matcher:
         for keyword in after.unknown_keywords:
             if keyword in renames:
                 change = renames[keyword]
-                fix = Fix(f"rename keyword `{keyword}` to `{change.new_name}`", autofixable=True)
+                edit = {"kind": "rename-keyword", "old": keyword, "new": change.new_name}
+                fix = Fix(f"rename keyword `{keyword}` to `{change.new_name}`", edit)
                 findings.append(finding(usage, change, change.explain(), fix))
             else:
                 change = _removed_param(changes, symbol, keyword, locs)
                 message = f"passes keyword `{keyword}`, which {change.explain().split(' ', 2)[2]}"
-                fix = Fix(f"drop the `{keyword}=` argument", autofixable=True)
+                edit = {"kind": "drop-keyword", "keyword": keyword}
+                fix = Fix(f"drop the `{keyword}=` argument", edit)
                 findings.append(finding(usage, change, message, fix))
         if after.too_many_positional:
             change = _CallChange(rules.POSITIONAL_MISMATCH, symbol, *locs)
@@ -233,8 +236,23 @@ class _Matcher:
             f"{change.new_arity} (was {change.old_arity})"
         )
         described = f": {', '.join(change.new_elements)}" if change.new_elements else ""
-        fix = Fix(f"unpack {change.new_arity} values{described}")
+        slots = None if usage.starred else _slots(old_fn.return_elements, change.new_elements)
+        edit = {"kind": "pad-unpack", "slots": slots} if slots else None
+        fix = Fix(f"unpack {change.new_arity} values{described}", edit)
         return [finding(usage, change, message, fix)]
+
+
+def _slots(old: list[str], new: list[str] | None) -> list[int | None] | None:
+    """For each new return element, the index of the old element it is (None: new).
+
+    Only when every old element is still returned, in the same order: then the
+    consumer's targets keep their meaning and new positions get a placeholder.
+    """
+    if not old or not new or len(set(old)) != len(old):
+        return None
+    slots = [old.index(e) if e in old else None for e in new]
+    kept = [s for s in slots if s is not None]
+    return slots if kept == list(range(len(old))) else None
 
 
 def _name(symbol: str) -> str:

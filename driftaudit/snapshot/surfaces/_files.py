@@ -83,18 +83,54 @@ def match_lines(data: bytes, needles: Sequence[re.Pattern[bytes]]) -> list[int]:
 
 # A top-level statement starts on a line that opens at column 0 with code: not blank,
 # not a comment, not a closing bracket, not a clause that continues a compound statement.
-_TOP_START_RE = re.compile(
-    r"^(?![ \t#\n\r)\]}]|\Z|(?:else|elif|except|finally|case)\b)", re.M
-)
+_TOP_START_RE = re.compile(r"^(?![ \t#\n\r)\]}]|\Z|(?:else|elif|except|finally|case)\b)", re.M)
+_HEADERS = ("def ", "async def ", "class ")
+_CLOSERS = (")", "]", "}")
 
 
 def parse_around(text: str, rel: str, lines: Sequence[int]) -> list[ast.Module]:
-    """Trees of only the top-level statements (decorators included) that span one of
-    `lines`, with their true line numbers: a few times cheaper than parsing a large
-    module whole. Falls back to the whole module when a region does not parse alone
-    (a column-0 line inside a triple-quoted string); [] when the module does not parse."""
+    """Trees of only the code around `lines`, with true line numbers: for a line inside
+    a function or class, its innermost enclosing `def`/`class` (decorators included,
+    dedented); for a module-level line, its top-level statement. A large module costs a
+    fraction of a whole parse. A region that does not parse alone (a column-0 line in a
+    triple-quoted string) falls back to its top-level statement, then to the whole
+    module; [] when the module does not parse."""
     if not lines:
         return []
+    source = text.splitlines(keepends=True)
+    blocks: _Blocks | None = None
+    tops: list[int] | None = None
+    regions: set[tuple[int, int, int]] = set()
+    for wanted in sorted(set(lines)):
+        region = None
+        if 0 < wanted <= len(source) and source[wanted - 1][:1] in (" ", "\t"):
+            blocks = blocks or _Blocks(text, source)
+            region = blocks.region(wanted)
+        if region is None:
+            tops = tops if tops is not None else _top_starts(text)
+            region = _top_region(tops, wanted, len(source))
+        if region is not None:
+            regions.add(region)
+    kept: list[tuple[int, int, int]] = []
+    for region in sorted(regions, key=lambda r: (r[0], -r[1])):
+        if kept and region[1] <= kept[-1][1] and region[0] >= kept[-1][0]:
+            continue  # nested in a region already kept
+        kept.append(region)
+    trees = []
+    for begin, end, indent in kept:
+        tree = _parse_region(source, begin, end, indent, rel)
+        if tree is None and indent:
+            tops = tops if tops is not None else _top_starts(text)
+            top = _top_region(tops, begin, len(source))
+            tree = _parse_region(source, *top, rel) if top else None
+        if tree is None:
+            whole = parse(text, rel)
+            return [whole] if whole is not None else []
+        trees.append(tree)
+    return trees
+
+
+def _top_starts(text: str) -> list[int]:
     starts: list[int] = []
     line, previous = 1, 0
     decorator_pending = False
@@ -104,27 +140,120 @@ def parse_around(text: str, rel: str, lines: Sequence[int]) -> list[ast.Module]:
         if not decorator_pending:
             starts.append(line)
         decorator_pending = text.startswith("@", match.start())
-    source = text.splitlines(keepends=True)
-    regions: list[tuple[int, int]] = []
-    for wanted in sorted(set(lines)):
-        index = bisect.bisect_right(starts, wanted) - 1
-        if index < 0:
-            continue  # before the first statement: comments only
-        begin = starts[index]
-        end = starts[index + 1] if index + 1 < len(starts) else len(source) + 1
-        if not regions or regions[-1] != (begin, end):
-            regions.append((begin, end))
-    trees = []
-    for begin, end in regions:
-        # blank lines in front keep the true line numbers (cheaper than increment_lineno)
-        code = "\n" * (begin - 1) + "".join(source[begin - 1 : end - 1])
-        try:
-            tree = ast.parse(code, filename=rel)
-        except (SyntaxError, ValueError):
-            whole = parse(text, rel)
-            return [whole] if whole is not None else []
-        trees.append(tree)
-    return trees
+    return starts
+
+
+def _top_region(starts: list[int], line: int, count: int) -> tuple[int, int, int] | None:
+    index = bisect.bisect_right(starts, line) - 1
+    if index < 0:
+        return None  # before the first statement: comments only
+    end = starts[index + 1] if index + 1 < len(starts) else count + 1
+    return starts[index], end, 0
+
+
+_HEADER_RE = re.compile(r"^([ \t]*)(@|(?:async[ \t]+)?def[ \t]|class[ \t])", re.M)
+_block_end_res: dict[int, re.Pattern[str]] = {}
+
+
+def _block_end_re(indent: int) -> re.Pattern[str]:
+    """A line that opens with code at `indent` or less: where a block at `indent` ends."""
+    if indent not in _block_end_res:
+        _block_end_res[indent] = re.compile(rf"^[ \t]{{0,{indent}}}(?=[^ \t\r\n#)\]}}])", re.M)
+    return _block_end_res[indent]
+
+
+class _Blocks:
+    """The innermost `def`/`class` block around a line, found from indentation alone:
+    the headers and decorators are listed with one regex pass, a block's end is searched
+    only when asked (continuation lines are deeper or closing brackets, so they never
+    end a block)."""
+
+    def __init__(self, text: str, source: list[str]) -> None:
+        self.text = text
+        self.source = source
+        self.offsets: list[int] = []  # of each entry's line start
+        self.lines: list[int] = []
+        self.indents: list[int] = []
+        self.decorator: list[bool] = []
+        line, previous = 1, 0
+        for match in _HEADER_RE.finditer(text):
+            line += text.count("\n", previous, match.start())
+            previous = match.start()
+            self.offsets.append(match.start())
+            self.lines.append(line)
+            self.indents.append(len(match.group(1)))
+            self.decorator.append(match.group(2) == "@")
+        self._ends: dict[int, int] = {}
+
+    def _begin(self, index: int) -> int:
+        """First decorator line of the header at `index`."""
+        first, indent = index, self.indents[index]
+        while first > 0 and self.decorator[first - 1] and self.indents[first - 1] == indent:
+            first -= 1
+        return self.lines[first]
+
+    def _end(self, index: int) -> int:
+        if index not in self._ends:
+            offset = self.offsets[index]
+            start = self.text.find("\n", offset)
+            end = len(self.source) + 1
+            if start != -1:
+                found = _block_end_re(self.indents[index]).search(self.text, start + 1)
+                if found:
+                    end = self.lines[index] + self.text.count("\n", offset, found.start())
+            self._ends[index] = end
+        return self._ends[index]
+
+    def region(self, line: int) -> tuple[int, int, int] | None:
+        if not 0 < line <= len(self.source):
+            return None
+        text = self.source[line - 1]
+        code = text.lstrip()
+        indent = len(text) - len(code)
+        position = bisect.bisect_left(self.lines, line)
+        if code.startswith("@"):  # a decorator: the block is the def it decorates
+            for index in range(position, len(self.lines)):
+                if self.indents[index] == indent and not self.decorator[index]:
+                    if self._begin(index) <= line:
+                        return self._region(index)
+                    return None
+                if self.indents[index] < indent:
+                    return None
+            return None
+        if code.startswith(_HEADERS) and position < len(self.lines):
+            if self.lines[position] == line:
+                return self._region(position)
+        for index in range(position - 1, -1, -1):
+            if self.decorator[index] or self.indents[index] >= indent:
+                continue
+            if self._end(index) > line:
+                return self._region(index)
+        return None
+
+    def _region(self, index: int) -> tuple[int, int, int]:
+        return self._begin(index), self._end(index), self.indents[index]
+
+
+def _parse_region(
+    source: list[str], begin: int, end: int, indent: int, rel: str
+) -> ast.Module | None:
+    lines = source[begin - 1 : end - 1]
+    if indent:
+        dedented = []
+        for line in lines:
+            if not line.strip():
+                dedented.append("\n")
+            elif line[:indent].isspace():
+                dedented.append(line[indent:])
+            else:
+                return None  # less indented: string content or a continuation
+        lines = dedented
+    # blank lines in front keep the true line numbers (cheaper than increment_lineno)
+    code = "\n" * (begin - 1) + "".join(lines)
+    try:
+        return ast.parse(code, filename=rel)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def iter_parsed(

@@ -19,7 +19,9 @@ Two kinds:
   from the callee (`bool`/`int`/`float`/`str`/`list`/`json`; `str` for `os.environ`),
   `default` is the source of the second positional or `default=` argument.
   In a module named `environ.py`/`envs.py`, string keys of dict literals that are
-  variable names count too (0.5.23's `_DEPRECATED_ENVS` table: `deprecated` is set).
+  variable names count too (0.5.23's `_DEPRECATED_ENVS` table: `deprecated` is set),
+  and so do names assigned to a constant whose name says so
+  (`PREFILL_ENV = "SGLANG_X"`, `_DIAG_ENVS = ("SGLANG_A", "SGLANG_B")`).
 
 One entry per name; a registry entry wins over a read, otherwise the first read in path
 order gives the location. `envs.SGLANG_X.get()` is a use of the registry, not a new name.
@@ -163,6 +165,8 @@ class _FileEnvs:
     def _visit(self, node: ast.AST) -> None:
         if isinstance(node, ast.Call):
             self._call(node)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            self._named_constant(node)
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
             name = const_str(node.slice)
             if name and ENV_NAME_RE.match(name) and _is_environ(node.value):
@@ -187,6 +191,19 @@ class _FileEnvs:
                         )
                         note = replacement or "deprecated"
                     self._read(name, None, None, key.lineno, note)
+
+    def _named_constant(self, node: ast.Assign | ast.AnnAssign) -> None:
+        """`FOO_ENV = "SGLANG_FOO"` / `_FOO_ENVS = ("SGLANG_A", "SGLANG_B")`: a name that
+        says it holds env var names (read through it later)."""
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if not any(isinstance(t, ast.Name) and "ENV" in t.id.upper() for t in targets):
+            return
+        value = node.value
+        items = value.elts if isinstance(value, (ast.Tuple, ast.List, ast.Set)) else [value]
+        for item in items:
+            name = const_str(item)
+            if name and ENV_NAME_RE.match(name):
+                self._read(name, None, None, item.lineno)
 
     def _call(self, call: ast.Call) -> None:
         callee = _callee(call) or ""

@@ -1,0 +1,18 @@
+"""rename-attribute: `req.old_name` -> `req.new_name` at one place."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from driftaudit.fix.codemods.base import Primitive
+
+
+class RenameAttribute(Primitive):
+    kind = "rename-attribute"
+    node_type = cst.Attribute
+    required = ("old", "new")
+
+    def apply(self, node: cst.Attribute) -> cst.Attribute:
+        if node.attr.value != self.params["old"]:
+            return node
+        return node.with_changes(attr=cst.Name(self.params["new"]))

@@ -1,0 +1,21 @@
+"""rename-keyword: `f(img_data=x)` -> `f(mm_data=x)` (the parameter was renamed in place)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from driftaudit.fix.codemods.base import Primitive
+
+
+class RenameKeyword(Primitive):
+    kind = "rename-keyword"
+    node_type = cst.Call
+    required = ("old", "new")
+
+    def apply(self, node: cst.Call) -> cst.Call:
+        old, new = self.params["old"], self.params["new"]
+        args = [
+            a.with_changes(keyword=cst.Name(new)) if a.keyword and a.keyword.value == old else a
+            for a in node.args
+        ]
+        return node.with_changes(args=args)

@@ -1,0 +1,27 @@
+"""replace-callee: `Scheduler.prepare_raw(self, batch)` -> `prepare_raw(batch)`.
+
+A method that became a module function: the call keeps its arguments (optionally
+without the first, the old `self`) and imports the function from its new module.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from driftaudit.fix.codemods.base import Primitive
+
+
+class ReplaceCallee(Primitive):
+    kind = "replace-callee"
+    node_type = cst.Call
+    required = ("module", "name")
+
+    def apply(self, node: cst.Call) -> cst.Call:
+        name = self.params["name"]
+        if isinstance(node.func, cst.Name) and node.func.value == name:
+            return node
+        args = list(node.args)
+        if self.params.get("drop_first_argument") and args and args[0].keyword is None:
+            args = args[1:]
+        self.imports.append((self.params["module"], name))
+        return node.with_changes(func=cst.Name(name), args=args)

@@ -1,0 +1,28 @@
+"""replace-len-of-member: `len(req.fill_ids)` -> `req.fill_len`.
+
+The position is the attribute's (`req.fill_ids`); the call around it is replaced by
+the template, `{receiver}` standing for the attribute's owner.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from driftaudit.fix.codemods.base import Primitive, fill
+
+
+class ReplaceLenOfMember(Primitive):
+    kind = "replace-len-of-member"
+    node_type = cst.Call  # matched through its only argument, see apply.py
+    required = ("member", "template")
+    anchor = "argument"  # the edit's position is the call's first argument
+
+    def apply(self, node: cst.Call):
+        if not (isinstance(node.func, cst.Name) and node.func.value == "len"):
+            return node
+        if len(node.args) != 1 or not isinstance(node.args[0].value, cst.Attribute):
+            return node
+        attribute = node.args[0].value
+        if attribute.attr.value != self.params["member"]:
+            return node
+        return cst.parse_expression(fill(self.params["template"], receiver=attribute.value))

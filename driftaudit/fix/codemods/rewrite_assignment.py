@@ -1,0 +1,38 @@
+"""rewrite-assignment: `req.fill_ids = ids` ->
+`req.full_untruncated_fill_ids = array("q", ids)` and `req.fill_len = len(...)`.
+
+The position is the assigned attribute's. `old` is the member assigned today and
+`member` the one to assign instead; `value` is a template for the new value (`{value}`
+the old value, `{receiver}` the attribute's owner); `after` lists statement templates
+inserted right after it; `imports` lists (module, name) pairs the new code needs.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from driftaudit.fix.codemods.base import Primitive, fill
+
+
+class RewriteAssignment(Primitive):
+    kind = "rewrite-assignment"
+    node_type = cst.Assign
+    required = ("old", "member")
+
+    def apply(self, node: cst.Assign) -> cst.Assign:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Attribute):
+            return node
+        target = node.targets[0].target
+        if target.attr.value != self.params["old"]:
+            return node  # not (or no longer) the assignment this edit is about
+        value = node.value
+        if template := self.params.get("value"):
+            value = cst.parse_expression(fill(template, value=node.value, receiver=target.value))
+        new_target = target.with_changes(attr=cst.Name(self.params["member"]))
+        for statement in self.params.get("after", []):
+            self.after.append(cst.parse_statement(fill(statement, receiver=target.value)))
+        for module, name in self.params.get("imports", []):
+            self.imports.append((module, name))
+        return node.with_changes(
+            targets=[node.targets[0].with_changes(target=new_target)], value=value
+        )

@@ -1,0 +1,52 @@
+"""An edit: one codemod primitive, at one place of one consumer file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from driftaudit.findings import Finding
+
+
+@dataclass
+class Edit:
+    path: str  # relative to the consumer root
+    line: int  # 1-based, where the usage starts (as in the finding)
+    column: int  # 1-based
+    kind: str  # the primitive: move-import, drop-keyword, ...
+    params: dict = field(default_factory=dict)
+    rule: str = ""  # the finding's rule code (for --select / --ignore and the summary)
+
+    @property
+    def position(self) -> tuple[int, int]:
+        return self.line, self.column
+
+
+def _selected(code: str, select: list[str] | None, ignore: list[str] | None) -> bool:
+    if select and not any(code.startswith(s) for s in select):
+        return False
+    return not (ignore and any(code.startswith(i) for i in ignore))
+
+
+def edits_from_findings(
+    findings: list[Finding], select: list[str] | None = None, ignore: list[str] | None = None
+) -> list[Edit]:
+    edits = []
+    for finding in findings:
+        if finding.fix is None or finding.fix.edit is None:
+            continue
+        if finding.confidence != "certain" or not _selected(finding.rule.code, select, ignore):
+            continue
+        steps = finding.fix.edit.get("steps", [finding.fix.edit])
+        for step in steps:
+            params = {k: v for k, v in step.items() if k != "kind"}
+            edits.append(
+                Edit(
+                    finding.path,
+                    finding.line,
+                    finding.column,
+                    step["kind"],
+                    params,
+                    finding.rule.code,
+                )
+            )
+    return edits
