@@ -43,12 +43,25 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--output", type=Path, help="write the report to this file")
     compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
     compare.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
+    compare.add_argument("--rules", action="append", type=Path, help="rule-pack directory")
     compare.add_argument(
         "--min-confidence",
         choices=("likely", "certain"),
         default="likely",
         help="drop `likely` findings (receiver type unknown) with `certain`",
     )
+
+    fix = commands.add_parser(
+        "fix", parents=[common], help="rewrite the mechanical fixes (a diff; --apply writes)"
+    )
+    fix.add_argument("path", nargs="?", default=".", type=Path, help="the consumer repo")
+    fix.add_argument("--old", help="version spec; default: the consumer's sglang pin")
+    fix.add_argument("--new", help="version spec")
+    fix.add_argument("--apply", action="store_true", help="write the changes (default: diff)")
+    fix.add_argument("--select", action="append", default=[], help="only these rule codes")
+    fix.add_argument("--ignore", action="append", default=[], help="skip these rule codes")
+    fix.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
+    fix.add_argument("--rules", action="append", type=Path, help="rule-pack directory")
 
     diff = commands.add_parser(
         "diff", parents=[common], help="sglang-side API changelog between two versions"
@@ -72,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
             return _compare(args, cache_dir)
         if args.command == "diff":
             return _diff(args, cache_dir)
+        if args.command == "fix":
+            return _fix(args, cache_dir)
         return _rule(args)
     except DriftauditError as exc:
         print(f"driftaudit: error: {exc}", file=sys.stderr)
@@ -102,18 +117,17 @@ def _compare(args, cache_dir: Path) -> int:
     from driftaudit.pipeline import run_compare
     from driftaudit.report import findings_json, render_console
 
-    if not args.path.is_dir():
-        problem = "does not exist" if not args.path.exists() else "is not a directory"
-        raise DriftauditError(f"consumer path {str(args.path)!r} {problem}")
-    config = load_config(args.path)
-    new = args.new or config.new
-    if new is None:
-        raise DriftauditError("--new is required (or set new in [tool.driftaudit])")
+    config, new = _consumer_settings(args)
     fail_on = args.fail_on or config.fail_on or "error"
     if fail_on not in FAIL_ON:
         raise DriftauditError(f"fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
     result = run_compare(
-        args.path, args.old or config.old, new, cache_dir, [*config.exclude, *args.exclude]
+        args.path,
+        args.old or config.old,
+        new,
+        cache_dir,
+        [*config.exclude, *args.exclude],
+        args.rules,
     )
     consumer = str(args.path)
     if args.min_confidence == "certain":
@@ -129,6 +143,55 @@ def _compare(args, cache_dir: Path) -> int:
         )
     if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in result.findings):
         return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _consumer_settings(args):
+    if not args.path.is_dir():
+        problem = "does not exist" if not args.path.exists() else "is not a directory"
+        raise DriftauditError(f"consumer path {str(args.path)!r} {problem}")
+    config = load_config(args.path)
+    new = args.new or config.new
+    if new is None:
+        raise DriftauditError("--new is required (or set new in [tool.driftaudit])")
+    return config, new
+
+
+def _fix(args, cache_dir: Path) -> int:
+    from driftaudit.pipeline import run_fix
+
+    config, new = _consumer_settings(args)
+    result = run_fix(
+        args.path,
+        args.old or config.old,
+        new,
+        cache_dir,
+        apply=args.apply,
+        select=[s.upper() for s in args.select],
+        ignore=[i.upper() for i in args.ignore],
+        exclude=[*config.exclude, *args.exclude],
+        rules=args.rules,
+    )
+    if not args.apply:
+        for change in result.changes:
+            if change.changed:
+                sys.stdout.write(change.diff())
+    err = Console(stderr=True, soft_wrap=True)
+    files = sum(1 for c in result.changes if c.changed)
+    verb = "fixed" if args.apply else "would fix"
+    err.print(f"{verb} {result.fixed} findings in {files} files")
+    for change in result.changes:
+        for edit, reason in change.skipped:
+            err.print(f"  not fixed: {edit.path}:{edit.line}:{edit.column} {edit.kind}: {reason}")
+    remaining = result.needs_a_human()
+    if remaining:
+        err.print(f"{len(remaining)} findings need a human:")
+        for finding in remaining:
+            err.print(
+                f"  {finding.path}:{finding.line}:{finding.column} {finding.rule.code} "
+                f"{finding.message}",
+                markup=False,
+            )
     return EXIT_OK
 
 

@@ -10,7 +10,10 @@ from driftaudit.cache import BlobStore
 from driftaudit.drift import Change, Differ
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
+from driftaudit.fix import FileChange, apply_edits, edits_from_findings
+from driftaudit.fix.apply import write_atomically
 from driftaudit.match import match_usages
+from driftaudit.packs import load_packs, rules_dirs
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
 from driftaudit.sources.pin import read_pin
@@ -41,6 +44,7 @@ def run_compare(
     new_spec: str,
     cache_dir: Path,
     exclude: list[str] | None = None,
+    rules: list[Path] | None = None,
 ) -> CompareResult:
     if not consumer.exists():
         raise DriftauditError(f"consumer path {str(consumer)!r} does not exist")
@@ -63,7 +67,10 @@ def run_compare(
     usages = collect_usages(consumer, exclude)
     timings["usage"] = time.perf_counter() - start
     start = time.perf_counter()
-    findings = match_usages(usages, Differ(old, new))
+    packs = []
+    if old.tree.version and new.tree.version:
+        packs = load_packs(rules_dirs(rules), old.tree.version, new.tree.version)
+    findings = match_usages(usages, Differ(old, new), packs, consumer)
     timings["match"] = time.perf_counter() - start
     return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
 
@@ -72,3 +79,43 @@ def run_diff(old_spec: str, new_spec: str, cache_dir: Path, prefix: str | None) 
     old, new = open_snapshots(old_spec, new_spec, cache_dir)
     changes = Differ(old, new).all_changes()
     return [c for c in changes if prefix is None or c.symbol.startswith(prefix)]
+
+
+@dataclass
+class FixResult:
+    compare: CompareResult
+    changes: list[FileChange]
+    written: bool
+
+    @property
+    def fixed(self) -> int:
+        return sum(len(c.applied) for c in self.changes if c.changed)
+
+    def needs_a_human(self) -> list[Finding]:
+        """Findings no edit took care of."""
+        done = {(e.path, e.line, e.column, e.rule) for c in self.changes for e in c.applied}
+        return [
+            f for f in self.compare.findings if (f.path, f.line, f.column, f.rule.code) not in done
+        ]
+
+
+def run_fix(
+    consumer: Path,
+    old_spec: str | None,
+    new_spec: str,
+    cache_dir: Path,
+    apply: bool = False,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    exclude: list[str] | None = None,
+    rules: list[Path] | None = None,
+) -> FixResult:
+    """Compare, turn the mechanical findings into edits, rewrite (only with apply)."""
+    compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, rules)
+    edits = edits_from_findings(compare.findings, select, ignore)
+    changes = apply_edits(consumer, edits)
+    if apply:
+        for change in changes:
+            if change.changed:
+                write_atomically(consumer / change.path, change.after)
+    return FixResult(compare, changes, apply)

@@ -166,6 +166,25 @@ OVERRIDE_SIGNATURE_CHANGED = _rule(
     "def forward(self, input_ids, positions, forward_batch): ...  # base gained `pp_proxy`",
     "Update the override's parameters to the new base signature.",
 )
+PACK_CHANGE = _rule(
+    "DA901",
+    "pack-change",
+    "error",
+    "A rule-pack entry with a codemod: a semantic change the pack knows how to rewrite.",
+    "The code alone does not show it (a field replaced by two, a removed step).",
+    "req.fill_ids = ids  # 0.5.13: full_untruncated_fill_ids + fill_len",
+    "`driftaudit fix` applies the entry's codemod where the receiver's type is certain.",
+    "as reviewed in the rule pack",
+)
+PACK_ADVISORY = _rule(
+    "DA902",
+    "pack-advisory",
+    "warning",
+    "A rule-pack advisory: a behavioural change that affects code like this.",
+    "The code still runs but does something else (a default, an allocation moved).",
+    "ModelRunner(...)  # 0.5.13: initialize() no longer allocates the memory pool",
+    "Do what the message says; the evidence names the sglang change.",
+)
 RETURN_ARITY_CHANGED = _rule(
     "DA303",
     "return-arity-changed",

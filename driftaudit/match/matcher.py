@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from driftaudit import rules
 from driftaudit.drift import Differ
 from driftaudit.drift.changes import (
@@ -16,6 +18,8 @@ from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.calls import bind, call_params
 from driftaudit.match.members import MemberMatcher
+from driftaudit.match.packs import PackMatcher
+from driftaudit.packs import PackEntry
 from driftaudit.snapshot import Resolved
 from driftaudit.snapshot.model import Class, Function
 from driftaudit.usage import (
@@ -32,7 +36,12 @@ from driftaudit.usage import (
 )
 
 
-def match_usages(usages: UsageSet, differ: Differ) -> list[Finding]:
+def match_usages(
+    usages: UsageSet,
+    differ: Differ,
+    packs: list[PackEntry] | None = None,
+    root: Path | None = None,
+) -> list[Finding]:
     matcher = _Matcher(differ)
     members = MemberMatcher(differ, matcher, usages)
     findings = [
@@ -42,7 +51,7 @@ def match_usages(usages: UsageSet, differ: Differ) -> list[Finding]:
     for usage in usages.usages:
         if isinstance(usage, (ImportUsage, ReferenceUsage)):
             findings += matcher.reference(usage, usage.symbol)
-        elif isinstance(usage, CallUsage):
+        elif isinstance(usage, CallUsage) and not usage.via:
             findings += matcher.call(usage, usage.symbol, usage)
         elif isinstance(usage, UnpackUsage):
             findings += matcher.unpack(usage)
@@ -51,6 +60,14 @@ def match_usages(usages: UsageSet, differ: Differ) -> list[Finding]:
         elif isinstance(usage, OverrideUsage):
             findings += members.override(usage)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
+    if packs:
+        pack_findings = PackMatcher(differ, usages, members, root or Path(usages.root)).findings(
+            packs
+        )
+        # a pack entry about the same place and name says more (the remedy, a codemod)
+        covered = {(f.path, f.line, f.column, f.symbol) for f in pack_findings}
+        findings = [f for f in findings if (f.path, f.line, f.column, f.symbol) not in covered]
+        findings += pack_findings
     certain = {(f.path, f.line, f.column, f.symbol) for f in findings if f.confidence == "certain"}
     findings = [
         f

@@ -34,6 +34,10 @@ class MemberMatcher:
                 if found is not None and isinstance(found.obj, Class):
                     self._file_classes[usage.path].add(found.canonical)
 
+    def file_classes(self, path: str) -> set[str]:
+        """The sglang classes a consumer file imports or holds instances of."""
+        return self._file_classes.get(path, set())
+
     def _classes(self, receiver: tuple) -> list[str]:
         if receiver[0] == "self":
             found = (self.types.class_of(("path", base)) for base in receiver[1])

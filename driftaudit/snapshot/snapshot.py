@@ -75,6 +75,7 @@ class Snapshot:
         self._modules: dict[str, Module] = {}
         self._name_index: dict[str, list[str]] | None = None
         self._server_args: ServerArgsModel | bool | None = None
+        self._resolved: dict[str, tuple[Resolved | None, int]] = {}
         self._scan()
 
     # ---- the tree -------------------------------------------------------------
@@ -247,7 +248,9 @@ class Snapshot:
         An opaque result (outside sglang, or a module that does not parse) ends the
         walk: nothing more can be said about the rest of the path.
         """
-        return self._resolve_segments(path.split("."), 0)
+        if path not in self._resolved:
+            self._resolved[path] = self._resolve_segments(path.split("."), 0)
+        return self._resolved[path]
 
     def _resolve_segments(self, segments: list[str], depth: int) -> tuple[Resolved | None, int]:
         if not segments or segments[0] != "sglang" or depth > _MAX_DEPTH:

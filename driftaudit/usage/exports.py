@@ -30,6 +30,8 @@ class ConsumerExports:
     # module -> name -> ("sglang", path) | ("consumer", module, attr or "")
     bindings: dict[str, dict[str, tuple]] = field(default_factory=dict)
     stars: dict[str, list[str]] = field(default_factory=dict)  # consumer star imports
+    # module -> class -> (base expressions as dotted names, names the class defines)
+    classes: dict[str, dict[str, tuple[list[str], frozenset]]] = field(default_factory=dict)
 
     def add_module(self, name: str, tree: ast.Module | None, is_package: bool) -> None:
         self.modules.add(name)
@@ -48,6 +50,42 @@ class ConsumerExports:
                         self.stars.setdefault(name, []).append(source)
                     else:
                         table[alias.asname or alias.name] = self._target(source, alias.name)
+            elif isinstance(node, ast.ClassDef) and node.bases:
+                bases = [".".join(d) for d in map(_dotted, node.bases) if d]
+                if bases:
+                    self.classes.setdefault(name, {})[node.name] = (bases, class_names(node))
+
+    def subclass(self, module: str, name: str, seen: frozenset = frozenset()):
+        """(sglang bases, own names) of consumer class `name` of `module`, or None.
+
+        Bases are followed through the consumer's other subclasses (B(A), A(ModelRunner)).
+        """
+        if (module, name) in seen or len(seen) > 10:
+            return None
+        seen = seen | {(module, name)}
+        entry = self.classes.get(module, {}).get(name)
+        if entry is None:  # perhaps re-exported: `from .model_runner import SGLangRunner`
+            target = self.bindings.get(module, {}).get(name)
+            if target and target[0] == "consumer" and target[2]:
+                return self.subclass(target[1], target[2], seen)
+            return None
+        bases: list[str] = []
+        own = set(entry[1])
+        for base in entry[0]:
+            head, _, rest = base.partition(".")
+            found = self.lookup(module, head)
+            if found is not None:
+                bases.append(f"{found}.{rest}" if rest else found)
+                continue
+            parent = self.subclass(module, head, seen)
+            if parent is None:
+                target = self.bindings.get(module, {}).get(head)
+                if target and target[0] == "consumer" and target[2]:
+                    parent = self.subclass(target[1], target[2], seen)
+            if parent is not None:
+                bases += parent[0]
+                own |= parent[1]
+        return (tuple(bases), frozenset(own)) if bases else None
 
     @staticmethod
     def _target(module: str, attr: str) -> tuple:
@@ -78,6 +116,33 @@ class ConsumerExports:
 
     def exports_sglang(self, module: str) -> bool:
         return any(self.lookup(module, n) for n in self.bindings.get(module, {}))
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return [node.id, *reversed(parts)]
+
+
+def class_names(node: ast.ClassDef) -> frozenset[str]:
+    """Names a class body defines: methods, class attributes, `self.x` assignments."""
+    names: set[str] = set()
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, ast.Assign):
+            names.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            names.add(statement.target.id)
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Store):
+            if isinstance(child.value, ast.Name) and child.value.id in ("self", "cls"):
+                names.add(child.attr)
+    return frozenset(names)
 
 
 def _module_level(body: list[ast.stmt]):

@@ -11,6 +11,8 @@ class Usage:
     line: int  # 1-based
     column: int  # 1-based
     symbol: str  # the sglang dotted path as the consumer reaches it
+    # line of the enclosing function's `def` (0: module level); set by the visitor
+    scope: int = field(default=0, kw_only=True)
 
 
 @dataclass
@@ -44,6 +46,7 @@ class CallUsage(Usage):
     keywords: list[str] = field(default_factory=list)
     star_args: bool = False
     star_kwargs: bool = False
+    via: str = ""  # a consumer subclass constructed (symbol: its sglang base)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from driftaudit.usage.exports import SGLANG, ConsumerExports, absolute_module
+from driftaudit.usage.exports import SGLANG, ConsumerExports, absolute_module, class_names
 from driftaudit.usage.model import (
     AttributeNameUsage,
     CallShape,
@@ -50,6 +50,16 @@ def dotted(node: ast.expr) -> list[str] | None:
     return parts[::-1]
 
 
+class _Recorder(list):
+    """The usages of a file; each is stamped with the function it occurs in."""
+
+    scope = 0
+
+    def append(self, usage: Usage) -> None:
+        usage.scope = self.scope
+        super().append(usage)
+
+
 @dataclass
 class LocalFunction:
     node: ast.FunctionDef | ast.AsyncFunctionDef
@@ -63,6 +73,15 @@ class ClassContext:
     own: frozenset[str]  # names the class defines itself
     # `self.x = <sglang instance>` in its methods: x -> TypeRef
     attr_types: dict[str, tuple] = field(default_factory=dict)
+
+
+@dataclass
+class ConsumerClass:
+    """A consumer class that subclasses sglang classes: calling it builds a `self`."""
+
+    name: str
+    bases: tuple[str, ...]
+    own: frozenset[str]
 
 
 @dataclass
@@ -94,7 +113,7 @@ class UsageVisitor(ast.NodeVisitor):
         self.is_package = is_package
         self.exports = exports
         self.scopes: list[dict] = [{}]
-        self.usages: list[Usage] = []
+        self.usages: list[Usage] = _Recorder()
         self.defined_names: set[str] = set()
         self._guarded: set[int] = set()  # import statements inside try/except ImportError
         self._in_handler = 0  # inside `except ...:` (fallback assignments keep bindings)
@@ -113,7 +132,7 @@ class UsageVisitor(ast.NodeVisitor):
         while self._queue or self._late:
             queue = self._queue if self._queue else self._late
             self._visit_body(queue.pop(0))
-        return self.usages
+        return list(self.usages)
 
     # ---- names -----------------------------------------------------------------
 
@@ -159,6 +178,8 @@ class UsageVisitor(ast.NodeVisitor):
                 return ("call", path)
             if isinstance(func, ast.Name):
                 local = self.lookup(func.id)
+                if isinstance(local, ConsumerClass):
+                    return ("self", local.bases, local.own)
                 return local.returns if isinstance(local, LocalFunction) else None
             if isinstance(func, ast.Attribute):
                 base = self.infer(func.value)
@@ -222,11 +243,14 @@ class UsageVisitor(ast.NodeVisitor):
         node = job.node
         self._visited[id(node)] = job
         saved_scopes, saved_class = self.scopes, self._class
+        saved_scope_line = self.usages.scope
         self.scopes, self._class = [*job.scopes, self._parameters(job)], None
+        self.usages.scope = node.lineno
         body = node.body if isinstance(node.body, list) else [node.body]
         for statement in body:
             self.visit(statement)
         self.scopes, self._class = saved_scopes, saved_class
+        self.usages.scope = saved_scope_line
 
     def _parameters(self, job: _Deferred) -> dict:
         node, args = job.node, job.node.args
@@ -252,7 +276,7 @@ class UsageVisitor(ast.NodeVisitor):
         for expr in [*node.bases, *node.decorator_list, *(k.value for k in node.keywords)]:
             self.visit(expr)
         bases = tuple(p for p in (self.resolve_expr(b) for b in node.bases) if p)
-        own = frozenset(_class_names(node))
+        own = class_names(node)
         self.defined_names.update(own)
         saved, self._class = self._class, ClassContext(node.name, bases, own)
         self.scopes.append({})  # class body names do not leak into methods
@@ -260,7 +284,7 @@ class UsageVisitor(ast.NodeVisitor):
             self.visit(statement)
         self.scopes.pop()
         self._class = saved
-        self.bind(node.name, EXTERNAL)
+        self.bind(node.name, ConsumerClass(node.name, bases, own) if bases else EXTERNAL)
 
     def _override(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         owner = self._class
@@ -327,7 +351,11 @@ class UsageVisitor(ast.NodeVisitor):
             elif f"{source}.{alias.name}" in self.exports.modules:
                 self.bind(bound, f"{CONSUMER}{source}.{alias.name}")
             elif source in self.exports.modules:
-                self.bind(bound, self.exports.lookup(source, alias.name) or EXTERNAL + bound)
+                subclass = self.exports.subclass(source, alias.name)
+                if subclass is not None:
+                    self.bind(bound, ConsumerClass(alias.name, *subclass))
+                else:
+                    self.bind(bound, self.exports.lookup(source, alias.name) or EXTERNAL + bound)
             else:
                 self.bind(bound, EXTERNAL + f"{source}.{alias.name}")
 
@@ -565,6 +593,11 @@ class UsageVisitor(ast.NodeVisitor):
             self._patch_call(node, name)
         if symbol is not None:
             self.usages.append(CallUsage(*self._at(node), symbol, **shape.__dict__))
+        elif isinstance(func, ast.Name) and isinstance(self.lookup(func.id), ConsumerClass):
+            subclass = self.lookup(func.id)
+            self.usages.append(
+                CallUsage(*self._at(node), subclass.bases[0], **shape.__dict__, via=subclass.name)
+            )
         elif isinstance(func, ast.Name) and node.args:
             self._replacement_call(func, node.args[0])
 
@@ -579,20 +612,3 @@ class UsageVisitor(ast.NodeVisitor):
             typed = self.infer(first)
             if typed is not None:
                 self._install(local.node, typed)
-
-
-def _class_names(node: ast.ClassDef) -> set[str]:
-    """Names a class body defines: methods, class attributes, `self.x` assignments."""
-    names: set[str] = set()
-    for statement in node.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-        elif isinstance(statement, ast.Assign):
-            names.update(t.id for t in statement.targets if isinstance(t, ast.Name))
-        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-            names.add(statement.target.id)
-    for child in ast.walk(node):
-        if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Store):
-            if isinstance(child.value, ast.Name) and child.value.id in ("self", "cls"):
-                names.add(child.attr)
-    return names

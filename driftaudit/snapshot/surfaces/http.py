@@ -8,8 +8,9 @@ What is recognised (any receiver name: `app`, `router`, `health_router`, `self.a
 - calls: `app.add_api_route(path, endpoint, methods=...)`, `add_api_websocket_route`,
   `add_websocket_route`, Starlette `add_route(path, endpoint, methods=...)`, aiohttp
   `app.router.add_route("*", path, handler)` / `add_get` / `add_post` / ..., aiohttp
-  `web.get(path, handler)`, and the constructors `Route(path, endpoint, methods=...)`,
-  `WebSocketRoute(path, endpoint)`, `Mount(path, app)` (a mount answers any method: `*`);
+  `web.get(path, handler)`, and the constructors `Route(path, endpoint, methods=...)`
+  (any callee named `*Route`, so an import alias works), `WebSocketRoute(path, endpoint)`,
+  `Mount(path, app)` (a mount answers any method: `*`);
 - `APIRouter(prefix="/v1/images")` assigned at module level: the prefix is prepended to
   the paths of that router's decorators in the same file.
 
@@ -269,16 +270,17 @@ class _FileRoutes:
                 return self._route(args[1], [method], _endpoint(endpoint), call.lineno)
             endpoint = args[1] if len(args) > 1 else None
             return self._route(args[0], [func.attr], _endpoint(endpoint), call.lineno)
-        if name in ("Route", "WebSocketRoute", "Mount") and args:
+        if name and (name == "Mount" or name.endswith("Route")) and args:
+            # Starlette's Route / WebSocketRoute / Mount (also imported under an alias)
             endpoint = (
                 args[1] if len(args) > 1 else (_keyword(call, "endpoint") or _keyword(call, "app"))
             )
-            if name == "Route":
-                methods = _methods(_keyword(call, "methods")) or ["GET"]
-            elif name == "WebSocketRoute":
+            if name == "Mount":
+                methods = ["*"]
+            elif "WebSocket" in name:
                 methods = ["WEBSOCKET"]
             else:
-                methods = ["*"]
+                methods = _methods(_keyword(call, "methods")) or ["GET"]
             return self._route(args[0], methods, _endpoint(endpoint), call.lineno)
         return None
 

@@ -1,0 +1,20 @@
+"""rename-import: `from m import old` -> `from m import new as old` (a renamed function
+keeps its call sites; `module` moves the import too when the new name lives elsewhere)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from driftaudit.fix.codemods.base import Primitive
+
+
+class RenameImport(Primitive):
+    kind = "rename-import"
+    node_type = cst.ImportAlias  # the composer rewrites the statement (see apply.py)
+    required = ("old", "new")
+
+    def apply(self, node: cst.ImportAlias) -> cst.ImportAlias:
+        if not isinstance(node.name, cst.Name) or node.name.value != self.params["old"]:
+            return node
+        asname = node.asname or cst.AsName(name=cst.Name(self.params["old"]))
+        return node.with_changes(name=cst.Name(self.params["new"]), asname=asname)

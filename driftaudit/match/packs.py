@@ -1,0 +1,193 @@
+"""Rule-pack entries x usages -> findings (DA901 with a codemod, DA902 advisories)."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from driftaudit import rules
+from driftaudit.drift import Differ
+from driftaudit.findings import Finding, Fix
+from driftaudit.match.members import MemberMatcher
+from driftaudit.packs import PackEntry
+from driftaudit.usage import (
+    AttributeNameUsage,
+    CallUsage,
+    ImportUsage,
+    MemberUsage,
+    Usage,
+    UsageSet,
+)
+from driftaudit.usage.files import SKIP_DIRS
+
+
+class PackMatcher:
+    def __init__(self, differ: Differ, usages: UsageSet, members: MemberMatcher, root: Path):
+        self.differ = differ
+        self.usages = usages
+        self.members = members
+        self.root = root
+        self._canonical: dict[str, str] = {}
+        self._texts: dict[str, str] | None = None
+
+    def canonical(self, symbol: str) -> str:
+        """A path as the old tree defines it (re-exports followed), unknown tail kept."""
+        if symbol not in self._canonical:
+            found, consumed = self.differ.old.resolve_longest(symbol)
+            parts = symbol.split(".")
+            if found is None or consumed < 2:
+                self._canonical[symbol] = symbol
+            else:
+                self._canonical[symbol] = ".".join([found.canonical, *parts[consumed:]])
+        return self._canonical[symbol]
+
+    # ---- patterns ------------------------------------------------------------------
+
+    def _matches(self, pattern: dict, usage: Usage) -> str | None:
+        """The confidence of a match ("certain" / "likely"), or None."""
+        kind = pattern["kind"]
+        if kind == "member":
+            access = pattern.get("access", "any")
+            cls, name = self.canonical(pattern["class"]), pattern["member"]
+            if isinstance(usage, MemberUsage) and usage.member == name:
+                if cls in self.members._classes(usage.receiver) and _access_ok(usage, access):
+                    return "certain"
+            if isinstance(usage, AttributeNameUsage) and usage.member == name:
+                if cls in self.members.file_classes(usage.path) and _access_ok(usage, access):
+                    return "likely"
+            return None
+        if kind == "call":
+            target = self.canonical(pattern["symbol"])
+            keyword = pattern.get("keyword")
+            if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == target:
+                return "certain" if keyword is None or keyword in usage.keywords else None
+            if isinstance(usage, MemberUsage) and usage.call is not None:
+                for cls in self.members._classes(usage.receiver):
+                    if f"{cls}.{usage.member}" == target:
+                        if keyword is None or keyword in usage.call.keywords:
+                            return "certain"
+            return None
+        if kind in ("import", "reference"):
+            if kind == "import" and not isinstance(usage, ImportUsage):
+                return None
+            symbol = getattr(usage, "symbol", "")
+            if not symbol:
+                return None
+            target = pattern["symbol"]
+            for candidate in {symbol, self.canonical(symbol)}:
+                if candidate == target or candidate.startswith(target + "."):
+                    return "certain"
+        return None
+
+    def _text_matches(self, pattern: dict) -> list[tuple[str, int, int]]:
+        regex = re.compile(pattern["regex"])
+        glob = pattern.get("glob", "*")
+        found = []
+        for relpath, text in self._consumer_texts().items():
+            if not Path(relpath).match(glob):
+                continue
+            for match in regex.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+                found.append((relpath, line, column))
+        return found
+
+    def _consumer_texts(self) -> dict[str, str]:
+        if self._texts is None:
+            self._texts = {}
+            for path in sorted(self.root.rglob("*")):
+                relative = path.relative_to(self.root)
+                if any(p in SKIP_DIRS or p.startswith(".") for p in relative.parts[:-1]):
+                    continue
+                if path.is_file() and path.stat().st_size < 2_000_000:
+                    try:
+                        self._texts[relative.as_posix()] = path.read_text(encoding="utf-8")
+                    except (UnicodeDecodeError, OSError):
+                        continue
+        return self._texts
+
+    # ---- findings --------------------------------------------------------------------
+
+    def findings(self, entries: list[PackEntry]) -> list[Finding]:
+        findings = []
+        by_file: dict[str, list[Usage]] = defaultdict(list)
+        for usage in self.usages.usages:
+            by_file[usage.path].append(usage)
+        for entry in entries:
+            places: list[tuple[str, int, int, str]] = []
+            for pattern in entry.patterns:
+                if pattern["kind"] == "text":
+                    places += [(*place, "certain") for place in self._text_matches(pattern)]
+                    continue
+                for usage in self.usages.usages:
+                    confidence = self._matches(pattern, usage)
+                    if confidence and self._conditions(entry, usage, by_file[usage.path]):
+                        places.append((usage.path, usage.line, usage.column, confidence))
+            for path, line, column, confidence in sorted(set(places)):
+                findings.append(self._finding(entry, path, line, column, confidence))
+        return findings
+
+    def _conditions(self, entry: PackEntry, usage: Usage, same_file: list[Usage]) -> bool:
+        """`within`: also matches in the file; `after`: matches earlier in the function."""
+        if entry.within and not any(self._matches(entry.within, u) for u in same_file):
+            return False
+        if entry.after and not any(
+            u.scope == usage.scope
+            and (u.line, u.column) < (usage.line, usage.column)
+            and self._matches(entry.after, u)
+            for u in same_file
+        ):
+            return False
+        return True
+
+    def _finding(self, entry: PackEntry, path, line, column, confidence) -> Finding:
+        symbol = _entry_symbol(entry)
+        old = self.differ.old.resolve(self.canonical(symbol)) if symbol else None
+        new = self.differ.new.resolve(symbol) if symbol else None
+        steps = [{"kind": s["primitive"], **_params(s)} for s in entry.codemod]
+        certain = confidence == "certain"
+        edit = {"steps": steps} if steps and certain else None
+        fix = Fix(_first_sentence(entry.message), edit) if steps else None
+        rule = rules.PACK_CHANGE if entry.codemod else rules.PACK_ADVISORY
+        severity = entry.severity if certain else "warning"
+        message = f"[{entry.id}] {entry.message} (evidence: {entry.evidence})"
+        return Finding(
+            rule,
+            path,
+            line,
+            column,
+            symbol or "",
+            message,
+            old.location if old else None,
+            new.location if new else None,
+            fix,
+            severity=severity,
+            confidence=confidence,
+            extra={"pack": entry.pack, "entry": entry.id},
+        )
+
+
+def _access_ok(usage, access: str) -> bool:
+    if access == "any":
+        return True
+    if access == "store":
+        return usage.store
+    if access == "call":
+        return getattr(usage, "call", None) is not None
+    return not usage.store and getattr(usage, "call", None) is None
+
+
+def _params(step: dict) -> dict:
+    return {k: v for k, v in step.items() if k != "primitive"}
+
+
+def _entry_symbol(entry: PackEntry) -> str | None:
+    pattern = entry.patterns[0]
+    if pattern["kind"] == "member":
+        return f"{pattern['class']}.{pattern['member']}"
+    return pattern.get("symbol")
+
+
+def _first_sentence(text: str) -> str:
+    return text.split(". ")[0].rstrip(".")

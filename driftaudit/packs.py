@@ -1,0 +1,173 @@
+"""Rule packs: declarative entries for what code alone cannot tell (top-level `rules/`).
+
+One TOML file per sglang release range. Each entry says where it applies
+(`introduced`: the release that made the change), what consumer code it is about
+(`pattern`), what to tell the user (`message`, `evidence`), and optionally how to fix
+it (`codemod`: steps built from the codemod primitives). A comparison `--old A --new B`
+uses every entry with A < introduced <= B. Packs are validated on load; an error
+names the file and the entry.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from driftaudit.errors import DriftauditError
+from driftaudit.fix.codemods import PRIMITIVES
+from driftaudit.versions import in_range, version_key
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+PATTERN_FIELDS = {
+    "member": ({"class", "member"}, {"access"}),
+    "call": ({"symbol"}, {"keyword"}),
+    "import": ({"symbol"}, set()),
+    "reference": ({"symbol"}, set()),
+    "text": ({"regex"}, {"glob"}),
+}
+ACCESS = {"store", "read", "call", "any"}
+SEVERITIES = {"error", "warning", "info"}
+
+
+@dataclass
+class PackEntry:
+    id: str
+    pack: str  # the file it comes from
+    introduced: str
+    message: str
+    evidence: str
+    patterns: list[dict]  # any of them locates the consumer code
+    severity: str = "warning"
+    within: dict | None = None  # a pattern that must also match in the same file
+    codemod: list[dict] = field(default_factory=list)
+    after: dict | None = None  # a pattern that must match earlier in the same function
+
+    @property
+    def code(self) -> str:
+        return "DA901" if self.codemod else "DA902"
+
+
+def rules_dirs(extra: list[Path] | None = None) -> list[Path]:
+    """Where packs are found: --rules DIR, else $DRIFTAUDIT_RULES, else the checkout's
+    `rules/`, else the installed copy (share/driftaudit/rules)."""
+    if extra:
+        for directory in extra:
+            if not directory.is_dir():
+                raise DriftauditError(f"rules directory {str(directory)!r} does not exist")
+        return list(extra)
+    if env := os.environ.get("DRIFTAUDIT_RULES"):
+        return [Path(env)] if Path(env).is_dir() else []
+    for candidate in (
+        Path(__file__).resolve().parent.parent / "rules",
+        Path(sys.prefix) / "share" / "driftaudit" / "rules",
+    ):
+        if candidate.is_dir():
+            return [candidate]
+    return []
+
+
+def load_packs(directories: list[Path], old: str | None, new: str | None) -> list[PackEntry]:
+    """Every valid entry that applies to old -> new (all entries when versions unknown)."""
+    entries: list[PackEntry] = []
+    seen: set[Path] = set()
+    for directory in directories:
+        for path in sorted(directory.glob("*.toml")):
+            if path.resolve() in seen:
+                continue
+            seen.add(path.resolve())
+            entries += load_pack(path)
+    if old is None or new is None:
+        return entries
+    return [e for e in entries if in_range(e.introduced, old, new)]
+
+
+def load_pack(path: Path) -> list[PackEntry]:
+    def fail(where: str, problem: str) -> DriftauditError:
+        return DriftauditError(f"rule pack {path.name}: {where}: {problem}")
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise fail("file", f"not valid TOML ({exc})") from None
+    pack = data.get("pack")
+    if not isinstance(pack, dict):
+        raise fail("file", "missing [pack] table with name, from, to")
+    for key in ("name", "from", "to"):
+        if not isinstance(pack.get(key), str):
+            raise fail("[pack]", f"`{key}` must be a string")
+    if version_key(pack["from"]) >= version_key(pack["to"]):
+        raise fail("[pack]", "`from` must be an older release than `to`")
+    entries, ids = [], set()
+    for index, raw in enumerate(data.get("entry", []), start=1):
+        where = f"entry {raw.get('id', index)!r}" if isinstance(raw, dict) else f"entry {index}"
+        if not isinstance(raw, dict):
+            raise fail(where, "must be a table")
+        for key in ("id", "introduced", "message", "evidence"):
+            if not isinstance(raw.get(key), str) or not raw[key].strip():
+                raise fail(where, f"`{key}` must be a non-empty string")
+        if raw["id"] in ids:
+            raise fail(where, "duplicate id")
+        ids.add(raw["id"])
+        if not in_range(raw["introduced"], pack["from"], pack["to"]):
+            raise fail(where, f"introduced {raw['introduced']} is outside the pack's range")
+        severity = raw.get("severity", "warning")
+        if severity not in SEVERITIES:
+            raise fail(where, f"severity must be one of {sorted(SEVERITIES)}")
+        patterns = raw.get("pattern")
+        patterns = patterns if isinstance(patterns, list) else [patterns]
+        for pattern in patterns:
+            _check_pattern(pattern, lambda p, w=where: fail(w, p))
+        for condition in ("within", "after"):
+            if raw.get(condition) is not None:
+                _check_pattern(raw[condition], lambda p, w=where, c=condition: fail(w, f"{c}: {p}"))
+        codemod = raw.get("codemod", [])
+        if not isinstance(codemod, list):
+            raise fail(where, "`codemod` must be a list of steps")
+        for step in codemod:
+            primitive = step.get("primitive") if isinstance(step, dict) else None
+            if primitive not in PRIMITIVES:
+                raise fail(where, f"unknown codemod primitive {primitive!r}")
+            try:
+                PRIMITIVES[primitive]({k: v for k, v in step.items() if k != "primitive"})
+            except ValueError as exc:
+                raise fail(where, str(exc)) from None
+        entries.append(
+            PackEntry(
+                raw["id"],
+                path.name,
+                raw["introduced"],
+                raw["message"].strip(),
+                raw["evidence"].strip(),
+                patterns,
+                severity,
+                raw.get("within"),
+                codemod,
+                raw.get("after"),
+            )
+        )
+    return entries
+
+
+def _check_pattern(pattern, fail) -> None:
+    if not isinstance(pattern, dict) or pattern.get("kind") not in PATTERN_FIELDS:
+        raise fail(f"pattern needs a `kind` of {sorted(PATTERN_FIELDS)}")
+    needed, optional = PATTERN_FIELDS[pattern["kind"]]
+    keys = set(pattern) - {"kind"}
+    if missing := needed - keys:
+        raise fail(f"{pattern['kind']} pattern needs {sorted(missing)}")
+    if unknown := keys - needed - optional:
+        raise fail(f"{pattern['kind']} pattern does not take {sorted(unknown)}")
+    if pattern.get("access", "any") not in ACCESS:
+        raise fail(f"access must be one of {sorted(ACCESS)}")
+    if pattern["kind"] == "text":
+        try:
+            re.compile(pattern["regex"])
+        except re.error as exc:
+            raise fail(f"bad regex: {exc}") from None
