@@ -71,7 +71,8 @@ class _Composer(cst.CSTTransformer):
         return result
 
     def on_leave(self, original_node, updated_node):
-        updated = super().on_leave(original_node, updated_node)
+        # primitives first; then the statement-level work of the leave_ methods below
+        updated = updated_node
         key = self._position(original_node)
         for edit, primitive in self.at.get(key, ()):
             anchored = getattr(primitive, "anchor", None) == "argument"
@@ -82,6 +83,8 @@ class _Composer(cst.CSTTransformer):
             for edit, primitive in self.at.get(self._position(original_node.args[0].value), ()):
                 if getattr(primitive, "anchor", None) == "argument":
                     updated = self._fire(edit, primitive, updated)
+        if isinstance(updated, cst.CSTNode) and type(updated) is type(original_node):
+            return super().on_leave(original_node, updated)
         return updated
 
     def visit_SimpleStatementLine(self, node) -> None:
@@ -131,12 +134,11 @@ def rewrite(path: str, source: str, edits: list[Edit]) -> FileChange:
         change.skipped = [(e, f"does not parse: {exc.message}") for e in edits]
         return change
     composer = _Composer(edits)
-    new = MetadataWrapper(module, unsafe_skip_copy=True).visit(composer)
-    code = new.code
     try:
+        code = MetadataWrapper(module, unsafe_skip_copy=True).visit(composer).code
         cst.parse_module(code)
         compile(code, path, "exec")
-    except (cst.ParserSyntaxError, SyntaxError, ValueError) as exc:
+    except (cst.ParserSyntaxError, SyntaxError, ValueError, cst.CSTValidationError) as exc:
         change.skipped = [(e, f"the result would not parse ({exc}); left unchanged") for e in edits]
         return change
     change.after = code

@@ -1,10 +1,11 @@
-"""Shared file walking for the surface extractors: which source files to read, and
-a cheap byte-level pre-filter before `ast.parse`.
+"""Shared file walking for the surface extractors: which source files to read, a cheap
+byte-level pre-filter before `ast.parse`, and parsing only the code around a match.
 
 A release holds thousands of modules (0.5.23: 4,700 files, 68 MB); reading them all
 takes a fraction of a second, parsing them all with `ast` about 20 s. Each extractor
 therefore names byte patterns its constructs cannot occur without, and only the files
-that contain one are parsed. Keep each pattern led by a literal (`@`, `.add_`, `SGL`):
+that contain one are parsed (and of a large module, with `parse_around`, only the
+blocks around the matching lines). Keep each pattern led by a literal (`@`, `SGL`):
 Python's `re` then skips ahead with a fast substring search, while a pattern led by
 `\b` or an alternation is tried at every offset (60 MB: 0.02 s against 0.4 s or more).
 
@@ -254,15 +255,6 @@ def _parse_region(
         return ast.parse(code, filename=rel)
     except (SyntaxError, ValueError):
         return None
-
-
-def iter_parsed(
-    root: Path, needle: Needle = None, under: str = "sglang"
-) -> Iterator[tuple[str, ast.Module]]:
-    for rel, text in iter_sources(root, needle, under):
-        tree = parse(text, rel)
-        if tree is not None:
-            yield rel, tree
 
 
 def iter_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
