@@ -37,15 +37,17 @@ def test_example_findings_on_real_releases(example_result):
     by_place = {(f.path, f.line, f.rule.code): f for f in example_result.findings}
     assert set(by_place) == {
         ("capture/batch.py", 5, "DA102"),
-        ("capture/batch.py", 27, "DA104"),  # req.fill_ids = ... (req untyped: likely)
-        ("capture/batch.py", 28, "DA301"),  # len(req.fill_ids)
-        ("capture/batch.py", 42, "DA301"),  # batch.get_model_worker_batch()
+        # rule pack 0.5.9 -> 0.5.14: req untyped here, so `likely`
+        ("capture/batch.py", 27, "DA901"),  # req.fill_ids = ...
+        ("capture/batch.py", 28, "DA901"),  # len(req.fill_ids)
+        ("capture/batch.py", 41, "DA902"),  # batch.prepare_for_extend(): prefill_input_ids_cpu
+        ("capture/batch.py", 42, "DA901"),  # batch.get_model_worker_batch()
         ("capture/logits.py", 7, "DA301"),  # self.multi_item_delimiter in the replacement
         ("capture/parallel.py", 16, "DA201"),
         ("capture/parallel.py", 36, "DA303"),
     }
-    assert by_place["capture/batch.py", 28, "DA301"].confidence == "likely"
-    assert by_place["capture/batch.py", 42, "DA301"].confidence == "certain"
+    assert by_place["capture/batch.py", 28, "DA901"].confidence == "likely"
+    assert by_place["capture/batch.py", 42, "DA901"].confidence == "certain"
     replacement = by_place["capture/logits.py", 7, "DA301"]
     assert (
         replacement.symbol
@@ -118,3 +120,30 @@ def test_warm_run_does_not_parse_sglang_again(release_cache, example_result, mon
 def test_unknown_version_names_the_available_ones(release_cache):
     with pytest.raises(DriftauditError, match=r"unknown sglang version '0\.5\.999'.*0\.5\.14"):
         resolve_spec("0.5.999", release_cache)
+
+
+def test_fix_on_real_releases(release_cache, tmp_path):
+    import shutil
+
+    from driftaudit.pipeline import run_fix
+
+    consumer = tmp_path / "consumer"
+    shutil.copytree(EXAMPLE, consumer)
+    result = run_fix(consumer, None, "0.5.14", release_cache, apply=True)
+    assert result.fixed == 4
+    batch = (consumer / "capture/batch.py").read_text()
+    parallel = (consumer / "capture/parallel.py").read_text()
+    assert (
+        "from sglang.srt.managers.scheduler_components.dp_attn import prepare_mlp_sync_batch_raw"
+        in batch
+    )
+    assert "return batch\n" in batch
+    assert "pynccl_use_current_stream" not in parallel
+    assert "attn_tp_rank, attn_tp_size, attn_dp_rank, _ = compute_dp_attention_world_info(" in (
+        parallel
+    )
+    again = run_fix(consumer, None, "0.5.14", release_cache, apply=True)
+    assert again.fixed == 0
+    after = run_compare(consumer, None, "0.5.14", release_cache)
+    assert not [f for f in after.findings if f.fix and f.fix.autofixable]
+    assert {(f.path, f.line) for f in after.findings} >= {("capture/batch.py", 27)}

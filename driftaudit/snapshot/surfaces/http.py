@@ -39,7 +39,8 @@ from driftaudit.snapshot.surfaces._files import (
     dotted,
     iter_sources,
     iter_statements,
-    parse,
+    match_lines,
+    parse_around,
     unparse,
 )
 
@@ -59,6 +60,7 @@ _CALL_NEEDLE = [
     re.compile(rb"web\.(?:get|post|put|delete|patch|head|route)\("),
 ]
 _NEEDLE = [_DECORATOR_NEEDLE, *_CALL_NEEDLE]
+_MODULE_ASSIGNMENT = re.compile(rb"^[A-Za-z_]\w*[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 
 
 @dataclass
@@ -97,13 +99,13 @@ def extract_routes(root: Path) -> list[Route]:
     """Every route of every server module below `root/sglang`, sorted by file and line."""
     routes: list[Route] = []
     for rel, text in iter_sources(root, _NEEDLE):
-        tree = parse(text, rel)
-        if tree is not None:
-            data = text.encode()
-            call_lines = {
-                data.count(b"\n", 0, m.start()) + 1 for n in _CALL_NEEDLE for m in n.finditer(data)
-            }
-            routes.extend(_FileRoutes(rel, tree).collect(call_lines))
+        data = text.encode()
+        call_lines = set(match_lines(data, _CALL_NEEDLE))
+        # the decorated functions, the calls, and the module-level constants they may use
+        lines = match_lines(data, [_DECORATOR_NEEDLE, *_CALL_NEEDLE, _MODULE_ASSIGNMENT])
+        trees = parse_around(text, rel, lines)
+        if trees:
+            routes.extend(_FileRoutes(rel, trees).collect(call_lines))
     return routes
 
 
@@ -115,12 +117,15 @@ def routes_by_path(routes: list[Route]) -> dict[str, list[Route]]:
 
 
 class _FileRoutes:
-    def __init__(self, rel: str, tree: ast.Module) -> None:
+    """The routes of one module, given the trees of its regions (`parse_around`)."""
+
+    def __init__(self, rel: str, trees: list[ast.Module]) -> None:
         self.rel = rel
-        self.tree = tree
+        self.trees = trees
         self.constants: dict[str, ast.expr] = {}
         self.prefixes: dict[str, str] = {}
-        self._module_names(tree.body)
+        for tree in trees:
+            self._module_names(tree.body)
 
     def _module_names(self, body: list[ast.stmt]) -> None:
         """Module-level `NAME = expr` (also inside module-level if/try blocks)."""
@@ -181,7 +186,8 @@ class _FileRoutes:
         """Decorated functions, and registration calls in the simple statements that
         span one of `call_lines` (where a call form matched; None: every statement)."""
         found: dict[tuple[str, str, str], Route] = {}
-        for stmt in iter_statements(self.tree.body):
+        statements = (stmt for tree in self.trees for stmt in iter_statements(tree.body))
+        for stmt in statements:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for decorator in stmt.decorator_list:
                     route = self._from_decorator(decorator, stmt.name)
