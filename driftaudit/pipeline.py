@@ -18,6 +18,8 @@ from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
 from driftaudit.sources.pin import read_pin
 from driftaudit.usage import UsageSet, collect_usages
+from driftaudit.usage.pins import read_pins
+from driftaudit.usage.surfaces import scan_surfaces
 
 
 @dataclass
@@ -45,6 +47,7 @@ def run_compare(
     cache_dir: Path,
     exclude: list[str] | None = None,
     rules: list[Path] | None = None,
+    prefixes: list[str] | None = None,
 ) -> CompareResult:
     if not consumer.exists():
         raise DriftauditError(f"consumer path {str(consumer)!r} does not exist")
@@ -65,12 +68,14 @@ def run_compare(
     timings["resolve"] = time.perf_counter() - start
     start = time.perf_counter()
     usages = collect_usages(consumer, exclude)
+    surfaces = scan_surfaces(consumer, prefixes, exclude)
+    pins = read_pins(consumer)
     timings["usage"] = time.perf_counter() - start
     start = time.perf_counter()
     packs = []
     if old.tree.version and new.tree.version:
         packs = load_packs(rules_dirs(rules), old.tree.version, new.tree.version)
-    findings = match_usages(usages, Differ(old, new), packs, consumer)
+    findings = match_usages(usages, Differ(old, new), packs, consumer, surfaces, pins)
     timings["match"] = time.perf_counter() - start
     return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
 

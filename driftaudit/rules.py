@@ -130,6 +130,118 @@ DEFAULT_CHANGED = _rule(
     "f()  # def f(x=1) became def f(x=2)",
     "Pass the old default explicitly if you depend on it.",
 )
+SERVER_ARG_REMOVED = _rule(
+    "DA401",
+    "server-arg-removed",
+    "error",
+    "A ServerArgs field the consumer sets or reads was removed (keyword, attribute, "
+    "a keyword dict splatted into ServerArgs(**kwargs), or a wrapped `sglang_<field>`).",
+    "TypeError for ServerArgs(field=...), AttributeError for server_args.field.",
+    "ServerArgs(enable_piecewise_cuda_graph=True)",
+    "Drop it, or set the field that replaced it (the finding names it when a flag moved).",
+)
+SERVER_ARG_TYPE_CHANGED = _rule(
+    "DA402",
+    "server-arg-type-changed",
+    "warning",
+    "A ServerArgs field the consumer uses changed type (e.g. bool -> Optional[bool]).",
+    "Values that were valid may now mean something else (None: resolve automatically).",
+    "ServerArgs(enable_decoder_swa_bounded_replay=...)",
+    "Check the values you pass and the new meaning of None.",
+)
+SERVER_ARG_DEFAULT_CHANGED = _rule(
+    "DA403",
+    "server-arg-default-changed",
+    "warning",
+    "A ServerArgs field the consumer uses changed its default.",
+    "Where the consumer leaves it unset, results may change silently.",
+    "ServerArgs(model_path=...)  # enable_decoder_swa_bounded_replay: False -> None",
+    "Set the old default explicitly if you depend on it.",
+)
+FLAG_REMOVED = _rule(
+    "DA404",
+    "flag-removed",
+    "error",
+    "An sglang CLI flag the consumer passes (directly, or wrapped as `--sglang-<flag>` or "
+    "`args.sglang_<field>`) no longer exists.",
+    "The server refuses to start: unrecognized arguments.",
+    "python -m sglang.launch_server --enable-piecewise-cuda-graph",
+    "Drop it or use the flag named in the finding.",
+)
+FLAG_DEPRECATED = _rule(
+    "DA405",
+    "flag-deprecated",
+    "warning",
+    "An sglang CLI flag the consumer passes is deprecated in the new release.",
+    "It still works for now, and may be removed next.",
+    "--cuda-graph-max-bs 8",
+    "Use the replacement the deprecation note names.",
+)
+ROUTE_REMOVED = _rule(
+    "DA501",
+    "route-removed",
+    "error",
+    "An sglang HTTP route the consumer calls is gone from the new server.",
+    "The request gets 404 Not Found.",
+    'requests.post(f"{url}/update_weights_from_distributed", json=...)',
+    "Call the route that replaced it.",
+)
+ROUTE_METHOD_CHANGED = _rule(
+    "DA502",
+    "route-method-changed",
+    "error",
+    "The consumer calls an sglang route with a method the new server no longer accepts.",
+    "The request gets 405 Method Not Allowed.",
+    'requests.get(f"{url}/flush_cache")  # now POST only',
+    "Use the method the new route accepts.",
+)
+REQUEST_FIELD_REMOVED = _rule(
+    "DA503",
+    "request-field-removed",
+    "error",
+    "A field the consumer sends to an sglang endpoint (a JSON payload key, or a keyword "
+    "of an io_struct request such as GenerateReqInput) is gone from the request struct.",
+    "422 / TypeError, or the value is silently ignored.",
+    'requests.post(f"{url}/generate", json={"text": t, "stream_interval": 1})',
+    "Drop the field or use its replacement.",
+)
+ENV_VAR_UNUSED = _rule(
+    "DA504",
+    "env-var-unused",
+    "warning",
+    "An SGLANG_* environment variable the consumer sets or reads is no longer read by "
+    "the new sglang.",
+    "Setting it has no effect any more: the behaviour it controlled may have changed.",
+    "export SGLANG_ENABLE_JIT_DEEPGEMM=0",
+    "Find the flag or variable that replaced it.",
+)
+PARSER_REMOVED = _rule(
+    "DA505",
+    "parser-removed",
+    "error",
+    "A tool-call or reasoning parser name the consumer passes is no longer registered.",
+    "The server refuses to start (invalid choice) or the request fails.",
+    "--tool-call-parser qwen25",
+    "Use a registered parser name.",
+)
+META_INFO_KEY_REMOVED = _rule(
+    "DA506",
+    "meta-info-key-removed",
+    "warning",
+    "A `meta_info` key the consumer reads from responses is no longer written by the new server.",
+    "KeyError, or None where a value was expected.",
+    'output["meta_info"]["cached_tokens"]',
+    "Read the key that replaced it.",
+)
+REQUIREMENT_CONFLICT = _rule(
+    "DA507",
+    "requirement-conflict",
+    "error",
+    "The consumer pins a package to a version the new sglang wheel does not accept.",
+    "pip cannot install both, or the environment runs with an untested combination.",
+    "torch==2.9.1  # sglang 0.5.23 requires torch==2.14.1",
+    "Move the pin to what the new sglang requires.",
+)
 MEMBER_REMOVED = _rule(
     "DA301",
     "member-removed",

@@ -15,10 +15,12 @@ from driftaudit.drift.changes import (
     SymbolMoved,
 )
 from driftaudit.drift.differ import callable_signature, function_location
+from driftaudit.drift.serverargs import SERVER_ARGS
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.calls import bind, call_params
 from driftaudit.match.members import MemberMatcher
 from driftaudit.match.packs import PackMatcher
+from driftaudit.match.surfaces import SurfaceMatcher
 from driftaudit.packs import PackEntry
 from driftaudit.snapshot import Resolved
 from driftaudit.snapshot.model import Class, Function
@@ -34,6 +36,8 @@ from driftaudit.usage import (
     Usage,
     UsageSet,
 )
+from driftaudit.usage.pins import Pin
+from driftaudit.usage.surfaces import SurfaceUsages
 
 
 def match_usages(
@@ -41,6 +45,8 @@ def match_usages(
     differ: Differ,
     packs: list[PackEntry] | None = None,
     root: Path | None = None,
+    surfaces: SurfaceUsages | None = None,
+    pins: list[Pin] | None = None,
 ) -> list[Finding]:
     matcher = _Matcher(differ)
     members = MemberMatcher(differ, matcher, usages)
@@ -60,10 +66,23 @@ def match_usages(
         elif isinstance(usage, OverrideUsage):
             findings += members.override(usage)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
+    pack_matcher = PackMatcher(differ, usages, members, root or Path(usages.root))
+    surface = SurfaceMatcher(differ, usages, members, pack_matcher)
+    sglang_surfaces = surface.server_args_findings(surfaces) + surface.meta_info_findings()
+    if surfaces is not None:
+        sglang_surfaces += surface.http_findings(surfaces) + surface.env_findings(surfaces)
+    if pins:
+        sglang_surfaces += surface.pin_findings(pins)
+    # a ServerArgs finding says more than the generic keyword or member one at that place
+    places = {(f.path, f.line, f.column) for f in sglang_surfaces}
+    findings = [
+        f
+        for f in findings
+        if not (f.symbol.startswith(SERVER_ARGS) and (f.path, f.line, f.column) in places)
+    ]
+    findings += sglang_surfaces
     if packs:
-        pack_findings = PackMatcher(differ, usages, members, root or Path(usages.root)).findings(
-            packs
-        )
+        pack_findings = pack_matcher.findings(packs)
         # a pack entry about the same place and name says more (the remedy, a codemod)
         covered = {(f.path, f.line, f.column, f.symbol) for f in pack_findings}
         findings = [f for f in findings if (f.path, f.line, f.column, f.symbol) not in covered]

@@ -22,6 +22,7 @@ from driftaudit.cache import BlobStore
 from driftaudit.snapshot.extract import EXTRACTOR_VERSION, extract_module
 from driftaudit.snapshot.model import Alias, Attribute, Class, Module, Obj
 from driftaudit.snapshot.surfaces import serverargs
+from driftaudit.snapshot.surfaces.registry import SURFACES, SURFACES_VERSION
 from driftaudit.snapshot.surfaces.serverargs import ServerArgsModel
 from driftaudit.sources.tree import SourceTree
 
@@ -76,6 +77,7 @@ class Snapshot:
         self._name_index: dict[str, list[str]] | None = None
         self._server_args: ServerArgsModel | bool | None = None
         self._resolved: dict[str, tuple[Resolved | None, int]] = {}
+        self._surfaces: dict[str, object] = {}
         self._scan()
 
     # ---- the tree -------------------------------------------------------------
@@ -148,6 +150,26 @@ class Snapshot:
         self._server_args = model or False
         return model
 
+    def surface(self, name: str):
+        """Routes, env vars, parsers, request structs, meta_info keys or requirements
+        of the tree (see surfaces/registry.py), extracted once and cached."""
+        if name in self._surfaces:
+            return self._surfaces[name]
+        surface = SURFACES[name]
+        key = f"surface:{name}:{SURFACES_VERSION}:{self.digest}"
+        cached = self.store.get(key)
+        value = None
+        if cached is not None:
+            try:
+                value = surface.load(json.loads(cached))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                value = None  # a corrupt entry: extracted again
+        if value is None:
+            value = surface.extract(self.tree.root)
+            self.store.put(key, json.dumps(surface.dump(value)).encode())
+        self._surfaces[name] = value
+        return value
+
     def _with_surfaces(self, module: Module) -> Module:
         """ServerArgs gets its fields as members, whatever the layout that declares them
         (recent releases assemble it from namespace classes at import time)."""
@@ -157,6 +179,8 @@ class Snapshot:
         model = self.server_args() if isinstance(cls, Class) else None
         if model is None:
             return module
+        if "__init__" not in cls.members and "dataclass" not in cls.labels:
+            cls.labels.append("dataclass")  # assembled from fields: a keyword constructor
         for name, arg in model.fields.items():
             if name not in cls.members:
                 cls.members[name] = Attribute(

@@ -71,6 +71,28 @@ class AttributeNameUsage(Usage):
 
 
 @dataclass
+class KeywordDictUsage(Usage):
+    """A dict literal or `dict(...)` call with string keys (it may feed `f(**kwargs)`)."""
+
+    keys: list[tuple[str, int, int]] = field(default_factory=list)  # (key, line, column)
+
+
+@dataclass
+class ClassFieldUsage(Usage):
+    """A name a consumer class body declares (`sglang_tp_size: int = 1` wraps a flag)."""
+
+    name: str = ""
+    owner: str = ""
+
+
+@dataclass
+class MetaInfoUsage(Usage):
+    """`out["meta_info"]["key"]` or `...["meta_info"].get("key")`: a response field read."""
+
+    key: str = ""
+
+
+@dataclass
 class OverrideUsage(Usage):
     """A method that a consumer subclass of sglang classes defines."""
 

@@ -22,8 +22,11 @@ from driftaudit.usage.model import (
     AttributeNameUsage,
     CallShape,
     CallUsage,
+    ClassFieldUsage,
     ImportUsage,
+    KeywordDictUsage,
     MemberUsage,
+    MetaInfoUsage,
     OverrideUsage,
     ReferenceUsage,
     UnpackUsage,
@@ -279,6 +282,15 @@ class UsageVisitor(ast.NodeVisitor):
         own = class_names(node)
         self.defined_names.update(own)
         saved, self._class = self._class, ClassContext(node.name, bases, own)
+        for statement in node.body:
+            targets = statement.targets if isinstance(statement, ast.Assign) else []
+            if isinstance(statement, ast.AnnAssign):
+                targets = [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id.startswith("sglang_"):
+                    self.usages.append(
+                        ClassFieldUsage(*self._at(target), "", name=target.id, owner=node.name)
+                    )
         self.scopes.append({})  # class body names do not leak into methods
         for statement in node.body:
             self.visit(statement)
@@ -568,6 +580,52 @@ class UsageVisitor(ast.NodeVisitor):
         )
         return True
 
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        self.generic_visit(node)
+        key = _string(node.slice)
+        if key is not None and _is_meta_info(node.value):
+            self.usages.append(MetaInfoUsage(*self._at(node), "", key=key))
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        self.generic_visit(node)
+        keys = [
+            (k.value, k.lineno, k.col_offset + 1)
+            for k in node.keys
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        ]
+        if len(keys) >= 3:
+            self.usages.append(KeywordDictUsage(*self._at(node), "", keys=keys))
+
+    def _special_call(self, node: ast.Call, name: str) -> None:
+        """dict(a=1, ...), getattr(obj, "x"), dataclasses.replace(obj, x=...)."""
+        if name == "dict" and isinstance(node.func, ast.Name) and len(node.keywords) >= 3:
+            keys = [(k.arg, k.lineno, k.col_offset + 1) for k in node.keywords if k.arg]
+            self.usages.append(KeywordDictUsage(*self._at(node), "", keys=keys))
+        elif name in ("getattr", "replace") and node.args:
+            receiver = self.infer(node.args[0])
+            if receiver is None:
+                return
+            if name == "getattr" and len(node.args) >= 2:
+                attribute = node.args[1]
+                if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+                    self.usages.append(
+                        MemberUsage(*self._at(node), "", receiver=receiver, member=attribute.value)
+                    )
+            elif name == "replace":
+                for keyword in node.keywords:
+                    if keyword.arg:
+                        self.usages.append(
+                            MemberUsage(
+                                self.relpath,
+                                keyword.lineno,
+                                keyword.col_offset + 1,
+                                "",
+                                receiver=receiver,
+                                member=keyword.arg,
+                                store=True,
+                            )
+                        )
+
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         shape = CallShape(
@@ -584,6 +642,11 @@ class UsageVisitor(ast.NodeVisitor):
         for part in [*node.args, *node.keywords]:
             self.visit(part)
         name = (dotted(func) or [""])[-1]
+        self._special_call(node, name)
+        if name == "get" and isinstance(func, ast.Attribute) and _is_meta_info(func.value):
+            key = _string(node.args[0]) if node.args else None
+            if key is not None:
+                self.usages.append(MetaInfoUsage(*self._at(node), "", key=key))
         if name in _STRING_IMPORTERS and node.args:
             first = node.args[0]
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
@@ -612,3 +675,14 @@ class UsageVisitor(ast.NodeVisitor):
             typed = self.infer(first)
             if typed is not None:
                 self._install(local.node, typed)
+
+
+def _string(node) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _is_meta_info(node: ast.expr) -> bool:
+    """`x["meta_info"]` or `x.meta_info`."""
+    if isinstance(node, ast.Subscript):
+        return _string(node.slice) == "meta_info"
+    return isinstance(node, ast.Attribute) and node.attr == "meta_info"

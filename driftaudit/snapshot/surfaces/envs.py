@@ -12,7 +12,7 @@ Two kinds:
 - `read`: a direct read anywhere else (0.5.2 has no registry at all):
   `os.environ.get("X", d)`, `os.getenv`, `os.environ["X"]` (loaded, not stored),
   `"X" in os.environ`, `os.environ.setdefault/pop("X")`, and any call whose callee's
-  name contains `env` (`get_bool_env_var`, `get_int_env_var`, `_env_int`, `_lazy_env`,
+  name contains `env` (`get_bool_env_var`, `get_int_env_var`, `_env_int`,
   `_print_deprecated_env`, but not `setenv`/`delenv`/`putenv`/`unsetenv`) or starts with
   `_lazy_` / contains `Gated` (multimodal_gen's `_lazy_bool("X")`, the LoRA `_GatedBool`).
   Every string argument of such a call that is a variable name counts. `type` is guessed
@@ -20,13 +20,13 @@ Two kinds:
   `default` is the source of the second positional or `default=` argument.
   In a module named `environ.py`/`envs.py`, string keys of dict literals that are
   variable names count too (0.5.23's `_DEPRECATED_ENVS` table: `deprecated` is set),
-  and so do names assigned to a constant whose name says so
+  and anywhere, so do names assigned to a constant whose name says so
   (`PREFILL_ENV = "SGLANG_X"`, `_DIAG_ENVS = ("SGLANG_A", "SGLANG_B")`).
 
-One entry per name; a registry entry wins over a read, otherwise the first read in path
-order gives the location. `envs.SGLANG_X.get()` is a use of the registry, not a new name.
-Only quoted names are found: a name built at run time (`f"SGLANG_{x}"`, the
-`SGL_` -> `SGLANG_` rewrite of every variable) is not.
+One entry per name; a registry entry wins over a read (keeping the read's `deprecated`),
+otherwise the first read in path order gives the location. `envs.SGLANG_X.get()` is a
+use of the registry, not a new name. Only quoted names are found: a name built at run
+time (`f"SGLANG_{x}"`, the `SGL_` -> `SGLANG_` rewrite of every variable) is not.
 """
 
 from __future__ import annotations

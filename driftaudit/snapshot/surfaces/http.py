@@ -15,14 +15,16 @@ What is recognised (any receiver name: `app`, `router`, `health_router`, `self.a
   the paths of that router's decorators in the same file.
 
 Paths are resolved from string literals, f-strings and `+` of resolvable parts,
-module-level constants (`VERTEX_ROUTE = ...`), and `os.environ.get("VAR", "/default")`
-/ `os.getenv(...)` (the default: what the server serves when the variable is unset).
+module-level constants (`VERTEX_ROUTE = ...`, assigned at column 0), and
+`os.environ.get("VAR", "/default")` / `os.getenv(...)` (the default: what the server
+serves when the variable is unset).
 A path that cannot be resolved (`@app.get(_ollama_root_route)` with no default) or
 that does not start with `/` is not a route here.
 
-Not modelled: `include_router(router, prefix=...)` (sglang passes no prefix there) and
-routes registered conditionally are reported as if always present (the `/dumper/{method}`
-route guarded by an env var, the Ollama root alternatives). The tree holds several
+Not modelled: a prefix given to `include_router(router, prefix=...)` (sglang passes
+none) and conditions: a route registered under an `if` is reported as always present
+(`/dumper/{method}`, guarded by an env var; both Ollama root alternatives, of which the
+env-named one has no static path and is skipped). The tree holds several
 servers (srt's http_server, the disaggregation bootstrap and encoder servers, the
 diffusion server in multimodal_gen, health-check stubs); `file` tells them apart.
 """

@@ -1,0 +1,145 @@
+"""ServerArgs drift: fields, types, defaults, CLI flags and deprecations between two
+releases, from the ServerArgs field model (whatever layout declares the fields)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from driftaudit import rules
+from driftaudit.drift.changes import Change
+from driftaudit.snapshot.surfaces.serverargs import ServerArgField, ServerArgsModel
+
+SERVER_ARGS = "sglang.srt.server_args.ServerArgs"
+
+
+def _where(field: ServerArgField | None) -> str | None:
+    return f"{field.file}:{field.line}" if field else None
+
+
+@dataclass
+class ServerArgFieldRemoved(Change):
+    field: str = ""
+    replacement: str | None = None  # the field that now takes the old flag, if any
+
+    rule = rules.SERVER_ARG_REMOVED
+
+    def explain(self) -> str:
+        text = f"ServerArgs field `{self.field}` was removed"
+        if self.replacement:
+            text += f" (its flag now sets `{self.replacement}`)"
+        return text
+
+
+@dataclass
+class ServerArgTypeChanged(Change):
+    field: str = ""
+    old_type: str | None = None
+    new_type: str | None = None
+
+    rule = rules.SERVER_ARG_TYPE_CHANGED
+
+    def explain(self) -> str:
+        return (
+            f"ServerArgs field `{self.field}` changed type from `{self.old_type}` "
+            f"to `{self.new_type}`"
+        )
+
+
+@dataclass
+class ServerArgDefaultChanged(Change):
+    field: str = ""
+    old_default: str | None = None
+    new_default: str | None = None
+
+    rule = rules.SERVER_ARG_DEFAULT_CHANGED
+
+    def explain(self) -> str:
+        return (
+            f"default of ServerArgs field `{self.field}` changed from {self.old_default} "
+            f"to {self.new_default}: results may change silently where it is not set"
+        )
+
+
+@dataclass
+class FlagRemoved(Change):
+    flag: str = ""
+    replacement: str | None = None  # the flag to use instead, when one maps to the field
+
+    rule = rules.FLAG_REMOVED
+
+    def explain(self) -> str:
+        text = f"CLI flag `{self.flag}` was removed"
+        return text + (f": use `{self.replacement}`" if self.replacement else "")
+
+
+@dataclass
+class FlagDeprecated(Change):
+    flag: str = ""
+    note: str = ""
+
+    rule = rules.FLAG_DEPRECATED
+
+    def explain(self) -> str:
+        return f"CLI flag `{self.flag}` is deprecated" + (f": {self.note}" if self.note else "")
+
+
+def _normal_type(text: str | None) -> str:
+    text = (text or "").replace(" ", "").replace("typing.", "")
+    match = re.fullmatch(r"Optional\[(.+)\]", text)
+    return f"{match.group(1)}|None" if match else text
+
+
+class ServerArgsDrift:
+    """Changes by field name and by flag, for matching and for `driftaudit diff`."""
+
+    def __init__(self, old: ServerArgsModel, new: ServerArgsModel):
+        self.old, self.new = old, new
+        self.by_field: dict[str, list[Change]] = {}
+        self.by_flag: dict[str, Change] = {}
+        for name, field in old.fields.items():
+            self.by_field[name] = self._field_changes(name, field)
+        for flag, name in old.flags.items():
+            change = self._flag_change(flag, name)
+            if change is not None:
+                self.by_flag[flag] = change
+
+    def _field_changes(self, name: str, field: ServerArgField) -> list[Change]:
+        symbol = f"{SERVER_ARGS}.{name}"
+        twin = self.new.fields.get(name)
+        if twin is None:
+            replacement = None
+            for flag in [field.flag, *field.aliases]:
+                if flag and self.new.flags.get(flag) not in (None, name):
+                    replacement = self.new.flags[flag]
+                    break
+            return [ServerArgFieldRemoved(symbol, _where(field), None, name, replacement)]
+        changes: list[Change] = []
+        where = (_where(field), _where(twin))
+        if _normal_type(field.annotation) != _normal_type(twin.annotation):
+            changes.append(
+                ServerArgTypeChanged(symbol, *where, name, field.annotation, twin.annotation)
+            )
+        if (field.default or "") != (twin.default or ""):
+            changes.append(
+                ServerArgDefaultChanged(symbol, *where, name, field.default, twin.default)
+            )
+        return changes
+
+    def _flag_change(self, flag: str, name: str) -> Change | None:
+        symbol = f"{SERVER_ARGS}.{name}"
+        old_field, new_name = self.old.fields.get(name), self.new.flags.get(flag)
+        if new_name is None:
+            twin = self.new.fields.get(name)
+            replacement = twin.flag if twin is not None and twin.flag != flag else None
+            return FlagRemoved(symbol, _where(old_field), _where(twin), flag, replacement)
+        if flag in self.new.deprecated_flags and flag not in self.old.deprecated_flags:
+            twin = self.new.fields.get(new_name)
+            return FlagDeprecated(
+                symbol, _where(old_field), _where(twin), flag, self.new.deprecated_flags[flag]
+            )
+        return None
+
+    def all_changes(self) -> list[Change]:
+        changes = [c for group in self.by_field.values() for c in group]
+        return changes + list(self.by_flag.values())

@@ -1,0 +1,333 @@
+"""sglang's own surfaces x consumer usages: ServerArgs fields and CLI flags (direct and
+wrapped), HTTP routes and payloads, env vars, parser names, meta_info keys, pins."""
+
+from __future__ import annotations
+
+import re
+
+from driftaudit import rules
+from driftaudit.drift import Differ
+from driftaudit.drift.serverargs import SERVER_ARGS, ServerArgFieldRemoved, ServerArgsDrift
+from driftaudit.findings import Finding, Fix
+from driftaudit.match.members import MemberMatcher
+from driftaudit.usage import (
+    CallUsage,
+    ClassFieldUsage,
+    KeywordDictUsage,
+    MemberUsage,
+    MetaInfoUsage,
+    UsageSet,
+)
+from driftaudit.usage.pins import Pin
+from driftaudit.usage.surfaces import SurfaceUsages
+from driftaudit.versions import version_key
+
+PARSER_FLAGS = {"--tool-call-parser": "tool_call", "--reasoning-parser": "reasoning"}
+_PLACEHOLDER = re.compile(r"\{[^}]*\}")
+
+
+def _finding(rule, place, symbol, message, old=None, new=None, fix=None, **kw) -> Finding:
+    path, line, column = place
+    return Finding(rule, path, line, column, symbol, message, old, new, fix, **kw)
+
+
+def _at(usage) -> tuple[str, int, int]:
+    return usage.path, usage.line, usage.column
+
+
+class SurfaceMatcher:
+    def __init__(self, differ: Differ, usages: UsageSet, members: MemberMatcher, pack=None):
+        self.differ = differ
+        self.usages = usages
+        self.members = members
+        self.canonical = pack.canonical if pack else (lambda s: s)
+        old_model, new_model = differ.old.server_args(), differ.new.server_args()
+        self.server_args = (
+            ServerArgsDrift(old_model, new_model) if old_model and new_model else None
+        )
+
+    # ---- ServerArgs ---------------------------------------------------------------
+
+    def _field(self, name: str, place, how: str, passed: bool = True) -> list[Finding]:
+        if self.server_args is None:
+            return []
+        findings = []
+        for change in self.server_args.by_field.get(name, []):
+            if isinstance(change, ServerArgFieldRemoved) or passed:
+                fix = None
+                if isinstance(change, ServerArgFieldRemoved):
+                    fix = Fix(
+                        f"set `{change.replacement}` instead"
+                        if change.replacement
+                        else f"drop `{name}`"
+                    )
+                message = f"{how}: {change.explain()}"
+                findings.append(
+                    _finding(
+                        change.rule,
+                        place,
+                        change.symbol,
+                        message,
+                        change.old_location,
+                        change.new_location,
+                        fix,
+                    )
+                )
+        return findings
+
+    def server_args_findings(self, surfaces: SurfaceUsages | None) -> list[Finding]:
+        if self.server_args is None:
+            return []
+        findings: list[Finding] = []
+        fields = set(self.server_args.old.fields)
+        splatted = []
+        for usage in self.usages.usages:
+            if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == SERVER_ARGS:
+                for keyword in usage.keywords:
+                    findings += self._field(keyword, _at(usage), f"ServerArgs({keyword}=...)")
+                if usage.star_kwargs:
+                    splatted.append(usage)
+            elif isinstance(usage, MemberUsage) and usage.member in fields:
+                if SERVER_ARGS in self.members._classes(usage.receiver):
+                    how = f"server_args.{usage.member}"
+                    findings += self._field(usage.member, _at(usage), how, passed=usage.store)
+            elif isinstance(usage, ClassFieldUsage):
+                name = usage.name.removeprefix("sglang_")
+                if name in fields:
+                    how = f"`{usage.owner}.{usage.name}` wraps ServerArgs field `{name}`"
+                    findings += self._field(name, _at(usage), how, passed=False)
+        if splatted:
+            where = ", ".join(f"{u.path}:{u.line}" for u in splatted[:3])
+            for usage in self.usages.usages:
+                if not isinstance(usage, KeywordDictUsage):
+                    continue
+                known = [k for k in usage.keys if k[0] in fields]
+                if len(known) < 3 or len(known) < 0.6 * len(usage.keys):
+                    continue
+                confidence = "certain" if len(known) >= 0.8 * len(usage.keys) else "likely"
+                for key, line, column in known:
+                    how = (
+                        f"keyword `{key}` of a dict passed as ServerArgs(**kwargs) "
+                        f"({len(known)} of its {len(usage.keys)} keys are ServerArgs fields; "
+                        f"splatted at {where})"
+                    )
+                    for found in self._field(key, (usage.path, line, column), how):
+                        found.confidence = confidence
+                        if confidence == "likely":
+                            found.severity = "warning"
+                        findings.append(found)
+        if surfaces is not None:
+            findings += self._flags(surfaces)
+        return findings
+
+    def _flags(self, surfaces: SurfaceUsages) -> list[Finding]:
+        findings = []
+        drift = self.server_args
+        for usage in surfaces.flags:
+            change = drift.by_flag.get(usage.flag)
+            how = f"`{usage.written}`" + (f" wraps sglang's `{usage.flag}`" if usage.prefix else "")
+            if change is not None:
+                fix = (
+                    Fix(f"use `{change.replacement}`")
+                    if getattr(change, "replacement", None)
+                    else None
+                )
+                findings.append(
+                    _finding(
+                        change.rule,
+                        _at(usage),
+                        change.symbol,
+                        f"{how}: {change.explain()}",
+                        change.old_location,
+                        change.new_location,
+                        fix,
+                    )
+                )
+            elif usage.prefix and usage.context == "python-attr":
+                name = usage.flag.removeprefix("--").replace("-", "_")
+                findings += self._field(name, _at(usage), how, passed=False)
+            kind = PARSER_FLAGS.get(usage.flag)
+            if kind and usage.value:
+                findings += self._parser(kind, usage.value, _at(usage))
+        return findings
+
+    # ---- parsers, routes, env vars, meta_info, pins ---------------------------------
+
+    def _parser(self, kind: str, name: str, place) -> list[Finding]:
+        old = getattr(self.differ.old.surface("parsers"), kind)
+        new = getattr(self.differ.new.surface("parsers"), kind)
+        if name in old and name not in new:
+            label = "tool-call" if kind == "tool_call" else "reasoning"
+            message = f"{label} parser `{name}` is no longer registered"
+            return [_finding(rules.PARSER_REMOVED, place, name, message, old[name], None)]
+        return []
+
+    def http_findings(self, surfaces: SurfaceUsages) -> list[Finding]:
+        if not surfaces.urls:
+            return []
+        old_routes = _route_table(self.differ.old.surface("routes"))
+        new_routes = _route_table(self.differ.new.surface("routes"))
+        old_structs = self.differ.old.surface("request_structs")
+        new_structs = self.differ.new.surface("request_structs")
+        findings = []
+        for usage in surfaces.urls:
+            key = _PLACEHOLDER.sub("{}", usage.route.rstrip("/") or "/")
+            before, after = old_routes.get(key), new_routes.get(key)
+            if before is None:
+                continue  # not an sglang route of the old server
+            old_where = f"{before[0].file}:{before[0].line}"
+            if after is None:
+                message = f"HTTP route `{usage.route}` is gone from the new sglang server"
+                findings.append(
+                    _finding(rules.ROUTE_REMOVED, _at(usage), usage.route, message, old_where)
+                )
+                continue
+            new_where = f"{after[0].file}:{after[0].line}"
+            methods = {m for r in after for m in r.methods}
+            old_methods = {m for r in before for m in r.methods}
+            if (
+                usage.method
+                and usage.method in old_methods
+                and "*" not in methods
+                and usage.method not in methods
+            ):
+                message = (
+                    f"`{usage.method} {usage.route}`: the new server accepts "
+                    f"{', '.join(sorted(methods))} only"
+                )
+                findings.append(
+                    _finding(
+                        rules.ROUTE_METHOD_CHANGED,
+                        _at(usage),
+                        usage.route,
+                        message,
+                        old_where,
+                        new_where,
+                    )
+                )
+            struct = _struct_for(key)
+            if usage.payload_keys and struct in old_structs and struct in new_structs:
+                for name in usage.payload_keys:
+                    if (
+                        name in old_structs[struct].fields
+                        and name not in new_structs[struct].fields
+                    ):
+                        message = (
+                            f"sends `{name}` to `{usage.route}`: `{struct}.{name}` was removed"
+                        )
+                        findings.append(
+                            _finding(
+                                rules.REQUEST_FIELD_REMOVED,
+                                _at(usage),
+                                f"{struct}.{name}",
+                                message,
+                                old_where,
+                                new_where,
+                            )
+                        )
+        return findings
+
+    def env_findings(self, surfaces: SurfaceUsages) -> list[Finding]:
+        if not surfaces.envs:
+            return []
+        old, new = self.differ.old.surface("env_vars"), self.differ.new.surface("env_vars")
+        findings = []
+        for usage in surfaces.envs:
+            if usage.name in old and usage.name not in new:
+                verb = "sets" if usage.kind == "set" else "reads"
+                before = old[usage.name]
+                message = f"{verb} `{usage.name}`, which the new sglang no longer reads"
+                findings.append(
+                    _finding(
+                        rules.ENV_VAR_UNUSED,
+                        _at(usage),
+                        usage.name,
+                        message,
+                        f"{before.file}:{before.line}",
+                    )
+                )
+        return findings
+
+    def meta_info_findings(self) -> list[Finding]:
+        reads = [u for u in self.usages.usages if isinstance(u, MetaInfoUsage)]
+        if not reads:
+            return []
+        old = self.differ.old.surface("meta_info_keys")
+        new = self.differ.new.surface("meta_info_keys")
+        return [
+            _finding(
+                rules.META_INFO_KEY_REMOVED,
+                _at(u),
+                f"meta_info.{u.key}",
+                f"reads meta_info[{u.key!r}], which the new server no longer writes",
+                old[u.key],
+            )
+            for u in reads
+            if u.key in old and u.key not in new
+        ]
+
+    def pin_findings(self, pins: list[Pin]) -> list[Finding]:
+        required = {r.name: r for r in self.differ.new.surface("requirements") if not r.extra}
+        findings = []
+        old_version = self.differ.old.tree.version
+        for pin in pins:
+            if pin.sglang and old_version and pin.sglang != old_version:
+                continue  # that file pins another sglang (another stack, e.g. ROCm)
+            requirement = required.get(pin.name)
+            if requirement is None or not requirement.specifier:
+                continue
+            if not _compatible(pin.specifier, requirement.specifier):
+                message = (
+                    f"pins `{pin.name}{pin.specifier}`; sglang {self.differ.new.tree.version} "
+                    f"requires `{requirement.name}{requirement.specifier}`"
+                )
+                findings.append(
+                    _finding(
+                        rules.REQUIREMENT_CONFLICT,
+                        (pin.path, pin.line, pin.column),
+                        pin.name,
+                        message,
+                        None,
+                        "METADATA: Requires-Dist",
+                    )
+                )
+        return findings
+
+
+def _route_table(routes) -> dict[str, list]:
+    table: dict[str, list] = {}
+    for route in routes:
+        table.setdefault(_PLACEHOLDER.sub("{}", route.path.rstrip("/") or "/"), []).append(route)
+    return table
+
+
+def _struct_for(route: str) -> str:
+    """/update_weights_from_tensor -> UpdateWeightsFromTensorReqInput."""
+    last = route.rstrip("/").rsplit("/", 1)[-1]
+    return "".join(part.capitalize() for part in last.split("_")) + "ReqInput"
+
+
+def _compatible(pin: str, required: str) -> bool:
+    """Can one version satisfy both? Exact pins are checked; other ranges trusted."""
+    exact = re.fullmatch(r"===?([^,]+)", pin)
+    if not exact:
+        return True
+    version = exact.group(1).split("+")[0]
+    for clause in required.split(","):
+        match = re.fullmatch(r"\s*(==|!=|>=|<=|>|<|~=)\s*(\S+)\s*", clause)
+        if not match or "*" in match.group(2):
+            continue
+        op, bound = match.group(1), match.group(2)
+        mine, theirs = version_key(version), version_key(bound)
+        ok = {
+            "==": mine == theirs,
+            "!=": mine != theirs,
+            ">=": mine >= theirs,
+            "<=": mine <= theirs,
+            ">": mine > theirs,
+            "<": mine < theirs,
+            "~=": mine >= theirs,
+        }[op]
+        if not ok:
+            return False
+    return True
