@@ -196,11 +196,10 @@ def _fix(args, cache_dir: Path) -> int:
 
 
 def _diff(args, cache_dir: Path) -> int:
-    from driftaudit.pipeline import open_snapshots, run_diff
+    from driftaudit.pipeline import run_diff
     from driftaudit.report import changes_json, render_changes
 
-    changes = run_diff(args.old, args.new, cache_dir, args.module)
-    old, new = open_snapshots(args.old, args.new, cache_dir)
+    old, new, changes = run_diff(args.old, args.new, cache_dir, args.module)
     if args.format == "json":
         _emit(changes_json(changes, old.tree, new.tree), args)
     else:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from driftaudit.cache import BlobStore
 from driftaudit.drift import Change, Differ
+from driftaudit.drift.serverargs import SERVER_ARGS, ServerArgsDrift
+from driftaudit.drift.surfaces import surface_changes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 from driftaudit.fix import FileChange, apply_edits, edits_from_findings
@@ -80,10 +82,28 @@ def run_compare(
     return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
 
 
-def run_diff(old_spec: str, new_spec: str, cache_dir: Path, prefix: str | None) -> list[Change]:
+def _about_server_args_fields(change: Change, fields: set[str]) -> bool:
+    if change.symbol == SERVER_ARGS:
+        return True
+    owner, _, name = change.symbol.rpartition(".")
+    return owner == SERVER_ARGS and name in fields
+
+
+def run_diff(
+    old_spec: str, new_spec: str, cache_dir: Path, prefix: str | None
+) -> tuple[Snapshot, Snapshot, list[Change]]:
+    """The sglang-side changelog: API, ServerArgs and flags, surfaces, requirements."""
     old, new = open_snapshots(old_spec, new_spec, cache_dir)
-    changes = Differ(old, new).all_changes()
-    return [c for c in changes if prefix is None or c.symbol.startswith(prefix)]
+    module_prefix = prefix if prefix and old.is_module(prefix) else None
+    changes = list(Differ(old, new).all_changes(module_prefix))
+    old_args, new_args = old.server_args(), new.server_args()
+    if old_args and new_args:
+        fields = set(old_args.fields)
+        # the field model says it better than the class's synthesised constructor
+        changes = [c for c in changes if not _about_server_args_fields(c, fields)]
+        changes += ServerArgsDrift(old_args, new_args).all_changes()
+    changes += surface_changes(old, new)
+    return old, new, [c for c in changes if prefix is None or c.symbol.startswith(prefix)]
 
 
 @dataclass

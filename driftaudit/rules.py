@@ -242,6 +242,16 @@ REQUIREMENT_CONFLICT = _rule(
     "torch==2.9.1  # sglang 0.5.23 requires torch==2.14.1",
     "Move the pin to what the new sglang requires.",
 )
+REQUIREMENT_CHANGED = _rule(
+    "DA508",
+    "requirement-changed",
+    "info",
+    "The new sglang wheel requires a different version of a dependency (Requires-Dist).",
+    "Installing the new sglang moves that package; code built against the old one may "
+    "break (kernels, torch, transformers).",
+    "flashinfer-python ==0.7.1 -> ==0.7.2",
+    "Check your own pins and the packages you build against.",
+)
 MEMBER_REMOVED = _rule(
     "DA301",
     "member-removed",

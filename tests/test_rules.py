@@ -22,7 +22,7 @@ CASES = sorted(p.name for p in (FIXTURES / "rules").iterdir() if p.is_dir())
 def test_rule_fixture(case: str, cache_dir: Path) -> None:
     root = FIXTURES / "rules" / case
     result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
-    found = {(f.path, f.line, f.rule.code) for f in result.findings}
+    found = {(f.path, f.line, f.rule.code) for f in result.findings if f.path.endswith(".py")}
     assert found == expected_markers(root / "consumer")
 
 
@@ -77,3 +77,20 @@ def test_replacement_self_and_overrides_name_the_sglang_member(cache_dir: Path) 
     assert ("DA304", "sglang.srt.batch.ModelRunner.init_cuda_graphs") in symbols
     assert ("DA305", "sglang.srt.batch.ModelRunner.forward") in symbols
     assert all(f.confidence == "certain" for f in result.findings)
+
+
+def test_surfaces_outside_python(cache_dir: Path) -> None:
+    """Scripts, pins: flags, env vars and parser names where no `# expect` fits."""
+    root = FIXTURES / "rules" / "surfaces"
+    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    found = {(f.path, f.line, f.rule.code) for f in result.findings if not f.path.endswith(".py")}
+    assert found == {
+        ("requirements.txt", 2, "DA507"),  # torch==2.9.1, the new wheel wants 2.11.0
+        ("scripts/launch.sh", 2, "DA504"),  # export SGLANG_USE_OLD_PATH=1 (SGLANG_DEBUG is fine)
+        ("scripts/launch.sh", 6, "DA404"),  # --enable-piecewise-cuda-graph (not torchrun's)
+        ("scripts/launch.sh", 7, "DA505"),  # --tool-call-parser qwen25
+    }
+    by_place = {(f.path, f.line, f.rule.code): f for f in result.findings}
+    removed = by_place["app/args.py", 31, "DA401"]
+    assert "cuda_graph_max_bs_prefill" in removed.message  # the flag moved to this field
+    assert by_place["app/args.py", 28, "DA402"].severity == "warning"

@@ -259,10 +259,16 @@ class Differ:
 
     # ---- the whole changelog -----------------------------------------------------
 
-    def all_changes(self) -> Iterator[Change]:
-        """Every change to a module, a module-level definition or a class member."""
-        self.new.load_all()
-        for module in self.old.load_all():
+    def all_changes(self, prefix: str | None = None) -> Iterator[Change]:
+        """Every change to a module, a module-level definition or a class member
+        (of the modules under `prefix` only, when given)."""
+        if prefix is None:
+            self.new.load_all()
+            modules = self.old.load_all()
+        else:
+            names = [n for n in self.old.files if n == prefix or n.startswith(prefix + ".")]
+            modules = [m for m in map(self.old.module, names) if m is not None]
+        for module in modules:
             if not self.new.is_module(module.name):
                 yield ModuleRemoved(module.name, module.file, None)
                 continue

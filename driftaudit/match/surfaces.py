@@ -7,7 +7,12 @@ import re
 
 from driftaudit import rules
 from driftaudit.drift import Differ
-from driftaudit.drift.serverargs import SERVER_ARGS, ServerArgFieldRemoved, ServerArgsDrift
+from driftaudit.drift.serverargs import (
+    SERVER_ARGS,
+    ServerArgDefaultChanged,
+    ServerArgFieldRemoved,
+    ServerArgsDrift,
+)
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.members import MemberMatcher
 from driftaudit.usage import (
@@ -49,10 +54,14 @@ class SurfaceMatcher:
     # ---- ServerArgs ---------------------------------------------------------------
 
     def _field(self, name: str, place, how: str, passed: bool = True) -> list[Finding]:
+        """Findings for a field the consumer names; `passed`: it sets a value (a type
+        change matters), else it only reads or wraps it (only a removal matters)."""
         if self.server_args is None:
             return []
         findings = []
         for change in self.server_args.by_field.get(name, []):
+            if isinstance(change, ServerArgDefaultChanged):
+                continue  # only where the field is left unset (see _defaults)
             if isinstance(change, ServerArgFieldRemoved) or passed:
                 fix = None
                 if isinstance(change, ServerArgFieldRemoved):
@@ -87,6 +96,8 @@ class SurfaceMatcher:
                     findings += self._field(keyword, _at(usage), f"ServerArgs({keyword}=...)")
                 if usage.star_kwargs:
                     splatted.append(usage)
+                else:
+                    findings += self._defaults(usage)
             elif isinstance(usage, MemberUsage) and usage.member in fields:
                 if SERVER_ARGS in self.members._classes(usage.receiver):
                     how = f"server_args.{usage.member}"
@@ -118,6 +129,30 @@ class SurfaceMatcher:
                         findings.append(found)
         if surfaces is not None:
             findings += self._flags(surfaces)
+        unique = {(f.path, f.line, f.column, f.rule.code, f.symbol): f for f in findings}
+        return list(unique.values())
+
+    def _defaults(self, call: CallUsage) -> list[Finding]:
+        """ServerArgs(...) leaves these fields unset, and their defaults changed."""
+        findings = []
+        for name, changes in self.server_args.by_field.items():
+            if name in call.keywords:
+                continue
+            for change in changes:
+                if isinstance(change, ServerArgDefaultChanged):
+                    message = f"ServerArgs(...) leaves `{name}` unset: {change.explain()}"
+                    fix = Fix(f"pass `{name}={change.old_default}` to keep the old behaviour")
+                    findings.append(
+                        _finding(
+                            change.rule,
+                            _at(call),
+                            change.symbol,
+                            message,
+                            change.old_location,
+                            change.new_location,
+                            fix,
+                        )
+                    )
         return findings
 
     def _flags(self, surfaces: SurfaceUsages) -> list[Finding]:

@@ -18,7 +18,9 @@ from driftaudit.usage.model import ParseFailure, UsageSet
 from driftaudit.usage.visitor import UsageVisitor
 
 # An import of sglang (at any indentation: lazy imports too) or a string naming it.
-_REACHES_SGLANG = re.compile(r"""^[ \t]*(?:from|import)[ \t]+sglang\b|['"]sglang[.'"]""", re.M)
+_REACHES_SGLANG = re.compile(
+    r"""^[ \t]*(?:from|import)[ \t]+sglang\b|['"]sglang[.'"]|['"]meta_info['"]""", re.M
+)
 
 
 class _File:

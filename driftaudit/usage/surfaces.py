@@ -753,17 +753,18 @@ class _PendingCall:
 
 
 class _PythonScan:
-    def __init__(self, sink: _Sink, tree: ast.Module, helpers: dict[str, _Helper],
-                 pending: list[_PendingCall]):  # fmt: skip
+    """One parsed tree (a whole file or one unit of it, see `_PyFile`) -> usages."""
+
+    def __init__(self, sink: _Sink, lines: list[str], imported: set[str],
+                 helpers: dict[str, _Helper], pending: list[_PendingCall]):  # fmt: skip
         self.sink = sink
-        self.tree = tree
+        self.lines = lines
+        self.imported = imported  # root names the file imports: `miles.x.sglang_y` is a module
         self.helpers = helpers
         self.pending = pending
-        self.skip: set[int] = set()  # string nodes that are prose or route definitions
+        self.skip: set[int] = set()  # string nodes that are prose
         self.env_done: set[int] = set()
-        self.url_done: set[int] = set()
-        self.imported: set[str] = set()
-        self.lines = sink.text.text.split("\n")
+        self.url_done: set[int] = set()  # string nodes read already, or route definitions
 
     # -- positions --
 
@@ -792,12 +793,10 @@ class _PythonScan:
 
     # -- walk --
 
-    def run(self) -> None:
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                for alias in node.names:
-                    self.imported.add((alias.asname or alias.name).split(".")[0])
-            elif isinstance(node, ast.Expr) and isinstance(node.value, (ast.Constant, ast.JoinedStr)):
+    def run(self, tree: ast.Module) -> None:
+        self.skip, self.env_done, self.url_done = set(), set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Constant, ast.JoinedStr)):
                 self.skip.add(id(node.value))  # docstrings and other bare strings
             elif isinstance(node, ast.JoinedStr):
                 for value in node.values:
@@ -809,7 +808,7 @@ class _PythonScan:
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 for decorator in node.decorator_list:
                     self.url_done.update(id(sub) for sub in ast.walk(decorator))
-        scopes: list[ast.AST] = [self.tree]
+        scopes: list[ast.AST] = [tree]
         while scopes:
             scope, nested = self._collect(scopes.pop())
             scopes.extend(nested)
@@ -1113,7 +1112,11 @@ class _PythonScan:
         if url is None:
             return None
         payload = next((k.value for k in call.keywords if k.arg in _PAYLOAD_KEYWORDS), None)
-        if payload is None and method in ("POST", "PUT", "PATCH") and len(call.args) > url_index + 1:
+        if (
+            payload is None
+            and method in ("POST", "PUT", "PATCH")
+            and len(call.args) > url_index + 1
+        ):
             payload = call.args[url_index + 1]
         return url, method, payload
 
@@ -1787,21 +1790,169 @@ def _read(path: Path, kind: str) -> str | None:
 _CONFIG_FILTER = re.compile(r"sgl|server[_-]args|launch_server|curl", re.I)
 
 
-def _python_wanted(text: str, wrap: _Prefixes) -> bool:
-    """A cheap look at a Python file: can it hold anything reported here?"""
-    if "SGL" in text or "launch_server" in text or "sglang serve" in text:
-        return True
-    if any(p in text for p in wrap.dash):
-        return True
-    for form, _ in wrap.py:  # args.sglang_x, getattr(args, "sglang_x"), not imports
-        at = text.find(form)
-        while at > 0:
-            if text[at - 1] in ".\"'":
-                line_start = text.rfind("\n", 0, at) + 1
-                if not text[line_start:at].lstrip().startswith(("from ", "import ")):
-                    return True
-            at = text.find(form, at + 1)
-    return _PY_URL_FILTER.search(text) is not None
+# ---- Python files: candidate lines -> units -> ast -----------------------------------
+#
+# Parsing every file would cost seconds on a large consumer. A literal search finds the
+# lines that can matter; each is widened to its unit (the outermost enclosing function or
+# method, or the top-level statement), and only the units are parsed: padded with blank
+# lines (and an `if 1:` for a method) so that lines and columns stay those of the file.
+# A unit that does not parse on its own (a line inside a multi-line string, ...) makes
+# the whole file parse instead; so does a set of units covering most of the file.
+
+_URL_LITERALS = re.compile(r"://|\"/|'/|\}/")
+_URL_SCHEME_AT = re.compile(r"""(?:https?|wss?)://[^"'\s/]*/[A-Za-z_{]""")
+_URL_PATH_AT = re.compile(r"""/(?!(?:tmp|home|root|usr|dev|proc|sys|etc|var|opt|mnt)/)"""
+                          r"""[A-Za-z_{][\w{}.~/-]*["'?]""")  # fmt: skip
+_URL_FIELD_AT = re.compile(r"""\}/[A-Za-z_][\w/.~-]*(?:["'?]|\{)""")
+_DEF_HEADER = re.compile(r"(?:async[ \t]+)?def[ \t]")
+_STATEMENT_HEADER = re.compile(r"(?:async[ \t]+)?def[ \t]|class[ \t]|@")
+_CONTINUATIONS = ("else", "elif", "except", "finally", ")", "]", "}")
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.M)
+
+
+def _py_candidates(text: str, wrap: _Prefixes) -> list[int]:
+    """Offsets in a Python file where a flag, env var or route may be written."""
+    found: list[int] = []
+
+    def every(needle: str) -> Iterator[int]:
+        at = text.find(needle)
+        while at >= 0:
+            yield at
+            at = text.find(needle, at + 1)
+
+    for needle in ("SGLANG_", "SGL_", "launch_server", "sglang serve", *wrap.dash):
+        found.extend(every(needle))
+    for form, _ in wrap.py:  # args.sglang_x, getattr(args, "sglang_x"), class fields
+        for at in every(form):
+            before = text[at - 1 : at]
+            if before in (".", '"', "'") or (before in (" ", "\t") and text[at - 2 : at].isspace()):
+                found.append(at)
+    for m in _URL_LITERALS.finditer(text):
+        at, hit = m.start(), m.group()
+        if hit == "://":
+            head = text[max(0, at - 5) : at]
+            scheme = 5 if head.endswith("https") else 4
+            if _URL_SCHEME_AT.match(text, at - scheme):
+                found.append(at)
+        elif hit == "}/":
+            if _URL_FIELD_AT.match(text, at):
+                found.append(at)
+        elif _URL_PATH_AT.match(text, at + 1):
+            found.append(at)
+    return found
+
+
+def _imported_names(text: str) -> set[str]:
+    names: set[str] = set()
+    for m in _IMPORT.finditer(text):
+        for part in m.group(1).split(","):
+            words = part.split()
+            if words:
+                names.add(words[-1] if len(words) == 3 else words[0].split(".")[0])
+    for m in _FROM_IMPORT.finditer(text):
+        for part in m.group(1).strip("()\\ \n").split(","):
+            words = part.split()
+            if words:
+                names.add(words[-1])
+    return names
+
+
+class _PyFile:
+    def __init__(self, rel: str, text: str, out: SurfaceUsages, wrap: _Prefixes):
+        self.text = text
+        self.sink = _Sink(rel, _Text(text), out, wrap)
+        self.lines = text.split("\n")
+        self.indents: list[int | None] = []
+        for line in self.lines:
+            stripped = line.lstrip()
+            blank = not stripped or stripped.startswith("#")
+            self.indents.append(None if blank else len(line) - len(stripped))
+        self.units: set[int] = set()  # first lines of the units read already
+        self.whole = False
+
+    def scan(self, offsets: list[int], helpers: dict[str, _Helper],
+             pending: list[_PendingCall]) -> None:  # fmt: skip
+        if self.whole or not offsets:
+            return
+        units: dict[int, tuple[int, int]] = {}
+        for line in sorted({self.sink.text.pos(at)[0] - 1 for at in offsets}):
+            if any(start <= line < end for start, end in units.values()):
+                continue
+            unit = self._unit(line)
+            if unit is None:
+                return self._scan_whole(helpers, pending)
+            units[unit[0]] = unit
+        todo = [unit for start, unit in sorted(units.items()) if start not in self.units]
+        if sum(end - start for start, end in todo) * 2 > len(self.lines):
+            return self._scan_whole(helpers, pending)
+        scan = _PythonScan(self.sink, self.lines, _imported_names(self.text), helpers, pending)
+        trees = []
+        for start, end in todo:
+            indent = self.indents[start] or 0
+            body = "\n".join(self.lines[start:end])
+            if indent:
+                padded = "\n" * (start - 1) + "if 1:\n" + body
+            else:
+                padded = "\n" * start + body
+            try:
+                trees.append(ast.parse(padded))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return self._scan_whole(helpers, pending)
+        for (start, _), tree in zip(todo, trees):
+            self.units.add(start)
+            scan.run(tree)
+
+    def _scan_whole(self, helpers: dict[str, _Helper], pending: list[_PendingCall]) -> None:
+        self.whole = True
+        try:
+            tree = ast.parse(self.text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return
+        _PythonScan(self.sink, self.lines, _imported_names(self.text), helpers, pending).run(tree)
+
+    def _unit(self, index: int) -> tuple[int, int] | None:
+        """(first line, end line) of the unit holding a 0-based line, None when unclear."""
+        lines, indents = self.lines, self.indents
+        level = indents[index]
+        if level is None or lines[index].lstrip().startswith(_CONTINUATIONS):
+            level = 1 << 30
+        outer_def = None
+        top = None
+        for i in range(index, -1, -1):
+            indent = indents[i]
+            if indent is None or indent >= level and i != index:
+                continue
+            if lines[i].lstrip().startswith(_CONTINUATIONS):
+                continue
+            level = indent
+            if _DEF_HEADER.match(lines[i], indent):
+                outer_def = i
+            if indent == 0:
+                top = i
+                break
+        start = outer_def if outer_def is not None else top
+        if start is None:
+            return None
+        indent = indents[start]
+        while start > 0 and indents[start - 1] == indent and lines[start - 1].lstrip()[:1] == "@":
+            start -= 1
+        if indent and start == 0:
+            return None
+        decorating = lines[start].lstrip().startswith("@")
+        end = start + 1
+        while end < len(lines):
+            current = indents[end]
+            if current is not None and current <= indent:
+                stripped = lines[end].lstrip()
+                if decorating and stripped.startswith("@"):
+                    pass
+                elif decorating and _STATEMENT_HEADER.match(stripped):
+                    decorating = False
+                elif not (stripped.startswith(_CONTINUATIONS) and current == indent):
+                    break
+            end += 1
+        return start, end
 
 
 def scan_surfaces(
@@ -1820,15 +1971,13 @@ def scan_surfaces(
     wrap = _Prefixes(result.prefixes)
     helpers: dict[str, _Helper] = {}
     pending: list[_PendingCall] = []
+    python: dict[str, _PyFile] = {}
     for rel, (kind, text) in texts.items():
         if kind == "python":
-            if not _python_wanted(text, wrap):
-                continue
-            try:
-                tree = ast.parse(text)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                continue
-            _PythonScan(_Sink(rel, _Text(text), result, wrap), tree, helpers, pending).run()
+            offsets = _py_candidates(text, wrap)
+            if offsets:
+                python[rel] = _PyFile(rel, text, result, wrap)
+                python[rel].scan(offsets, helpers, pending)
             continue
         if kind in ("yaml", "json", "toml") and not (
             _CONFIG_FILTER.search(text) or any(p in text for p in wrap.dash)
@@ -1845,10 +1994,23 @@ def scan_surfaces(
             _scan_json(sink)
         else:
             _scan_toml(sink)
+    # the calls of the consumer's request helpers, wherever they are
+    for name in sorted(helpers):
+        call = re.compile(rf"\b{re.escape(name)}\(")
+        for rel, (kind, text) in texts.items():
+            if kind == "python" and name in text:
+                offsets = [m.start() for m in call.finditer(text)]
+                if offsets:
+                    file = python.get(rel) or python.setdefault(
+                        rel, _PyFile(rel, text, result, wrap)
+                    )
+                    file.scan(offsets, {}, pending)
     _resolve_helpers(pending, helpers, result)
     result.flags = _dedupe(result.flags, lambda u: (u.line, u.column, u.flag, u.context))
     result.envs = _dedupe(result.envs, lambda u: (u.line, u.column, u.name))
-    result.urls = _dedupe(result.urls, lambda u: (u.line, u.column, u.route, u.method))
+    result.urls = _dedupe(
+        result.urls, lambda u: (u.line, u.column, u.route, u.method, tuple(u.payload_keys))
+    )
     return result
 
 

@@ -643,7 +643,7 @@ class UsageVisitor(ast.NodeVisitor):
             self.visit(part)
         name = (dotted(func) or [""])[-1]
         self._special_call(node, name)
-        if name == "get" and isinstance(func, ast.Attribute) and _is_meta_info(func.value):
+        if isinstance(func, ast.Attribute) and func.attr == "get" and _is_meta_info(func.value):
             key = _string(node.args[0]) if node.args else None
             if key is not None:
                 self.usages.append(MetaInfoUsage(*self._at(node), "", key=key))
