@@ -87,8 +87,12 @@ class PackMatcher:
         for relpath, text in self._consumer_texts().items():
             if not Path(relpath).match(glob):
                 continue
+            lines_seen = set()
             for match in regex.finditer(text):
                 line = text.count("\n", 0, match.start()) + 1
+                if line in lines_seen:
+                    continue  # one finding a line
+                lines_seen.add(line)
                 column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
                 found.append((relpath, line, column))
         return found

@@ -793,48 +793,105 @@ class _PythonScan:
 
     # -- walk --
 
-    def run(self, tree: ast.Module) -> None:
+    def run(self, tree: ast.Module, hot: list[int] | None = None) -> None:
+        """Read a tree. Expressions are visited only in statements that touch a `hot`
+        line (sorted, 1-based; None: all); elsewhere only assignments are recorded."""
         self.skip, self.env_done, self.url_done = set(), set(), set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Constant, ast.JoinedStr)):
-                self.skip.add(id(node.value))  # docstrings and other bare strings
-            elif isinstance(node, ast.JoinedStr):
-                for value in node.values:
-                    self.skip.add(id(value))
-                    if isinstance(value, ast.FormattedValue) and value.format_spec is not None:
-                        self.skip.add(id(value.format_spec))
-            elif isinstance(node, ast.keyword) and node.arg in _DOC_KEYWORDS:
-                self.skip.add(id(node.value))
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                for decorator in node.decorator_list:
-                    self.url_done.update(id(sub) for sub in ast.walk(decorator))
         scopes: list[ast.AST] = [tree]
         while scopes:
-            scope, nested = self._collect(scopes.pop())
+            scope, nested = self._collect(scopes.pop(), hot)
             scopes.extend(nested)
             self._envs(scope)
             self._flags(scope)
             self._urls(scope)
 
-    def _collect(self, root: ast.AST) -> tuple[_Scope, list[ast.AST]]:
+    @staticmethod
+    def _touches(hot: list[int] | None, node: ast.AST) -> bool:
+        if hot is None:
+            return True
+        i = bisect.bisect_left(hot, node.lineno)
+        return i < len(hot) and hot[i] <= node.end_lineno
+
+    def _collect(self, root: ast.AST, hot: list[int] | None) -> tuple[_Scope, list[ast.AST]]:
         scope = _Scope(root)
         nested: list[ast.AST] = []
-        stack: list[ast.AST] = list(root.body)
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                nested.append(node)
-                stack.extend(node.decorator_list)
-                stack.extend(node.args.defaults)
-                stack.extend(d for d in node.args.kw_defaults if d is not None)
+        statements: list[ast.stmt] = list(root.body)
+        expressions: list[ast.AST] = []
+        while statements:
+            stmt = statements.pop()
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for decorator in stmt.decorator_list:
+                    self.url_done.update(id(sub) for sub in ast.walk(decorator))
+                if isinstance(stmt, ast.ClassDef):
+                    statements.extend(stmt.body)
+                    for item in stmt.body:
+                        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                            scope.class_fields.append(item.target)
+                    continue
+                nested.append(stmt)
+                args = stmt.args
+                for default in [*args.defaults, *args.kw_defaults, *stmt.decorator_list]:
+                    if default is not None and self._touches(hot, default):
+                        expressions.append(default)
                 continue
-            if isinstance(node, ast.ClassDef):
-                for stmt in node.body:
-                    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                        scope.class_fields.append(stmt.target)
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Constant, ast.JoinedStr)):
+                self.skip.add(id(stmt.value))  # docstrings and other bare strings
+                continue
+            if hasattr(stmt, "body") or isinstance(stmt, ast.Match):
+                if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                    self._loop(scope, stmt)
+                for name, value in ast.iter_fields(stmt):
+                    if name in ("body", "orelse", "finalbody"):
+                        statements.extend(value)
+                    elif name in ("handlers", "cases"):
+                        for part in value:
+                            statements.extend(part.body)
+                    elif isinstance(value, ast.AST) and self._touches(hot, value):
+                        expressions.append(value)
+                    elif isinstance(value, list):
+                        expressions.extend(
+                            v for v in value if isinstance(v, ast.AST) and self._touches_item(hot, v)
+                        )
+                continue
+            self._record_assignment(scope, stmt)
+            if self._touches(hot, stmt):
+                expressions.append(stmt)
+        while expressions:
+            node = expressions.pop()
             self._classify(scope, node)
-            stack.extend(ast.iter_child_nodes(node))
+            expressions.extend(ast.iter_child_nodes(node))
         return scope, nested
+
+    def _touches_item(self, hot: list[int] | None, node: ast.AST) -> bool:
+        if hasattr(node, "lineno"):
+            return self._touches(hot, node)
+        return any(self._touches_item(hot, child) for child in ast.iter_child_nodes(node))
+
+    @staticmethod
+    def _record_assignment(scope: _Scope, stmt: ast.stmt) -> None:
+        if isinstance(stmt, ast.AugAssign):
+            scope.aug.append(stmt)
+            return
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            return
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                scope.assigns.setdefault(target.id, []).append((stmt.lineno, stmt.value))
+            elif (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Name)
+                and _is_str(target.slice)
+            ):
+                key = (stmt.lineno, target.slice.value)
+                scope.sub_keys.setdefault(target.value.id, []).append(key)
+
+    @staticmethod
+    def _loop(scope: _Scope, node: ast.For | ast.AsyncFor | ast.comprehension) -> None:
+        if isinstance(node.target, ast.Name) and isinstance(node.iter, (ast.Tuple, ast.List)):
+            constants = [e for e in node.iter.elts if _is_str(e)]
+            if constants:
+                scope.loops[node.target.id] = constants
 
     def _classify(self, scope: _Scope, node: ast.AST) -> None:
         if isinstance(node, ast.Constant):
@@ -842,6 +899,10 @@ class _PythonScan:
                 scope.strings.append(node)
         elif isinstance(node, ast.JoinedStr):
             scope.strings.append(node)
+            for value in node.values:
+                self.skip.add(id(value))
+                if isinstance(value, ast.FormattedValue) and value.format_spec is not None:
+                    self.skip.add(id(value.format_spec))
         elif isinstance(node, ast.Call):
             scope.calls.append(node)
         elif isinstance(node, ast.Attribute):
@@ -857,27 +918,11 @@ class _PythonScan:
             scope.subscripts.append(node)
         elif isinstance(node, ast.Compare):
             scope.compares.append(node)
-        elif isinstance(node, ast.AugAssign):
-            scope.aug.append(node)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            if node.value is None:
-                return
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    scope.assigns.setdefault(target.id, []).append((node.lineno, node.value))
-                elif (
-                    isinstance(target, ast.Subscript)
-                    and isinstance(target.value, ast.Name)
-                    and _is_str(target.slice)
-                ):
-                    key = (node.lineno, target.slice.value)
-                    scope.sub_keys.setdefault(target.value.id, []).append(key)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            if isinstance(node.target, ast.Name) and isinstance(node.iter, (ast.Tuple, ast.List)):
-                constants = [e for e in node.iter.elts if _is_str(e)]
-                if constants:
-                    scope.loops[node.target.id] = constants
+        elif isinstance(node, ast.keyword):
+            if node.arg in _DOC_KEYWORDS:
+                self.skip.add(id(node.value))
+        elif isinstance(node, ast.comprehension):
+            self._loop(scope, node)
 
     # -- env vars --
 
