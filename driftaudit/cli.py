@@ -128,6 +128,7 @@ def _compare(args, cache_dir: Path) -> int:
         cache_dir,
         [*config.exclude, *args.exclude],
         args.rules,
+        config.wrap_prefixes,
     )
     consumer = str(args.path)
     if args.min_confidence == "certain":
@@ -171,6 +172,7 @@ def _fix(args, cache_dir: Path) -> int:
         ignore=[i.upper() for i in args.ignore],
         exclude=[*config.exclude, *args.exclude],
         rules=args.rules,
+        prefixes=config.wrap_prefixes,
     )
     if not args.apply:
         for change in result.changes:

@@ -1,6 +1,8 @@
 """Settings from the consumer's `[tool.driftaudit]` (pyproject.toml) or driftaudit.toml.
 
-Keys: old, new, fail-on, exclude (list of globs). Command-line options win.
+Keys: old, new, fail-on, exclude (list of globs), wrap-prefixes (the prefixes under
+which the consumer re-exposes sglang's flags, e.g. ["--sglang-"]; common ones are
+detected anyway). Command-line options win.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class Config:
     new: str | None = None
     fail_on: str | None = None
     exclude: list[str] = field(default_factory=list)
+    wrap_prefixes: list[str] = field(default_factory=list)
     source: str | None = None  # the file it came from
 
 
@@ -39,14 +42,18 @@ def load_config(root: Path) -> Config:
             data = data.get(key, {})
         if not data:
             continue
-        exclude = data.get("exclude", [])
-        if not isinstance(exclude, list) or not all(isinstance(e, str) for e in exclude):
-            raise DriftauditError(f"{path}: [tool.driftaudit] exclude must be a list of globs")
+        lists = {}
+        for key in ("exclude", "wrap-prefixes"):
+            value = data.get(key, data.get(key.replace("-", "_"), []))
+            if not isinstance(value, list) or not all(isinstance(e, str) for e in value):
+                raise DriftauditError(f"{path}: [tool.driftaudit] {key} must be a list of strings")
+            lists[key] = value
         return Config(
             _str(data, "old", path),
             _str(data, "new", path),
             _str(data, "fail-on", path) or _str(data, "fail_on", path),
-            exclude,
+            lists["exclude"],
+            lists["wrap-prefixes"],
             str(path),
         )
     return Config()

@@ -134,9 +134,10 @@ def run_fix(
     ignore: list[str] | None = None,
     exclude: list[str] | None = None,
     rules: list[Path] | None = None,
+    prefixes: list[str] | None = None,
 ) -> FixResult:
     """Compare, turn the mechanical findings into edits, rewrite (only with apply)."""
-    compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, rules)
+    compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, rules, prefixes)
     edits = edits_from_findings(compare.findings, select, ignore)
     changes = apply_edits(consumer, edits)
     if apply:

@@ -128,3 +128,28 @@ def test_min_confidence_drops_likely_findings(capsys, tmp_path):
     certain = json.loads(capsys.readouterr().out)["findings"]
     assert {f["confidence"] for f in everything} == {"likely", "certain"}
     assert certain and {f["confidence"] for f in certain} == {"certain"}
+
+
+def test_settings_from_tool_driftaudit(capsys, tmp_path):
+    consumer = write_tree(
+        tmp_path / "c",
+        {
+            "pyproject.toml": (
+                "[tool.driftaudit]\n"
+                f'old = "{CASE / "old"}"\nnew = "{CASE / "new"}"\n'
+                'fail-on = "never"\nexclude = ["skipped/*"]\nwrap-prefixes = ["--x-"]\n'
+            ),
+            "calls.py": (CASE / "consumer" / "calls.py").read_text(),
+            "skipped/more.py": (CASE / "consumer" / "calls.py").read_text(),
+        },
+    )
+    assert main(["compare", "--format", "json", "--cache-dir", str(tmp_path), str(consumer)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["findings"] and {f["path"] for f in report["findings"]} == {"calls.py"}
+
+
+def test_bad_config_is_one_line(capsys, tmp_path):
+    consumer = write_tree(tmp_path / "c", {"pyproject.toml": "[tool.driftaudit]\nexclude = 3\n"})
+    assert main(["compare", "--new", "0.5.14", "--cache-dir", str(tmp_path), str(consumer)]) == 2
+    err = capsys.readouterr().err
+    assert "exclude must be a list" in err and len(err.strip().splitlines()) == 1

@@ -1856,8 +1856,9 @@ _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
 _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.M)
 
 
-def _py_candidates(text: str, wrap: _Prefixes) -> list[int]:
-    """Offsets in a Python file where a flag, env var or route may be written."""
+def _py_candidates(text: str, wrap: _Prefixes) -> tuple[list[int], bool]:
+    """Offsets in a Python file where a flag, env var or route may be written, and
+    whether an sglang launcher is named (its argv may then be built anywhere nearby)."""
     found: list[int] = []
 
     def every(needle: str) -> Iterator[int]:
@@ -1866,7 +1867,9 @@ def _py_candidates(text: str, wrap: _Prefixes) -> list[int]:
             yield at
             at = text.find(needle, at + 1)
 
-    for needle in ("SGLANG_", "SGL_", "launch_server", "sglang serve", *wrap.dash):
+    launch = [*every("launch_server"), *every("sglang serve")]
+    found.extend(launch)
+    for needle in ("SGLANG_", "SGL_", *wrap.dash):
         found.extend(every(needle))
     for form, _ in wrap.py:  # args.sglang_x, getattr(args, "sglang_x"), class fields
         for at in every(form):
@@ -1876,16 +1879,16 @@ def _py_candidates(text: str, wrap: _Prefixes) -> list[int]:
     for m in _URL_LITERALS.finditer(text):
         at, hit = m.start(), m.group()
         if hit == "://":
-            head = text[max(0, at - 5) : at]
-            scheme = 5 if head.endswith("https") else 4
-            if _URL_SCHEME_AT.match(text, at - scheme):
+            scheme = 5 if text[at - 5 : at] == "https" else 4
+            quoted = text[at - scheme - 1 : at - scheme] in ("'", '"')
+            if quoted and _URL_SCHEME_AT.match(text, at - scheme):
                 found.append(at)
         elif hit == "}/":
             if _URL_FIELD_AT.match(text, at):
                 found.append(at)
         elif _URL_PATH_AT.match(text, at + 1):
             found.append(at)
-    return found
+    return found, bool(launch)
 
 
 def _imported_names(text: str) -> set[str]:
@@ -1903,70 +1906,118 @@ def _imported_names(text: str) -> set[str]:
     return names
 
 
+_HTTP_CALL_LINE = re.compile(r"(?:post|get|put|delete|patch|request|urlopen)\w*\(")
+_TRIPLE = re.compile("\"\"\"|'''")
+
+
 class _PyFile:
     def __init__(self, rel: str, text: str, out: SurfaceUsages, wrap: _Prefixes):
         self.text = text
         self.sink = _Sink(rel, _Text(text), out, wrap)
         self.lines = text.split("\n")
-        self.indents: list[int | None] = []
-        for line in self.lines:
-            stripped = line.lstrip()
-            blank = not stripped or stripped.startswith("#")
-            self.indents.append(None if blank else len(line) - len(stripped))
+        self._indents: dict[int, int | None] = {}
+        self.in_string = self._string_lines()
         self.units: set[int] = set()  # first lines of the units read already
         self.whole = False
+        self._imported: set[str] | None = None
 
-    def scan(self, offsets: list[int], helpers: dict[str, _Helper],
+    def _string_lines(self) -> set[int]:
+        """0-based lines that start inside a triple-quoted string (a close guess)."""
+        inside: set[int] = set()
+        if '"""' not in self.text and "'''" not in self.text:
+            return inside
+        opened: tuple[str, int] | None = None
+        for m in _TRIPLE.finditer(self.text):
+            line, column = self.sink.text.pos(m.start())
+            if opened is None:
+                if "#" not in self.lines[line - 1][: column - 1]:
+                    opened = (m.group(), line - 1)
+            elif m.group() == opened[0]:
+                inside.update(range(opened[1] + 1, line))
+                opened = None
+        return inside
+
+    def indent(self, i: int) -> int | None:
+        """Indentation of a 0-based line; None for blank, comment and string lines."""
+        if i not in self._indents:
+            line = self.lines[i]
+            stripped = line.lstrip()
+            blank = not stripped or stripped.startswith("#") or i in self.in_string
+            self._indents[i] = None if blank else len(line) - len(stripped)
+        return self._indents[i]
+
+    @property
+    def imported(self) -> set[str]:
+        if self._imported is None:
+            self._imported = _imported_names(self.text)
+        return self._imported
+
+    def _hot(self, offsets: list[int], start: int, end: int) -> list[int]:
+        """1-based lines of a unit where a candidate sits or an HTTP call may be made."""
+        lines = {self.sink.text.pos(at)[0] for at in offsets}
+        for i in range(start, end):
+            line = self.lines[i]
+            if "(" in line and _HTTP_CALL_LINE.search(line):
+                lines.add(i + 1)
+        return sorted(lines)
+
+    def scan(self, offsets: list[int], launch: bool, helpers: dict[str, _Helper],
              pending: list[_PendingCall]) -> None:  # fmt: skip
         if self.whole or not offsets:
             return
         units: dict[int, tuple[int, int]] = {}
-        for line in sorted({self.sink.text.pos(at)[0] - 1 for at in offsets}):
+        kept: list[int] = []
+        for at in sorted(offsets):
+            line = self.sink.text.pos(at)[0] - 1
+            if line not in self.in_string and self.lines[line].lstrip().startswith("#"):
+                continue  # a comment
+            kept.append(at)
             if any(start <= line < end for start, end in units.values()):
                 continue
             unit = self._unit(line)
             if unit is None:
-                return self._scan_whole(helpers, pending)
+                return self._scan_whole(offsets, launch, helpers, pending)
             units[unit[0]] = unit
         todo = [unit for start, unit in sorted(units.items()) if start not in self.units]
         if sum(end - start for start, end in todo) * 2 > len(self.lines):
-            return self._scan_whole(helpers, pending)
-        scan = _PythonScan(self.sink, self.lines, _imported_names(self.text), helpers, pending)
+            return self._scan_whole(kept, launch, helpers, pending)
         trees = []
         for start, end in todo:
-            indent = self.indents[start] or 0
             body = "\n".join(self.lines[start:end])
-            if indent:
+            if self.indent(start):
                 padded = "\n" * (start - 1) + "if 1:\n" + body
             else:
                 padded = "\n" * start + body
             try:
                 trees.append(ast.parse(padded))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return self._scan_whole(helpers, pending)
-        for (start, _), tree in zip(todo, trees):
+                return self._scan_whole(kept, launch, helpers, pending)
+        scan = _PythonScan(self.sink, self.lines, self.imported, helpers, pending)
+        for (start, end), tree in zip(todo, trees):
             self.units.add(start)
-            scan.run(tree)
+            scan.run(tree, None if launch else self._hot(kept, start, end))
 
-    def _scan_whole(self, helpers: dict[str, _Helper], pending: list[_PendingCall]) -> None:
+    def _scan_whole(self, offsets: list[int], launch: bool, helpers: dict[str, _Helper],
+                    pending: list[_PendingCall]) -> None:  # fmt: skip
         self.whole = True
         try:
             tree = ast.parse(self.text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return
-        _PythonScan(self.sink, self.lines, _imported_names(self.text), helpers, pending).run(tree)
+        hot = None if launch else self._hot(offsets, 0, len(self.lines))
+        _PythonScan(self.sink, self.lines, self.imported, helpers, pending).run(tree, hot)
 
     def _unit(self, index: int) -> tuple[int, int] | None:
-        """(first line, end line) of the unit holding a 0-based line, None when unclear."""
-        lines, indents = self.lines, self.indents
-        level = indents[index]
+        """(first, end) 0-based lines of the unit holding a line: its outermost enclosing
+        function, else its top-level statement. None when the structure is unclear."""
+        lines = self.lines
+        level = self.indent(index)
         if level is None or lines[index].lstrip().startswith(_CONTINUATIONS):
             level = 1 << 30
-        outer_def = None
-        top = None
+        outer_def = top = None
         for i in range(index, -1, -1):
-            indent = indents[i]
-            if indent is None or indent >= level and i != index:
+            indent = self.indent(i)
+            if indent is None or (indent >= level and i != index):
                 continue
             if lines[i].lstrip().startswith(_CONTINUATIONS):
                 continue
@@ -1979,15 +2030,15 @@ class _PyFile:
         start = outer_def if outer_def is not None else top
         if start is None:
             return None
-        indent = indents[start]
-        while start > 0 and indents[start - 1] == indent and lines[start - 1].lstrip()[:1] == "@":
+        indent = self.indent(start)
+        while start > 0 and self.indent(start - 1) == indent and lines[start - 1].lstrip()[:1] == "@":
             start -= 1
         if indent and start == 0:
             return None
         decorating = lines[start].lstrip().startswith("@")
         end = start + 1
         while end < len(lines):
-            current = indents[end]
+            current = self.indent(end)
             if current is not None and current <= indent:
                 stripped = lines[end].lstrip()
                 if decorating and stripped.startswith("@"):
@@ -2019,10 +2070,10 @@ def scan_surfaces(
     python: dict[str, _PyFile] = {}
     for rel, (kind, text) in texts.items():
         if kind == "python":
-            offsets = _py_candidates(text, wrap)
+            offsets, launch = _py_candidates(text, wrap)
             if offsets:
                 python[rel] = _PyFile(rel, text, result, wrap)
-                python[rel].scan(offsets, helpers, pending)
+                python[rel].scan(offsets, launch, helpers, pending)
             continue
         if kind in ("yaml", "json", "toml") and not (
             _CONFIG_FILTER.search(text) or any(p in text for p in wrap.dash)
@@ -2049,7 +2100,7 @@ def scan_surfaces(
                     file = python.get(rel) or python.setdefault(
                         rel, _PyFile(rel, text, result, wrap)
                     )
-                    file.scan(offsets, {}, pending)
+                    file.scan(offsets, False, {}, pending)
     _resolve_helpers(pending, helpers, result)
     result.flags = _dedupe(result.flags, lambda u: (u.line, u.column, u.flag, u.context))
     result.envs = _dedupe(result.envs, lambda u: (u.line, u.column, u.name))
