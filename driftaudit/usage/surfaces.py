@@ -109,11 +109,11 @@ _ENV_ASSIGN = re.compile(r"((?:SGLANG|SGL)_[A-Z0-9][A-Z0-9_]*)\+?=")
 _ENV_ASSIGN_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_])((?:SGLANG|SGL)_[A-Z0-9][A-Z0-9_]*)=")
 _ENV_READ = re.compile(r"\$\{?((?:SGLANG|SGL)_[A-Z0-9][A-Z0-9_]*)")
 _ENV_JSON_KEY = re.compile(r"""["']((?:SGLANG|SGL)_[A-Z0-9][A-Z0-9_]*)["']\s*:""")
-_FLAG = re.compile(r"--[A-Za-z][A-Za-z0-9_.-]*")
+_FLAG = re.compile(r"--[A-Za-z](?:[A-Za-z0-9_-]*[A-Za-z0-9])?")
 _SHELL_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
 _VAR_REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _LAUNCH_MODULES = {"sglang.launch_server", "sglang_router.launch_server"}
-_LAUNCHER_TEXT = re.compile(r"sglang(?:_router)?\.launch_server\b|\bsglang\s+serve\b")
+_LAUNCHER_TEXT = re.compile(r"sglang(?:_router)?\.launch_server\b|\bsglang[ \t]+serve\b")
 _SECTION = re.compile(
     r"(?:sglang|sgl)(?:[_-](?:server[_-])?(?:args|arguments|kwargs|config|configs|options"
     r"|params|settings|overrides|server|engine[_-]args))?|(?:sglang[_-])?server[_-]args",
@@ -147,10 +147,15 @@ class _Text:
 
 # ---- prefixes ----------------------------------------------------------------------
 
-_SGLANG_PREFIX = re.compile(r"(?<![\w-])--sglang-[a-z]")
+_SGLANG_PREFIX = re.compile(r"--sglang-([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)")
 _OTHER_PREFIX = re.compile(
-    r"(?<![\w-])--((?:[a-z][a-z0-9]*-)*?(?:sglang|sgl))-([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)"
+    r"--((?:[a-z][a-z0-9]*-)*?(?:sglang|sgl))-([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)"
 )
+_HALLMARK_FLAGS = {
+    "model-path", "tp-size", "dp-size", "ep-size", "mem-fraction-static", "attention-backend",
+    "context-length", "chunked-prefill-size", "max-running-requests", "cuda-graph-max-bs",
+    "enable-dp-attention", "tokenizer-path", "trust-remote-code", "port", "host",
+}  # fmt: skip
 _PREFIX_KEYWORD = re.compile(r"""\b\w*prefix\w*\s*[=:]\s*["'](-{0,2}[a-z][\w-]*)["']""", re.I)
 _PREFIX_CORE = re.compile(r"(?:[a-z][a-z0-9]*-)*(?:sglang|sgl)")
 
@@ -163,29 +168,54 @@ def _norm_prefix(prefix: str) -> str:
 def detect_prefixes(root: Path, texts: dict[str, str]) -> list[str]:
     """Wrapping prefixes evident in the consumer's texts (relpath -> text).
 
-    `--sglang-` when one `--sglang-<letter>` flag appears anywhere; `--<words>-sglang-`
-    and `--[<words>-]sgl-` only when two distinct flags carry it, or when a Python
-    keyword or assignment named `*prefix*` spells it (`flag_prefix="eval-sglang"`,
-    `dest_prefix="eval_sglang_"`). `root` names the tree the texts come from (unused).
+    `--sglang-` when one `--sglang-<letter>` flag appears anywhere. Another
+    `--<words>-sglang-` or `--[<words>-]sgl-` prefix only when a Python keyword or
+    assignment named `*prefix*` spells it (`flag_prefix="eval-sglang"`,
+    `dest_prefix="eval_sglang_"`), or when two distinct flags carry it and one of them
+    is also written `--sglang-<flag>` or is a hallmark sglang flag (`--tp-size`, ...):
+    `--dashboard-sglang-scrape-mode` is the consumer's own flag, not a wrapper.
+    `root` names the tree the texts come from (unused).
     """
     del root
     found: set[str] = set()
     seen: dict[str, set[str]] = {}
+    wrapped: set[str] = set()
     for rel, text in texts.items():
         if "sgl" not in text:
             continue
-        if "--sglang-" in text and _SGLANG_PREFIX.search(text):
-            found.add("--sglang-")
-        for m in _OTHER_PREFIX.finditer(text):
-            prefix = f"--{m.group(1)}-"
-            if prefix != "--sglang-":
-                seen.setdefault(prefix, set()).add(m.group(2))
+        at = text.find("--sglang-")
+        while at >= 0:
+            m = _SGLANG_PREFIX.match(text, at)
+            if m and not (text[at - 1 : at].isalnum() or text[at - 1 : at] in "-_" and at):
+                found.add("--sglang-")
+                wrapped.add(m.group(1))
+            at = text.find("--sglang-", at + 9)
+        at = text.find("-sgl")
+        while at >= 0:
+            start = at
+            while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "-"):
+                start -= 1
+            m = _OTHER_PREFIX.match(text, start)
+            if m and (start == 0 or text[start - 1] not in "_"):
+                prefix = f"--{m.group(1)}-"
+                if prefix != "--sglang-":
+                    seen.setdefault(prefix, set()).add(m.group(2))
+            at = text.find("-sgl", at + 4)
         if rel.endswith(".py") and "prefix" in text:
-            for m in _PREFIX_KEYWORD.finditer(text):
-                core = m.group(1).strip("-_").replace("_", "-")
-                if _PREFIX_CORE.fullmatch(core):
-                    found.add(f"--{core}-")
-    found |= {prefix for prefix, flags in seen.items() if len(flags) >= 2}
+            at = text.find("prefix")
+            while at >= 0:
+                line_start = text.rfind("\n", 0, at) + 1
+                line_end = text.find("\n", at)
+                line = text[line_start : line_end if line_end >= 0 else len(text)]
+                if "sgl" in line:
+                    for m in _PREFIX_KEYWORD.finditer(line):
+                        core = m.group(1).strip("-_").replace("_", "-")
+                        if _PREFIX_CORE.fullmatch(core):
+                            found.add(f"--{core}-")
+                at = text.find("prefix", line_start + len(line) + 1) if line_end >= 0 else -1
+    for prefix, flags in seen.items():
+        if len(flags) >= 2 and (flags & wrapped or flags & _HALLMARK_FLAGS):
+            found.add(prefix)
     return sorted(found)
 
 
@@ -271,6 +301,8 @@ def _argv_flags(tokens: list[str], prefixes: _Prefixes, launched: bool = False) 
         if not token.startswith("--"):
             continue
         name, eq, inline = token.partition("=")
+        if not eq:
+            name = name.rstrip(".,;:!?)]}'\"")  # prose: "set --sglang-tokenizer-path."
         if not _FLAG.fullmatch(name):
             continue
         wrapped = prefixes.split_flag(name)
@@ -400,7 +432,7 @@ def _shell_segments(text: str, start: int = 0, end: int | None = None) -> list[l
             i += 1
             continue
         if c in ";|&":
-            if c == "&" and (chars[-1:] in (["<"], [">"]) or text[i + 1 : i + 2] == ">"):
+            if c == "&" and (text[i - 1 : i] in ("<", ">") or text[i + 1 : i + 2] == ">"):
                 if word_start < 0:
                     word_start = i
                 chars.append(c)  # a redirection: 2>&1, &>
@@ -413,10 +445,14 @@ def _shell_segments(text: str, start: int = 0, end: int | None = None) -> list[l
             continue
         if word_start < 0:
             word_start = i
-        chars.append(c)
-        i += 1
+        run = _PLAIN_RUN.match(text, i, end)
+        chars.append(run.group() if run else c)
+        i = run.end() if run else i + 1
     flush(end)
     return [segment for segment in segments if segment]
+
+
+_PLAIN_RUN = re.compile(r"[^\s\\'\"$`();|&#]+")
 
 
 class _Sink:
@@ -572,7 +608,8 @@ _FS_ROOTS = {
 }  # fmt: skip
 _SEGMENT = re.compile(r"[A-Za-z0-9_.~-]*(?:\{\}[A-Za-z0-9_.~-]*)*")
 _FILE_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
-_SCHEME_HOST = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
+_SCHEME_HOST = re.compile(r"^(?:https?|wss?)://[^/?#]*")
+_OTHER_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _PORT = re.compile(r"^:(?:\d+|\{\})(?=/)")
 _HOST_PORT = re.compile(r"^(?:[A-Za-z0-9_.-]+|\[[0-9a-fA-F:]+\]):(?:\d+|\{\})(?=/)")
 
@@ -583,6 +620,8 @@ def _route(template: str) -> str | None:
     m = _SCHEME_HOST.match(t)
     if m:
         t = t[m.end() :]
+    elif _OTHER_SCHEME.match(t):
+        return None  # file://, s3://, mem://: not the HTTP server
     else:
         while t.startswith("{}"):  # the base URL
             t = t[2:]
@@ -602,8 +641,8 @@ def _route(template: str) -> str | None:
             return None
         if _FILE_EXT.search(part):
             return None
-    if all(part.replace("{}", "") == "" for part in parts):
-        return None
+    if parts[0].replace("{}", "") == "":
+        return None  # sglang's routes start with a name: `/{}/{}/runs` is something else
     return "/" + "/".join(parts)
 
 
@@ -624,7 +663,7 @@ _ENV_RECEIVER = re.compile(r"(?:^|_)(?:envs?|environ|environment)$", re.I)
 _DOC_KEYWORDS = {"help", "description", "epilog", "usage", "msg", "message", "doc"}
 _BASE_WORDS = {
     "url", "urls", "base", "host", "hostname", "addr", "address", "endpoint", "server", "api",
-    "uri", "router", "ip", "port", "origin", "prefix",
+    "uri", "router", "ip", "port", "origin",
 }  # fmt: skip
 _URL_KEYWORDS = {"url", "endpoint", "uri"}
 _PAYLOAD_KEYWORDS = {"json", "data", "payload", "body", "json_data", "content"}
@@ -755,11 +794,12 @@ class _PendingCall:
 class _PythonScan:
     """One parsed tree (a whole file or one unit of it, see `_PyFile`) -> usages."""
 
-    def __init__(self, sink: _Sink, lines: list[str], imported: set[str],
+    def __init__(self, sink: _Sink, lines: list[str], imported: Callable[[], set[str]],
                  helpers: dict[str, _Helper], pending: list[_PendingCall]):  # fmt: skip
         self.sink = sink
         self.lines = lines
-        self.imported = imported  # root names the file imports: `miles.x.sglang_y` is a module
+        self.imported = imported  # () -> root names the file imports (`miles.x.sglang_y`)
+        self.full = True
         self.helpers = helpers
         self.pending = pending
         self.skip: set[int] = set()  # string nodes that are prose
@@ -797,6 +837,7 @@ class _PythonScan:
         """Read a tree. Expressions are visited only in statements that touch a `hot`
         line (sorted, 1-based; None: all); elsewhere only assignments are recorded."""
         self.skip, self.env_done, self.url_done = set(), set(), set()
+        self.full = hot is None
         scopes: list[ast.AST] = [tree]
         while scopes:
             scope, nested = self._collect(scopes.pop(), hot)
@@ -1001,10 +1042,10 @@ class _PythonScan:
         return False
 
     def _flags(self, scope: _Scope) -> None:
-        launch_vars = {
+        launch_vars = {  # only a tree read in full names a launcher
             name
             for name, values in scope.assigns.items()
-            if any(self._launching(value) for _, value in values)
+            if self.full and any(self._launching(value) for _, value in values)
         }
         launched: set[int] = set()
         for call in scope.calls:
@@ -1076,7 +1117,7 @@ class _PythonScan:
         prefixes = self.sink.prefixes
         for attr in scope.attrs:
             split = prefixes.split_name(attr.attr) if "_" in attr.attr else None
-            if split and _root_name(attr.value) not in self.imported:
+            if split and _root_name(attr.value) not in self.imported():
                 hit = _FlagHit(0, split[0], attr.attr, split[1], None)
                 self.sink.flag(self._attr_offset(attr), hit, "python-attr")
         for call in scope.calls:
@@ -1806,16 +1847,17 @@ def _kind(name: str) -> str | None:
 
 def _files(root: Path, exclude: list[str]) -> list[tuple[str, str, Path]]:
     found: list[tuple[str, str, Path]] = []
+    top = len(str(root).rstrip(os.sep)) + 1
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         for name in sorted(filenames):
             kind = _kind(name)
             if kind is None:
                 continue
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            if not any(Path(rel).match(pattern) for pattern in exclude):
-                found.append((rel, kind, path))
+            path = os.path.join(dirpath, name)
+            rel = path[top:].replace(os.sep, "/")
+            if not exclude or not any(Path(rel).match(pattern) for pattern in exclude):
+                found.append((rel, kind, Path(path)))
     return found
 
 
@@ -1845,10 +1887,12 @@ _CONFIG_FILTER = re.compile(r"sgl|server[_-]args|launch_server|curl", re.I)
 # the whole file parse instead; so does a set of units covering most of the file.
 
 _URL_LITERALS = re.compile(r"://|\"/|'/|\}/")
-_URL_SCHEME_AT = re.compile(r"""(?:https?|wss?)://[^"'\s/]*/[A-Za-z_{]""")
+_URL_SCHEME_AT = re.compile(r"""(?:https?|wss?)://[^"'\s/]*/[A-Za-z0-9_{]""")
 _URL_PATH_AT = re.compile(r"""/(?!(?:tmp|home|root|usr|dev|proc|sys|etc|var|opt|mnt)/)"""
                           r"""[A-Za-z_{][\w{}.~/-]*["'?]""")  # fmt: skip
-_URL_FIELD_AT = re.compile(r"""\}/[A-Za-z_][\w/.~-]*(?:["'?]|\{)""")
+_URL_FIELD_AT = re.compile(r"""\}/(?:[A-Za-z_][\w/.~-]*(?:["'?]|\{)|\{[\w.]+\}["'])""")
+_CLASS_FIELD_AT = re.compile(r"\w+[ \t]*:[ \t]*[\w\"'\[]")
+_BASE_HINTS = ("url", "base", "host", "addr", "endpoint", "server", "api", "router", "uri")
 _DEF_HEADER = re.compile(r"(?:async[ \t]+)?def[ \t]")
 _STATEMENT_HEADER = re.compile(r"(?:async[ \t]+)?def[ \t]|class[ \t]|@")
 _CONTINUATIONS = ("else", "elif", "except", "finally", ")", "]", "}")
@@ -1856,9 +1900,10 @@ _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
 _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.M)
 
 
-def _py_candidates(text: str, wrap: _Prefixes) -> tuple[list[int], bool]:
-    """Offsets in a Python file where a flag, env var or route may be written, and
-    whether an sglang launcher is named (its argv may then be built anywhere nearby)."""
+def _py_candidates(text: str, wrap: _Prefixes) -> tuple[list[int], list[int], bool]:
+    """Offsets in a Python file where a flag or env var (first list) or a route or a
+    launcher (second list: they need their function) may be written, and whether an
+    sglang launcher is named (its argv may then be built anywhere in its function)."""
     found: list[int] = []
 
     def every(needle: str) -> Iterator[int]:
@@ -1867,28 +1912,42 @@ def _py_candidates(text: str, wrap: _Prefixes) -> tuple[list[int], bool]:
             yield at
             at = text.find(needle, at + 1)
 
-    launch = [*every("launch_server"), *every("sglang serve")]
-    found.extend(launch)
+    launch = [*every("launch_server")]
+    launch += [at for at in every("sglang serve") if not text[at + 12 : at + 13].isalnum()]
+    scoped: list[int] = list(launch)
     for needle in ("SGLANG_", "SGL_", *wrap.dash):
         found.extend(every(needle))
     for form, _ in wrap.py:  # args.sglang_x, getattr(args, "sglang_x"), class fields
         for at in every(form):
             before = text[at - 1 : at]
-            if before in (".", '"', "'") or (before in (" ", "\t") and text[at - 2 : at].isspace()):
+            if before in (".", '"', "'"):
                 found.append(at)
+            elif before in (" ", "\t") and _CLASS_FIELD_AT.match(text, at):
+                scoped.append(at)  # `    sglang_tp_size: int = 1`: its unit is the class
     for m in _URL_LITERALS.finditer(text):
         at, hit = m.start(), m.group()
         if hit == "://":
             scheme = 5 if text[at - 5 : at] == "https" else 4
             quoted = text[at - scheme - 1 : at - scheme] in ("'", '"')
             if quoted and _URL_SCHEME_AT.match(text, at - scheme):
-                found.append(at)
+                scoped.append(at)
         elif hit == "}/":
-            if _URL_FIELD_AT.match(text, at):
-                found.append(at)
+            if _URL_FIELD_AT.match(text, at) and _base_field_at(text, at):
+                scoped.append(at)
         elif _URL_PATH_AT.match(text, at + 1):
-            found.append(at)
-    return found, bool(launch)
+            scoped.append(at)
+    return found, scoped, bool(launch)
+
+
+def _base_field_at(text: str, at: int) -> bool:
+    """`{base_url}/generate`: does the field closing at `at` name a base URL, or does
+    its line make an HTTP call? (`f"{args.save_dir}/checkpoints"` does neither.)"""
+    field = text[text.rfind("{", max(0, at - 80), at) + 1 : at].lower()
+    if any(word in field for word in _BASE_HINTS):
+        return True
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at)
+    return _HTTP_CALL_LINE.search(text, line_start, line_end if line_end >= 0 else len(text)) is not None
 
 
 def _imported_names(text: str) -> set[str]:
@@ -1946,8 +2005,7 @@ class _PyFile:
             self._indents[i] = None if blank else len(line) - len(stripped)
         return self._indents[i]
 
-    @property
-    def imported(self) -> set[str]:
+    def imported_names(self) -> set[str]:
         if self._imported is None:
             self._imported = _imported_names(self.text)
         return self._imported
@@ -1961,41 +2019,110 @@ class _PyFile:
                 lines.add(i + 1)
         return sorted(lines)
 
-    def scan(self, offsets: list[int], launch: bool, helpers: dict[str, _Helper],
-             pending: list[_PendingCall]) -> None:  # fmt: skip
-        if self.whole or not offsets:
+    def scan(self, plain: list[int], scoped: list[int], launch: bool,
+             helpers: dict[str, _Helper], pending: list[_PendingCall],
+             rescan: bool = False) -> None:  # fmt: skip
+        """Parse and read the units holding the candidate offsets: the enclosing function
+        for `scoped` ones (routes, launchers: they need the function's names), the
+        enclosing statement for the others. `rescan` reads units read before again (for
+        the calls of request helpers found since: only their lines are visited)."""
+        if self.whole and not rescan:
             return
-        units: dict[int, tuple[int, int]] = {}
         kept: list[int] = []
-        for at in sorted(offsets):
-            line = self.sink.text.pos(at)[0] - 1
-            if line not in self.in_string and self.lines[line].lstrip().startswith("#"):
-                continue  # a comment
-            kept.append(at)
-            if any(start <= line < end for start, end in units.values()):
+        units: list[tuple[int, int]] = []
+        for offsets, widen in ((scoped, self._unit), (plain, self._statement)):
+            for line, at in sorted((self.sink.text.pos(at)[0] - 1, at) for at in offsets):
+                if line not in self.in_string and self.lines[line].lstrip().startswith("#"):
+                    continue  # a comment
+                kept.append(at)
+                if any(start <= line < end for start, end in units):
+                    continue
+                unit = widen(line)
+                if unit is None:
+                    return self._scan_whole(offsets, launch, helpers, pending)
+                units.append(unit)
+        units.sort(key=lambda u: (u[0], -u[1]))
+        todo: list[tuple[int, int]] = []
+        for start, end in units:  # drop the units inside another
+            if todo and start < todo[-1][1]:
                 continue
-            unit = self._unit(line)
-            if unit is None:
-                return self._scan_whole(offsets, launch, helpers, pending)
-            units[unit[0]] = unit
-        todo = [unit for start, unit in sorted(units.items()) if start not in self.units]
-        if sum(end - start for start, end in todo) * 2 > len(self.lines):
+            if rescan or start not in self.units:
+                todo.append((start, end))
+        if not rescan and sum(end - start for start, end in todo) * 2 > len(self.lines):
             return self._scan_whole(kept, launch, helpers, pending)
         trees = []
         for start, end in todo:
-            body = "\n".join(self.lines[start:end])
-            if self.indent(start):
-                padded = "\n" * (start - 1) + "if 1:\n" + body
-            else:
-                padded = "\n" * start + body
-            try:
-                trees.append(ast.parse(padded))
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return self._scan_whole(kept, launch, helpers, pending)
-        scan = _PythonScan(self.sink, self.lines, self.imported, helpers, pending)
-        for (start, end), tree in zip(todo, trees):
+            tree = self._parse(start, end)
+            if tree is None:
+                unit = self._unit(start)
+                tree = self._parse(*unit) if unit else None
+                if tree is None:
+                    return self._scan_whole(kept, launch, helpers, pending)
+                start, end = unit
+            trees.append((start, end, tree))
+        scan = _PythonScan(self.sink, self.lines, self.imported_names, helpers, pending)
+        for start, end, tree in trees:
             self.units.add(start)
-            scan.run(tree, None if launch else self._hot(kept, start, end))
+            if rescan:
+                scan.run(tree, sorted({self.sink.text.pos(at)[0] for at in kept}))
+            else:
+                scan.run(tree, None if launch else self._hot(kept, start, end))
+
+    def _parse(self, start: int, end: int) -> ast.Module | None:
+        """Parse lines [start, end) where they stand: padded with blank lines, and an
+        `if 1:` when indented, so that lines and columns are those of the file."""
+        body = "\n".join(self.lines[start:end])
+        if self.indent(start):
+            padded = "\n" * (start - 1) + "if 1:\n" + body
+        else:
+            padded = "\n" * start + body
+        try:
+            return ast.parse(padded)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+    def _statement(self, index: int) -> tuple[int, int] | None:
+        """(first, end) 0-based lines of the statement holding a line (a close guess: a
+        unit that does not parse is widened to its function)."""
+        lines = self.lines
+        level = self.indent(index)
+        start = index
+        if lines[index].lstrip().startswith(_CONTINUATIONS[:4]):  # else/elif/except/finally
+            return self._unit(index)
+        if level is None or lines[index].lstrip().startswith(_CONTINUATIONS):
+            level, start = 1 << 30, None
+        for i in range(index - 1, -1, -1):
+            indent = self.indent(i)
+            if indent is None or indent >= level:
+                continue
+            stripped = lines[i].lstrip()
+            if stripped.startswith(_CONTINUATIONS):
+                continue
+            if _strip_comment(stripped).endswith(":"):
+                break  # a block header: the statement starts below it
+            start, level = i, indent
+            if indent == 0:
+                break
+        if start is None:
+            return self._unit(index)
+        return start, self._end(start)
+
+    def _end(self, start: int) -> int:
+        lines, indent = self.lines, self.indent(start)
+        decorating = lines[start].lstrip().startswith("@")
+        end = start + 1
+        while end < len(lines):
+            current = self.indent(end)
+            if current is not None and current <= indent:
+                stripped = lines[end].lstrip()
+                if decorating and stripped.startswith("@"):
+                    pass
+                elif decorating and _STATEMENT_HEADER.match(stripped):
+                    decorating = False
+                elif not (stripped.startswith(_CONTINUATIONS) and current == indent):
+                    break
+            end += 1
+        return end
 
     def _scan_whole(self, offsets: list[int], launch: bool, helpers: dict[str, _Helper],
                     pending: list[_PendingCall]) -> None:  # fmt: skip
@@ -2005,7 +2132,8 @@ class _PyFile:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return
         hot = None if launch else self._hot(offsets, 0, len(self.lines))
-        _PythonScan(self.sink, self.lines, self.imported, helpers, pending).run(tree, hot)
+        scan = _PythonScan(self.sink, self.lines, self.imported_names, helpers, pending)
+        scan.run(tree, hot)
 
     def _unit(self, index: int) -> tuple[int, int] | None:
         """(first, end) 0-based lines of the unit holding a line: its outermost enclosing
@@ -2035,20 +2163,7 @@ class _PyFile:
             start -= 1
         if indent and start == 0:
             return None
-        decorating = lines[start].lstrip().startswith("@")
-        end = start + 1
-        while end < len(lines):
-            current = self.indent(end)
-            if current is not None and current <= indent:
-                stripped = lines[end].lstrip()
-                if decorating and stripped.startswith("@"):
-                    pass
-                elif decorating and _STATEMENT_HEADER.match(stripped):
-                    decorating = False
-                elif not (stripped.startswith(_CONTINUATIONS) and current == indent):
-                    break
-            end += 1
-        return start, end
+        return start, self._end(start)
 
 
 def scan_surfaces(
@@ -2070,10 +2185,10 @@ def scan_surfaces(
     python: dict[str, _PyFile] = {}
     for rel, (kind, text) in texts.items():
         if kind == "python":
-            offsets, launch = _py_candidates(text, wrap)
-            if offsets:
+            plain, scoped, launch = _py_candidates(text, wrap)
+            if plain or scoped:
                 python[rel] = _PyFile(rel, text, result, wrap)
-                python[rel].scan(offsets, launch, helpers, pending)
+                python[rel].scan(plain, scoped, launch, helpers, pending)
             continue
         if kind in ("yaml", "json", "toml") and not (
             _CONFIG_FILTER.search(text) or any(p in text for p in wrap.dash)
@@ -2091,16 +2206,17 @@ def scan_surfaces(
         else:
             _scan_toml(sink)
     # the calls of the consumer's request helpers, wherever they are
-    for name in sorted(helpers):
-        call = re.compile(rf"\b{re.escape(name)}\(")
+    if helpers:
+        names = sorted(helpers)
+        call = re.compile(r"(?<![\w])(?:%s)\(" % "|".join(map(re.escape, names)))
         for rel, (kind, text) in texts.items():
-            if kind == "python" and name in text:
+            if kind == "python" and any(name in text for name in names):
                 offsets = [m.start() for m in call.finditer(text)]
                 if offsets:
                     file = python.get(rel) or python.setdefault(
                         rel, _PyFile(rel, text, result, wrap)
                     )
-                    file.scan(offsets, False, {}, pending)
+                    file.scan([], offsets, False, {}, pending, rescan=True)
     _resolve_helpers(pending, helpers, result)
     result.flags = _dedupe(result.flags, lambda u: (u.line, u.column, u.flag, u.context))
     result.envs = _dedupe(result.envs, lambda u: (u.line, u.column, u.name))
