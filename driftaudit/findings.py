@@ -61,6 +61,25 @@ class Finding:
         }
 
 
+def finding_at(
+    place, change, message: str, fix: Fix | None = None, *, rule=None, symbol=None, **kw
+) -> Finding:
+    """A finding at a usage's place (path, line, column) about a drift change: the rule,
+    symbol and evidence come from the change unless given."""
+    return Finding(
+        rule or change.rule,
+        place.path,
+        place.line,
+        place.column,
+        change.symbol if symbol is None else symbol,
+        message,
+        change.old_location,
+        change.new_location,
+        fix,
+        **kw,
+    )
+
+
 def summarize(findings: list[Finding]) -> dict[str, int]:
     counts = dict.fromkeys(SEVERITIES, 0)
     for finding in findings:

@@ -16,7 +16,7 @@ from driftaudit.drift.changes import (
 )
 from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.drift.serverargs import SERVER_ARGS
-from driftaudit.findings import Finding, Fix
+from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.calls import bind, call_params
 from driftaudit.match.members import MemberMatcher
 from driftaudit.match.packs import PackMatcher
@@ -97,21 +97,6 @@ def match_usages(
     return sorted(unique.values(), key=Finding.sort_key)
 
 
-def finding(usage: Usage, change: Change, message: str, fix: Fix | None = None, **kw) -> Finding:
-    return Finding(
-        change.rule,
-        usage.path,
-        usage.line,
-        usage.column,
-        change.symbol,
-        message,
-        change.old_location,
-        change.new_location,
-        fix,
-        **kw,
-    )
-
-
 class _Matcher:
     def __init__(self, differ: Differ):
         self.differ = differ
@@ -130,17 +115,7 @@ class _Matcher:
         if store and change.symbol == symbol:
             name = symbol.rpartition(".")[2]
             message = f"assigns or patches `{name}`, which sglang no longer has: {change.explain()}"
-            patch = Finding(
-                rules.PATCH_TARGET_REMOVED,
-                usage.path,
-                usage.line,
-                usage.column,
-                change.symbol,
-                message,
-                change.old_location,
-                change.new_location,
-            )
-            return [patch]
+            return [finding_at(usage, change, message, rule=rules.PATCH_TARGET_REMOVED)]
         message = change.explain()
         fix = None
         if isinstance(change, SymbolMoved):
@@ -156,7 +131,7 @@ class _Matcher:
                 message += " (inside try/except ImportError: the except branch runs instead)"
             elif usage.lazy:
                 message += " (lazy import: fails when the function runs)"
-        return [finding(usage, change, message, fix)]
+        return [finding_at(usage, change, message, fix)]
 
     # ---- calls ----------------------------------------------------------------
 
@@ -206,13 +181,13 @@ class _Matcher:
                 change = renames[keyword]
                 edit = {"kind": "rename-keyword", "old": keyword, "new": change.new_name}
                 fix = Fix(f"rename keyword `{keyword}` to `{change.new_name}`", edit)
-                findings.append(finding(usage, change, change.explain(), fix))
+                findings.append(finding_at(usage, change, change.explain(), fix))
             else:
                 change = _removed_param(changes, symbol, keyword, locs)
                 message = f"passes keyword `{keyword}`, which {change.explain().split(' ', 2)[2]}"
                 edit = {"kind": "drop-keyword", "keyword": keyword}
                 fix = Fix(f"drop the `{keyword}=` argument", edit)
-                findings.append(finding(usage, change, message, fix))
+                findings.append(finding_at(usage, change, message, fix))
         if after.too_many_positional:
             change = _CallChange(rules.POSITIONAL_MISMATCH, symbol, *locs)
             total = len([p for p in call_params(new_fn, unbound) if p.positional])
@@ -220,14 +195,16 @@ class _Matcher:
                 f"passes {shape.positional} positional arguments; "
                 f"`{_name(symbol)}` now takes at most {total}"
             )
-            findings.append(finding(usage, change, message, Fix("pass the arguments by keyword")))
+            findings.append(
+                finding_at(usage, change, message, Fix("pass the arguments by keyword"))
+            )
         renamed_targets = {renames[k].new_name for k in shape.keywords if k in renames}
         for name in after.missing:
             if name in renamed_targets or name in before.missing:
                 continue
             change = _CallChange(rules.REQUIRED_PARAMETER_ADDED, symbol, *locs)
             message = f"does not pass `{name}`, a new required parameter of `{_name(symbol)}`"
-            findings.append(finding(usage, change, message, Fix(f"pass `{name}`")))
+            findings.append(finding_at(usage, change, message, Fix(f"pass `{name}`")))
         pairs = zip(before.positional, after.positional, strict=False)
         for index, (was, now) in enumerate(pairs):
             if was == now:
@@ -238,9 +215,11 @@ class _Matcher:
                 # renamed in place: still binds, but a new name often means a new meaning
                 message += " (renamed in place: check the value still means the same)"
                 fix = Fix(f"check the argument; pass it as `{now}=`")
-                findings.append(finding(usage, change, message, fix, severity="warning"))
+                findings.append(finding_at(usage, change, message, fix, severity="warning"))
             else:
-                findings.append(finding(usage, change, message, Fix(f"pass `{was}=` by keyword")))
+                findings.append(
+                    finding_at(usage, change, message, Fix(f"pass `{was}=` by keyword"))
+                )
         if not (shape.star_args or shape.star_kwargs):
             passed = set(before.positional) | set(shape.keywords)
             for change in changes:
@@ -248,7 +227,7 @@ class _Matcher:
                     message = f"relies on the default of `{change.param}`: {change.explain()}"
                     keep = f"{change.param}={change.old_default}"
                     fix = Fix(f"pass `{keep}` to keep the old behaviour")
-                    findings.append(finding(usage, change, message, fix))
+                    findings.append(finding_at(usage, change, message, fix))
         return findings
 
     # ---- return shapes ---------------------------------------------------------
@@ -275,7 +254,7 @@ class _Matcher:
         slots = None if usage.starred else _slots(old_fn.return_elements, change.new_elements)
         edit = {"kind": "pad-unpack", "slots": slots} if slots else None
         fix = Fix(f"unpack {change.new_arity} values{described}", edit)
-        return [finding(usage, change, message, fix)]
+        return [finding_at(usage, change, message, fix)]
 
 
 def _slots(old: list[str], new: list[str] | None) -> list[int | None] | None:

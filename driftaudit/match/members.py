@@ -9,7 +9,7 @@ from driftaudit import rules
 from driftaudit.drift import Differ
 from driftaudit.drift.changes import DefaultChanged
 from driftaudit.drift.differ import function_location
-from driftaudit.findings import Finding, Fix
+from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.receivers import TypeResolver
 from driftaudit.snapshot.model import Class, Function
 from driftaudit.usage import (
@@ -79,7 +79,9 @@ class MemberMatcher:
                     f"sglang no longer has: the override is never called"
                 )
                 fix = Fix(f"override `{change.candidate}` instead") if change.candidate else None
-                return [self._finding(rules.DEAD_OVERRIDE, usage, path, message, change, fix)]
+                return [
+                    finding_at(usage, change, message, fix, rule=rules.DEAD_OVERRIDE, symbol=path)
+                ]
             new = self.differ.new.resolve(path)
             if new is None or not isinstance(new.obj, Function):
                 return []
@@ -97,26 +99,16 @@ class MemberMatcher:
             )
             fix = Fix("update the override's parameters to the new base signature")
             return [
-                self._finding(
-                    rules.OVERRIDE_SIGNATURE_CHANGED, usage, path, message, changes[0], fix
+                finding_at(
+                    usage,
+                    changes[0],
+                    message,
+                    fix,
+                    rule=rules.OVERRIDE_SIGNATURE_CHANGED,
+                    symbol=path,
                 )
             ]
         return []
-
-    @staticmethod
-    def _finding(rule, usage, path, message, change, fix=None, **kw) -> Finding:
-        return Finding(
-            rule,
-            usage.path,
-            usage.line,
-            usage.column,
-            path,
-            message,
-            change.old_location,
-            change.new_location,
-            fix,
-            **kw,
-        )
 
     # ---- likely: only the attribute name ties it to sglang -------------------------
 
@@ -146,18 +138,8 @@ class MemberMatcher:
             fix = Fix(f"use `{change.candidate}`") if change.candidate else None
             rule = rules.PATCH_TARGET_REMOVED if usage.store else change.rule
             findings.append(
-                Finding(
-                    rule,
-                    usage.path,
-                    usage.line,
-                    usage.column,
-                    change.symbol,
-                    message,
-                    change.old_location,
-                    change.new_location,
-                    fix,
-                    severity="warning",
-                    confidence="likely",
+                finding_at(
+                    usage, change, message, fix, rule=rule, severity="warning", confidence="likely"
                 )
             )
         return findings

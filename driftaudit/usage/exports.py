@@ -51,7 +51,7 @@ class ConsumerExports:
                     else:
                         table[alias.asname or alias.name] = self._target(source, alias.name)
             elif isinstance(node, ast.ClassDef) and node.bases:
-                bases = [".".join(d) for d in map(_dotted, node.bases) if d]
+                bases = [".".join(d) for d in map(dotted, node.bases) if d]
                 if bases:
                     self.classes.setdefault(name, {})[node.name] = (bases, class_names(node))
 
@@ -118,7 +118,8 @@ class ConsumerExports:
         return any(self.lookup(module, n) for n in self.bindings.get(module, {}))
 
 
-def _dotted(node: ast.expr) -> list[str] | None:
+def dotted(node: ast.expr) -> list[str] | None:
+    """`a.b.c` -> ["a", "b", "c"]; None when the chain holds a call, subscript ..."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

@@ -17,7 +17,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from driftaudit.usage.exports import SGLANG, ConsumerExports, absolute_module, class_names
+from driftaudit.usage.exports import (
+    SGLANG,
+    ConsumerExports,
+    absolute_module,
+    class_names,
+    dotted,
+)
 from driftaudit.usage.model import (
     AttributeNameUsage,
     CallShape,
@@ -39,18 +45,6 @@ EXTERNAL = "external:"  # a name bound to something outside sglang
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 _STRING_IMPORTERS = {"import_module", "__import__"}
 _PATCHERS = {"patch"}  # mock.patch("sglang.x.y"), mocker.patch(...)
-
-
-def dotted(node: ast.expr) -> list[str] | None:
-    """`a.b.c` -> ["a", "b", "c"]; None when the chain holds a call, subscript ..."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
 
 
 class _Recorder(list):
