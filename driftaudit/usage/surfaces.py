@@ -21,8 +21,9 @@ them to ServerArgs fields, so nothing is filtered by a flag list here.
 
 Prefixes. Those passed in are used as given; `detect_prefixes` adds `--sglang-` as soon
 as one `--sglang-<letter>` flag appears, and another `--<words>-sglang-` or
-`--[<words>-]sgl-` prefix when two distinct flags carry it or a Python keyword or
-assignment named `*prefix*` spells it (`flag_prefix="eval-sglang"`).
+`--[<words>-]sgl-` prefix only when a Python keyword or assignment named `*prefix*` spells
+it (`flag_prefix="eval-sglang"`), or when two distinct flags carry it and one of them is
+also written with `--sglang-` or is a hallmark sglang flag (`--tp-size`, ...).
 
 Env vars `SGLANG_*`/`SGL_*`, kind "set" or "read": Python (`os.environ[...]`, `.get`,
 `.setdefault`, `getenv`, `in os.environ`, `monkeypatch.setenv`, env dict literals and
@@ -40,8 +41,14 @@ inner one written `{}`), with the method of the call using them (`requests.post`
 function plus its `payload["k"] = ...` additions), and the routes given to a consumer's
 own request helper (`def _make_request(self, endpoint, payload): requests.post(
 f"{base}/{endpoint}", json=payload)` called as `self._make_request("flush_cache", {})`,
-in any file). Shell: `curl` (method from `-X`, or POST with `-d`). Route definitions
-(`@app.get("/x")`), file-system paths and file names are not routes.
+in any file). Shell: `curl` (method from `-X`, or POST with `-d`). Not routes: route
+definitions (`@app.get("/x")`), file names, file-system paths (`/tmp/..`, strings bound
+to `*_dir`, `*checkpoint*`, ... or passed to `Path`/`open`), other schemes (`s3://`), a
+bare version prefix (`/v1`), paths whose first part is a field (`/{}/runs`). A plain
+string that reaches no call is still reported when it starts with "/" (method None): the
+caller keeps the routes sglang knows.
+
+Python files are not parsed whole: see "Python files" below.
 
 Not handled: heredocs, multi-line TOML arrays and YAML flow collections, flags held in
 variables built in another function or file, request helpers whose route parameter is
@@ -125,7 +132,6 @@ _OVERRIDES = re.compile(
 _ENV_SECTION = re.compile(r"env|envs|environment|env[_-]?vars|extra[_-]?envs?", re.I)
 _ARGV_KEYS = {"args", "arguments", "argv", "command", "cmd", "entrypoint"}
 _PLACEHOLDER = "\x00"  # a token that is not a literal (an f-string field, a variable)
-_SEP = "\x01"  # a command separator among tokens
 _SHEBANG = re.compile(rb"#![^\n]*\b(?:ba|da|k|z)?sh\b")
 _MAX_DATA_FILE = 4_000_000  # bytes; larger YAML/JSON/TOML files are data, not config
 
@@ -186,7 +192,8 @@ def detect_prefixes(root: Path, texts: dict[str, str]) -> list[str]:
         at = text.find("--sglang-")
         while at >= 0:
             m = _SGLANG_PREFIX.match(text, at)
-            if m and not (text[at - 1 : at].isalnum() or text[at - 1 : at] in "-_" and at):
+            before = text[at - 1] if at else ""
+            if m and not (before.isalnum() or before in ("-", "_")):
                 found.add("--sglang-")
                 wrapped.add(m.group(1))
             at = text.find("--sglang-", at + 9)
@@ -196,7 +203,7 @@ def detect_prefixes(root: Path, texts: dict[str, str]) -> list[str]:
             while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "-"):
                 start -= 1
             m = _OTHER_PREFIX.match(text, start)
-            if m and (start == 0 or text[start - 1] not in "_"):
+            if m and (start == 0 or text[start - 1] != "_"):
                 prefix = f"--{m.group(1)}-"
                 if prefix != "--sglang-":
                     seen.setdefault(prefix, set()).add(m.group(2))
@@ -290,9 +297,6 @@ def _argv_flags(tokens: list[str], prefixes: _Prefixes, launched: bool = False) 
     for i, token in enumerate(tokens):
         if i <= skip_to:
             continue
-        if token == _SEP:
-            active = launched
-            continue
         last = _is_launcher(tokens, i)
         if last >= 0:
             active = True
@@ -317,7 +321,7 @@ def _argv_flags(tokens: list[str], prefixes: _Prefixes, launched: bool = False) 
             value = _clean_value(inline)
         elif i + 1 < len(tokens):
             nxt = tokens[i + 1]
-            if nxt != _SEP and not (nxt.startswith("-") and not _is_number(nxt)):
+            if not (nxt.startswith("-") and not _is_number(nxt)):
                 value = _clean_value(nxt)
         hits.append(_FlagHit(i, flag, name, prefix, value))
     return hits
@@ -332,6 +336,32 @@ class _Word:
     start: int  # raw offsets in the file text
     end: int
     spans: list[tuple[int, int]] = field(default_factory=list)  # quoted parts with blanks
+
+
+def _closing_brace(text: str, i: int, end: int) -> int:
+    """Index of the `}` closing the `{` at i (nested braces and quotes skipped)."""
+    depth = 0
+    while i < end:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c in "'\"":
+            close = text.find(c, i + 1, end)
+            while c == '"' and close > 0 and text[close - 1] == "\\":
+                close = text.find(c, close + 1, end)
+            if close < 0:
+                return end - 1
+            i = close + 1
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return end - 1
 
 
 def _shell_segments(text: str, start: int = 0, end: int | None = None) -> list[list[_Word]]:
@@ -403,8 +433,7 @@ def _shell_segments(text: str, start: int = 0, end: int | None = None) -> list[l
             i = j + 1
             continue
         if c == "$" and text[i + 1 : i + 2] == "{":
-            close = text.find("}", i, end)
-            close = end - 1 if close < 0 else close
+            close = _closing_brace(text, i + 1, end)
             if word_start < 0:
                 word_start = i
             chars.append(text[i : close + 1])
@@ -524,6 +553,8 @@ class _ShellScan:
         while head < len(tokens) and _SHELL_ASSIGN.match(tokens[head]):
             head += 1
         command = tokens[head:]
+        if head and tokens[head - 1].endswith("("):
+            command = []  # X=( a b c ): the elements are not a command
         if head and _SHELL_ASSIGN.match(tokens[0]).group(1) in self.launch_vars:
             launched = True
         for i, w in enumerate(words):
@@ -641,16 +672,13 @@ def _route(template: str) -> str | None:
             return None
         if _FILE_EXT.search(part):
             return None
-    if parts[0].replace("{}", "") == "":
-        return None  # sglang's routes start with a name: `/{}/{}/runs` is something else
+    if "{}" in parts[0] or (len(parts) == 1 and re.fullmatch(r"v\d+", parts[0])):
+        return None  # sglang's routes start with a name; `/v1` alone is a base URL
     return "/" + "/".join(parts)
 
 
 # ---- Python ------------------------------------------------------------------------
 
-_PY_URL_FILTER = re.compile(
-    r"""["'](?:https?|wss?)://|\b[rRbBfFuU]{0,2}["']/[A-Za-z_{]|\}/[A-Za-z_]|\+\s*[rRfF]?["']/"""
-)
 _HTTP_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
 _HTTP_RECEIVERS = ("requests", "httpx", "session", "client", "http", "aiohttp", "sess")
 _ROUTE_DEFINERS = {
@@ -732,6 +760,34 @@ def _template(node: ast.expr) -> tuple[str, list[ast.expr]] | None:
     return None
 
 
+_PATHISH = re.compile(
+    r"(?:^|_)(?:dir|dirs|directory|root|file|filename|files|ckpt|checkpoint"
+    r"|checkpoints|load|save|cache|home|folder|hf|megatron|src|dst|output|input|mount"
+    r"|location|repo|model|models|tokenizer|workdir|cwd)(?:_|$)",
+    re.I,
+)
+_PATH_FUNCS = {
+    "Path", "PurePath", "PosixPath", "open", "join", "exists", "isdir", "isfile", "makedirs",
+    "mkdir", "listdir", "glob", "copy", "copytree", "rmtree", "chdir", "abspath", "realpath",
+    "expanduser", "relpath", "dirname", "basename", "startswith", "endswith", "removeprefix",
+}  # fmt: skip
+
+
+def _is_pathish(node: ast.AST) -> bool:
+    """A name, attribute, subscript key or string that names a file-system path:
+    `hf_checkpoint`, `args.save_dir`, `kwargs["checkpoint_path"]` (a bare `path` may be
+    a URL path: `ProxyRequest(path="/v1/chat/completions")`)."""
+    if isinstance(node, ast.Name):
+        return bool(_PATHISH.search(node.id))
+    if isinstance(node, ast.Attribute):
+        return bool(_PATHISH.search(node.attr))
+    if isinstance(node, ast.Subscript):
+        return _is_pathish(node.slice)
+    if _is_str(node):
+        return bool(_PATHISH.search(node.value)) and " " not in node.value
+    return False
+
+
 def _looks_like_base(expr: ast.expr) -> bool:
     """Does the expression in front of a path name a base URL (`base_url`, `self.host`)?"""
     while isinstance(expr, (ast.Call, ast.Subscript)):
@@ -805,6 +861,7 @@ class _PythonScan:
         self.skip: set[int] = set()  # string nodes that are prose
         self.env_done: set[int] = set()
         self.url_done: set[int] = set()  # string nodes read already, or route definitions
+        self.pathish: set[int] = set()  # strings bound to a path-like name: not routes
 
     # -- positions --
 
@@ -836,7 +893,7 @@ class _PythonScan:
     def run(self, tree: ast.Module, hot: list[int] | None = None) -> None:
         """Read a tree. Expressions are visited only in statements that touch a `hot`
         line (sorted, 1-based; None: all); elsewhere only assignments are recorded."""
-        self.skip, self.env_done, self.url_done = set(), set(), set()
+        self.skip, self.env_done, self.url_done, self.pathish = set(), set(), set(), set()
         self.full = hot is None
         scopes: list[ast.AST] = [tree]
         while scopes:
@@ -891,7 +948,9 @@ class _PythonScan:
                         expressions.append(value)
                     elif isinstance(value, list):
                         expressions.extend(
-                            v for v in value if isinstance(v, ast.AST) and self._touches_item(hot, v)
+                            v
+                            for v in value
+                            if isinstance(v, ast.AST) and self._touches_item(hot, v)
                         )
                 continue
             self._record_assignment(scope, stmt)
@@ -908,8 +967,7 @@ class _PythonScan:
             return self._touches(hot, node)
         return any(self._touches_item(hot, child) for child in ast.iter_child_nodes(node))
 
-    @staticmethod
-    def _record_assignment(scope: _Scope, stmt: ast.stmt) -> None:
+    def _record_assignment(self, scope: _Scope, stmt: ast.stmt) -> None:
         if isinstance(stmt, ast.AugAssign):
             scope.aug.append(stmt)
             return
@@ -917,6 +975,8 @@ class _PythonScan:
             return
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         for target in targets:
+            if _is_pathish(target):
+                self.pathish.add(id(stmt.value))
             if isinstance(target, ast.Name):
                 scope.assigns.setdefault(target.id, []).append((stmt.lineno, stmt.value))
             elif (
@@ -946,6 +1006,10 @@ class _PythonScan:
                     self.skip.add(id(value.format_spec))
         elif isinstance(node, ast.Call):
             scope.calls.append(node)
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _PATH_FUNCS:
+                self.pathish.update(id(arg) for arg in node.args)
         elif isinstance(node, ast.Attribute):
             scope.attrs.append(node)
         elif isinstance(node, ast.BinOp):
@@ -955,13 +1019,21 @@ class _PythonScan:
             scope.seqs.append(node)
         elif isinstance(node, ast.Dict):
             scope.dicts.append(node)
+            for key, value in zip(node.keys, node.values, strict=True):
+                if key is not None and _is_pathish(key):
+                    self.pathish.add(id(value))
         elif isinstance(node, ast.Subscript):
             scope.subscripts.append(node)
         elif isinstance(node, ast.Compare):
             scope.compares.append(node)
+            operands = [node.left, *node.comparators]
+            if any(_is_pathish(operand) for operand in operands):
+                self.pathish.update(id(operand) for operand in operands)
         elif isinstance(node, ast.keyword):
             if node.arg in _DOC_KEYWORDS:
                 self.skip.add(id(node.value))
+            elif node.arg and _PATHISH.search(node.arg):
+                self.pathish.add(id(node.value))
         elif isinstance(node, ast.comprehension):
             self._loop(scope, node)
 
@@ -1263,6 +1335,8 @@ class _PythonScan:
         if "/" not in text:
             return
         if not uses:
+            if id(node) in self.pathish:
+                return
             if text.startswith("{}"):
                 if not fields or not _looks_like_base(fields[0]):
                     return
@@ -1325,7 +1399,7 @@ class _PythonScan:
             args: list[tuple[str, int, int] | None] = []
             for arg in call.args[:3]:
                 if _is_str(arg) and _HELPER_ARG.fullmatch(arg.value):
-                    line, column = self.sink.text.pos(self._start(arg) + 1)
+                    line, column = self.sink.text.pos(self._find(arg, arg.value))
                     args.append((arg.value, line, column))
                 else:
                     args.append(None)
@@ -1564,6 +1638,9 @@ def _scan_yaml(sink: _Sink) -> None:
                     stack.pop()
                 if stack:
                     stack[-1].children = stack[-1].children or "map"
+            else:  # `- key: value` opens a mapping: one entry per list item
+                owner = stack[-1] if stack else None
+                stack.append(_Entry("-", line_offset + indent, owner, indent, children="map"))
             parent = stack[-1] if stack else None
             entry = _Entry(_unquote(km.group(1)), line_offset + key_indent, parent, key_indent)
             stack.append(entry)
@@ -1879,12 +1956,21 @@ _CONFIG_FILTER = re.compile(r"sgl|server[_-]args|launch_server|curl", re.I)
 
 # ---- Python files: candidate lines -> units -> ast -----------------------------------
 #
-# Parsing every file would cost seconds on a large consumer. A literal search finds the
-# lines that can matter; each is widened to its unit (the outermost enclosing function or
-# method, or the top-level statement), and only the units are parsed: padded with blank
-# lines (and an `if 1:` for a method) so that lines and columns stay those of the file.
-# A unit that does not parse on its own (a line inside a multi-line string, ...) makes
-# the whole file parse instead; so does a set of units covering most of the file.
+# Parsing every file would cost seconds on a large consumer (miles: ~1,200 files). A literal
+# search finds the lines that can matter (`SGLANG_`, a prefix, `.sglang_`, `launch_server`,
+# a quoted "/route", `://`, `{base}/route`), skipping comments. Each line is widened to a
+# unit and only the units are parsed, padded with blank lines (and an `if 1:` when
+# indented) so that lines and columns stay those of the file:
+#   - a flag, env var or attribute: its statement;
+#   - a route, a launcher or a class field: its outermost function (or class), because
+#     the URL may sit in a variable, the payload in a dict built above, the argv in a list
+#     appended to later.
+# Expressions are visited only in the statements touching a hot line (a candidate, or a
+# line that may make an HTTP call); assignments are recorded everywhere, for lookups.
+# A unit that does not parse on its own (a guess gone wrong around a multi-line string,
+# a backslash continuation) is widened to its function, then to the whole file; units
+# covering most of a file make it parse whole. Once every file is read, the calls of the
+# request helpers found (`_make_request("flush_cache", ...)`) are read in their units.
 
 _URL_LITERALS = re.compile(r"://|\"/|'/|\}/")
 _URL_SCHEME_AT = re.compile(r"""(?:https?|wss?)://[^"'\s/]*/[A-Za-z0-9_{]""")
@@ -1900,6 +1986,13 @@ _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
 _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.M)
 
 
+def _every(text: str, needle: str) -> Iterator[int]:
+    at = text.find(needle)
+    while at >= 0:
+        yield at
+        at = text.find(needle, at + 1)
+
+
 def _py_candidates(text: str, wrap: _Prefixes) -> tuple[list[int], list[int], bool]:
     """Offsets in a Python file where a flag or env var (first list) or a route or a
     launcher (second list: they need their function) may be written, and whether an
@@ -1907,10 +2000,7 @@ def _py_candidates(text: str, wrap: _Prefixes) -> tuple[list[int], list[int], bo
     found: list[int] = []
 
     def every(needle: str) -> Iterator[int]:
-        at = text.find(needle)
-        while at >= 0:
-            yield at
-            at = text.find(needle, at + 1)
+        return _every(text, needle)
 
     launch = [*every("launch_server")]
     launch += [at for at in every("sglang serve") if not text[at + 12 : at + 13].isalnum()]
@@ -1947,7 +2037,10 @@ def _base_field_at(text: str, at: int) -> bool:
         return True
     line_start = text.rfind("\n", 0, at) + 1
     line_end = text.find("\n", at)
-    return _HTTP_CALL_LINE.search(text, line_start, line_end if line_end >= 0 else len(text)) is not None
+    return (
+        _HTTP_CALL_LINE.search(text, line_start, line_end if line_end >= 0 else len(text))
+        is not None
+    )
 
 
 def _imported_names(text: str) -> set[str]:
@@ -2159,7 +2252,9 @@ class _PyFile:
         if start is None:
             return None
         indent = self.indent(start)
-        while start > 0 and self.indent(start - 1) == indent and lines[start - 1].lstrip()[:1] == "@":
+        while (
+            start > 0 and self.indent(start - 1) == indent and lines[start - 1].lstrip()[:1] == "@"
+        ):
             start -= 1
         if indent and start == 0:
             return None
@@ -2206,17 +2301,17 @@ def scan_surfaces(
         else:
             _scan_toml(sink)
     # the calls of the consumer's request helpers, wherever they are
-    if helpers:
-        names = sorted(helpers)
-        call = re.compile(r"(?<![\w])(?:%s)\(" % "|".join(map(re.escape, names)))
-        for rel, (kind, text) in texts.items():
-            if kind == "python" and any(name in text for name in names):
-                offsets = [m.start() for m in call.finditer(text)]
-                if offsets:
-                    file = python.get(rel) or python.setdefault(
-                        rel, _PyFile(rel, text, result, wrap)
-                    )
-                    file.scan([], offsets, False, {}, pending, rescan=True)
+    calls = [name + "(" for name in sorted(helpers)]
+    for rel, (kind, text) in texts.items() if calls else ():
+        offsets = [
+            at
+            for call in calls
+            for at in _every(text, call)
+            if not (text[at - 1 : at].isalnum() or text[at - 1 : at] == "_")
+        ]
+        if kind == "python" and offsets:
+            file = python.get(rel) or python.setdefault(rel, _PyFile(rel, text, result, wrap))
+            file.scan([], offsets, False, {}, pending, rescan=True)
     _resolve_helpers(pending, helpers, result)
     result.flags = _dedupe(result.flags, lambda u: (u.line, u.column, u.flag, u.context))
     result.envs = _dedupe(result.envs, lambda u: (u.line, u.column, u.name))
