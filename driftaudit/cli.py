@@ -39,7 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("path", nargs="?", default=".", type=Path, help="the consumer repo")
     compare.add_argument("--old", help="version spec; default: the consumer's sglang pin")
     compare.add_argument("--new", help="version spec: 0.5.14, a directory, git:PATH@REF, installed")
-    compare.add_argument("--format", choices=("console", "json"), default="console")
+    compare.add_argument("--format", choices=("console", "json", "markdown"), default="console")
     compare.add_argument("--output", type=Path, help="write the report to this file")
     compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
     compare.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
@@ -115,7 +115,7 @@ def _emit(text_or_render, args) -> None:
 
 def _compare(args, cache_dir: Path) -> int:
     from driftaudit.pipeline import run_compare
-    from driftaudit.report import findings_json, render_console
+    from driftaudit.report import findings_json, findings_markdown, render_console
 
     config, new = _consumer_settings(args)
     fail_on = args.fail_on or config.fail_on or "error"
@@ -135,6 +135,8 @@ def _compare(args, cache_dir: Path) -> int:
         result.findings = [f for f in result.findings if f.confidence == "certain"]
     if args.format == "json":
         _emit(findings_json(result.findings, result.old, result.new, consumer), args)
+    elif args.format == "markdown":
+        _emit(findings_markdown(result.findings, result.old, result.new, consumer), args)
     else:
         _emit(
             lambda console: render_console(

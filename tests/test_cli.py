@@ -153,3 +153,10 @@ def test_bad_config_is_one_line(capsys, tmp_path):
     assert main(["compare", "--new", "0.5.14", "--cache-dir", str(tmp_path), str(consumer)]) == 2
     err = capsys.readouterr().err
     assert "exclude must be a list" in err and len(err.strip().splitlines()) == 1
+
+
+def test_markdown_report(capsys, tmp_path):
+    code, captured = _compare(capsys, "--format", "markdown", "--cache-dir", str(tmp_path))
+    assert code == 1
+    assert captured.out.startswith("# driftaudit: ") and "## `calls.py`" in captured.out
+    assert "| DA201 keyword-removed (certain) |" in captured.out

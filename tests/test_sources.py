@@ -104,3 +104,20 @@ def test_read_pin(tmp_path: Path, files, expected):
     write_tree(tmp_path, files)
     pin = read_pin(tmp_path)
     assert (pin[0] if pin else None) == expected
+
+
+def test_installed_spec_locates_without_importing(monkeypatch, tmp_path, cache_dir):
+    import importlib.machinery
+    import importlib.util
+
+    package = write_tree(tmp_path / "site", SGLANG) / "sglang"
+    spec = importlib.machinery.ModuleSpec("sglang", None, is_package=True)
+    spec.submodule_search_locations = [str(package)]
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: spec if name == "sglang" else None
+    )
+    tree = resolve_spec("installed", cache_dir)
+    assert tree.root == package.parent and tree.version == "9.9.9" and tree.origin == "installed"
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(DriftauditError, match="no sglang package is importable"):
+        resolve_spec("installed", cache_dir)
