@@ -83,7 +83,18 @@ class Snapshot:
     # ---- the tree -------------------------------------------------------------
 
     def _scan(self) -> None:
+        """Every module and folder, each file's content digest and the tree's.
+
+        Digests are reused for files whose size and mtime are unchanged since the
+        last run (a stat cache in the store), so a warm run reads no sglang file.
+        """
         root = self.tree.root
+        stat_key = f"stats:{root.resolve()}"
+        try:
+            known = json.loads(self.store.get(stat_key) or b"{}")
+        except ValueError:
+            known = {}
+        seen: dict[str, list] = {}
         tree_hash = hashlib.sha1(EXTRACTOR_VERSION.encode())
         for dirpath, dirnames, filenames in os.walk(self.tree.package_dir):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and "." not in d)
@@ -96,12 +107,20 @@ class Snapshot:
                 name = _module_name(relpath)
                 if not all(part.isidentifier() for part in name.split(".")):
                     continue
-                data = (root / relpath).read_bytes()
-                digest = hashlib.sha1(data).hexdigest()
-                self.files[name] = relpath.as_posix()
+                stat = (root / relpath).stat()
+                posix = relpath.as_posix()
+                previous = known.get(posix)
+                if previous and previous[:2] == [stat.st_size, stat.st_mtime_ns]:
+                    digest = previous[2]
+                else:
+                    digest = hashlib.sha1((root / relpath).read_bytes()).hexdigest()
+                seen[posix] = [stat.st_size, stat.st_mtime_ns, digest]
+                self.files[name] = posix
                 self._digests[name] = digest
                 tree_hash.update(f"{name}\0{digest}\n".encode())
         self.digest = tree_hash.hexdigest()
+        if seen != known:
+            self.store.put(stat_key, json.dumps(seen).encode())
 
     def _key(self, name: str) -> str:
         return f"module:{EXTRACTOR_VERSION}:{name}:{self._digests[name]}"

@@ -30,6 +30,10 @@ class _File:
         self.is_package = path.name == "__init__.py"
         self.text = path.read_text(encoding="utf-8-sig", errors="replace")
         self.tree: ast.Module | None = None
+        # substring tests first: the regex alone costs ~0.5 s on a large consumer
+        self.reaches_sglang = ("sglang" in self.text or "meta_info" in self.text) and bool(
+            _REACHES_SGLANG.search(self.text)
+        )
 
 
 def collect_usages(root: Path, exclude: list[str] | None = None) -> UsageSet:
@@ -40,7 +44,7 @@ def collect_usages(root: Path, exclude: list[str] | None = None) -> UsageSet:
         exports.modules.add(file.module)
 
     visit: list[_File] = []
-    pending = [f for f in files if _REACHES_SGLANG.search(f.text)]
+    pending = [f for f in files if f.reaches_sglang]
     parsed: set[str] = set()
     while pending:
         for file in pending:
@@ -51,10 +55,7 @@ def collect_usages(root: Path, exclude: list[str] | None = None) -> UsageSet:
             f
             for f in pending
             if f.tree is not None
-            and (
-                _REACHES_SGLANG.search(f.text)
-                or _imports_reexport(f.tree, f.module, f.is_package, exports)
-            )
+            and (f.reaches_sglang or _imports_reexport(f.tree, f.module, f.is_package, exports))
         ]
         reexporters = {f.module for f in visit if exports.exports_sglang(f.module)}
         pending = _mentioning(reexporters, [f for f in files if f.rel not in parsed])

@@ -30,8 +30,8 @@ class ConsumerExports:
     # module -> name -> ("sglang", path) | ("consumer", module, attr or "")
     bindings: dict[str, dict[str, tuple]] = field(default_factory=dict)
     stars: dict[str, list[str]] = field(default_factory=dict)  # consumer star imports
-    # module -> class -> (base expressions as dotted names, names the class defines)
-    classes: dict[str, dict[str, tuple[list[str], frozenset]]] = field(default_factory=dict)
+    # module -> class -> (base expressions as dotted names, the class node)
+    classes: dict[str, dict[str, tuple[list[str], ast.ClassDef]]] = field(default_factory=dict)
 
     def add_module(self, name: str, tree: ast.Module | None, is_package: bool) -> None:
         self.modules.add(name)
@@ -53,7 +53,7 @@ class ConsumerExports:
             elif isinstance(node, ast.ClassDef) and node.bases:
                 bases = [".".join(d) for d in map(dotted, node.bases) if d]
                 if bases:
-                    self.classes.setdefault(name, {})[node.name] = (bases, class_names(node))
+                    self.classes.setdefault(name, {})[node.name] = (bases, node)
 
     def subclass(self, module: str, name: str, seen: frozenset = frozenset()):
         """(sglang bases, own names) of consumer class `name` of `module`, or None.
@@ -70,7 +70,7 @@ class ConsumerExports:
                 return self.subclass(target[1], target[2], seen)
             return None
         bases: list[str] = []
-        own = set(entry[1])
+        own = set(class_names(entry[1]))  # computed only for classes something imports
         for base in entry[0]:
             head, _, rest = base.partition(".")
             found = self.lookup(module, head)
