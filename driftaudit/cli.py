@@ -33,23 +33,25 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--cache-dir", type=Path, default=argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="command", required=True)
 
-    compare = commands.add_parser(
-        "compare", parents=[common], help="audit a consumer against two sglang versions"
-    )
-    compare.add_argument("path", nargs="?", default=".", type=Path, help="the consumer repo")
-    compare.add_argument("--old", help="version spec; default: the consumer's sglang pin")
-    compare.add_argument("--new", help="version spec: 0.5.14, a directory, git:PATH@REF, installed")
-    compare.add_argument("--format", choices=("console", "json", "markdown"), default="console")
-    compare.add_argument("--output", type=Path, help="write the report to this file")
-    compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
-    compare.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
-    compare.add_argument("--rules", action="append", type=Path, help="rule-pack directory")
-    compare.add_argument(
-        "--min-confidence",
-        choices=("likely", "certain"),
-        default="likely",
-        help="drop `likely` findings (receiver type unknown) with `certain`",
-    )
+    for name, help_text in (
+        ("compare", "audit a consumer against two sglang versions"),
+        ("check", "compare for CI: settings from [tool.driftaudit], the exit code says it"),
+    ):
+        compare = commands.add_parser(name, parents=[common], help=help_text)
+        compare.add_argument("path", nargs="?", default=".", type=Path, help="the consumer")
+        compare.add_argument("--old", help="version spec; default: the consumer's sglang pin")
+        compare.add_argument("--new", help="version spec: 0.5.14, a directory, git:PATH@REF")
+        compare.add_argument("--format", choices=("console", "json", "markdown"), default="console")
+        compare.add_argument("--output", type=Path, help="write the report to this file")
+        compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
+        compare.add_argument("--exclude", action="append", default=[], help="files to skip")
+        compare.add_argument("--rules", action="append", type=Path, help="rule-pack directory")
+        compare.add_argument(
+            "--min-confidence",
+            choices=("likely", "certain"),
+            default="likely",
+            help="drop `likely` findings (receiver type unknown) with `certain`",
+        )
 
     fix = commands.add_parser(
         "fix", parents=[common], help="rewrite the mechanical fixes (a diff; --apply writes)"
@@ -81,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     cache_dir = args.cache_dir or default_cache_dir()
     try:
-        if args.command == "compare":
+        if args.command in ("compare", "check"):
             return _compare(args, cache_dir)
         if args.command == "diff":
             return _diff(args, cache_dir)

@@ -160,3 +160,15 @@ def test_markdown_report(capsys, tmp_path):
     assert code == 1
     assert captured.out.startswith("# driftaudit: ") and "## `calls.py`" in captured.out
     assert "| DA201 keyword-removed (certain) |" in captured.out
+
+
+def test_check_reads_everything_from_the_config(capsys, tmp_path):
+    consumer = write_tree(
+        tmp_path / "c",
+        {
+            "pyproject.toml": f'[tool.driftaudit]\nold = "{CASE / "old"}"\nnew = "{CASE / "new"}"\n',
+            "calls.py": (CASE / "consumer" / "calls.py").read_text(),
+        },
+    )
+    assert main(["check", "--cache-dir", str(tmp_path), str(consumer)]) == 1
+    assert "DA201" in capsys.readouterr().out
