@@ -12,8 +12,6 @@ from driftaudit.drift.serverargs import SERVER_ARGS, ServerArgsDrift
 from driftaudit.drift.surfaces import surface_changes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
-from driftaudit.fix import FileChange, apply_edits, edits_from_findings
-from driftaudit.fix.apply import write_atomically
 from driftaudit.match import match_usages
 from driftaudit.packs import load_packs, rules_dirs
 from driftaudit.snapshot import Snapshot
@@ -109,7 +107,7 @@ def run_diff(
 @dataclass
 class FixResult:
     compare: CompareResult
-    changes: list[FileChange]
+    changes: list  # of driftaudit.fix.FileChange
     written: bool
 
     @property
@@ -137,6 +135,9 @@ def run_fix(
     prefixes: list[str] | None = None,
 ) -> FixResult:
     """Compare, turn the mechanical findings into edits, rewrite (only with apply)."""
+    from driftaudit.fix import apply_edits, edits_from_findings  # libcst: only to fix
+    from driftaudit.fix.apply import write_atomically
+
     compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, rules, prefixes)
     edits = edits_from_findings(compare.findings, select, ignore)
     changes = apply_edits(consumer, edits)

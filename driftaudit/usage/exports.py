@@ -32,6 +32,8 @@ class ConsumerExports:
     stars: dict[str, list[str]] = field(default_factory=dict)  # consumer star imports
     # module -> class -> (base expressions as dotted names, the class node)
     classes: dict[str, dict[str, tuple[list[str], ast.ClassDef]]] = field(default_factory=dict)
+    _exporting: dict[str, bool] = field(default_factory=dict, repr=False)  # caches
+    _subclasses: dict[tuple[str, str], tuple | None] = field(default_factory=dict, repr=False)
 
     def add_module(self, name: str, tree: ast.Module | None, is_package: bool) -> None:
         self.modules.add(name)
@@ -60,6 +62,15 @@ class ConsumerExports:
 
         Bases are followed through the consumer's other subclasses (B(A), A(ModelRunner)).
         """
+        if not seen and (module, name) in self._subclasses:
+            return self._subclasses[(module, name)]
+        if not seen:
+            found = self._subclass(module, name, frozenset())
+            self._subclasses[(module, name)] = found
+            return found
+        return self._subclass(module, name, seen)
+
+    def _subclass(self, module: str, name: str, seen: frozenset):
         if (module, name) in seen or len(seen) > 10:
             return None
         seen = seen | {(module, name)}
@@ -115,7 +126,11 @@ class ConsumerExports:
         return self.lookup(source, attr, seen)
 
     def exports_sglang(self, module: str) -> bool:
-        return any(self.lookup(module, n) for n in self.bindings.get(module, {}))
+        if module not in self._exporting:
+            self._exporting[module] = any(
+                self.lookup(module, n) for n in self.bindings.get(module, {})
+            )
+        return self._exporting[module]
 
 
 def dotted(node: ast.expr) -> list[str] | None:
