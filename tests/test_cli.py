@@ -119,8 +119,8 @@ def test_console_script_runs_as_a_module():
 
 
 def test_min_confidence_drops_likely_findings(capsys, tmp_path):
-    case = FIXTURES / "rules" / "likely"
-    argv = ["compare", "--old", str(case / "old"), "--new", str(case / "new")]
+    case, trees = FIXTURES / "rules" / "likely", FIXTURES / "rules" / "receivers"
+    argv = ["compare", "--old", str(trees / "old"), "--new", str(trees / "new")]
     argv += ["--format", "json", "--cache-dir", str(tmp_path), str(case / "consumer")]
     main(argv)
     everything = json.loads(capsys.readouterr().out)["findings"]
@@ -166,7 +166,9 @@ def test_check_reads_everything_from_the_config(capsys, tmp_path):
     consumer = write_tree(
         tmp_path / "c",
         {
-            "pyproject.toml": f'[tool.driftaudit]\nold = "{CASE / "old"}"\nnew = "{CASE / "new"}"\n',
+            "pyproject.toml": (
+                f'[tool.driftaudit]\nold = "{CASE / "old"}"\nnew = "{CASE / "new"}"\n'
+            ),
             "calls.py": (CASE / "consumer" / "calls.py").read_text(),
         },
     )

@@ -74,7 +74,8 @@ def test_derived_codemods_on_the_rule_fixtures(cache_dir, tmp_path):
 
 def test_likely_findings_are_never_rewritten(cache_dir, tmp_path):
     root = FIXTURES / "rules" / "likely"
+    trees = FIXTURES / "rules" / "receivers"
     consumer = _copy(root, tmp_path)
     before = (consumer / "uses.py").read_text()
-    run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, apply=True)
+    run_fix(consumer, str(trees / "old"), str(trees / "new"), cache_dir, apply=True)
     assert (consumer / "uses.py").read_text() == before

@@ -1,8 +1,9 @@
 """Fixture-driven rule tests (ruff style).
 
-Each folder under fixtures/rules holds a tiny `old/` and `new/` sglang tree and a
-`consumer/`. Every consumer line that must be flagged carries `# expect: CODE`;
-every other line must not be flagged. The test compares the two sets exactly.
+Each folder under fixtures/rules holds a tiny `old/` and `new/` sglang tree (or a
+`trees` file naming the folder whose trees it shares) and a `consumer/`. Every
+consumer line that must be flagged carries `# expect: CODE`; every other line must
+not be flagged. The test compares the two sets exactly.
 """
 
 from __future__ import annotations
@@ -18,17 +19,23 @@ from .conftest import FIXTURES, expected_markers
 CASES = sorted(p.name for p in (FIXTURES / "rules").iterdir() if p.is_dir())
 
 
+def trees(root: Path) -> tuple[str, str]:
+    if not (root / "old").is_dir():
+        root = root.parent / (root / "trees").read_text().strip()
+    return str(root / "old"), str(root / "new")
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_rule_fixture(case: str, cache_dir: Path) -> None:
     root = FIXTURES / "rules" / case
-    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    result = run_compare(root / "consumer", *trees(root), cache_dir)
     found = {(f.path, f.line, f.rule.code) for f in result.findings if f.path.endswith(".py")}
     assert found == expected_markers(root / "consumer")
 
 
 def test_findings_carry_evidence(cache_dir: Path) -> None:
     root = FIXTURES / "rules" / "imports"
-    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    result = run_compare(root / "consumer", *trees(root), cache_dir)
     moved = [f for f in result.findings if f.rule.code == "DA102"]
     assert moved, "the moved import must be found"
     for finding in moved:
@@ -43,7 +50,7 @@ def test_findings_carry_evidence(cache_dir: Path) -> None:
 
 def test_call_findings_name_the_parameter(cache_dir: Path) -> None:
     root = FIXTURES / "rules" / "calls"
-    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    result = run_compare(root / "consumer", *trees(root), cache_dir)
     by_line = {f.line: f for f in result.findings}
     assert "use_stream" in by_line[7].message
     assert by_line[7].symbol == "sglang.srt.distributed.init_group"
@@ -54,14 +61,14 @@ def test_call_findings_name_the_parameter(cache_dir: Path) -> None:
 
 def test_return_arity_uses_return_statements(cache_dir: Path) -> None:
     root = FIXTURES / "rules" / "classes"
-    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    result = run_compare(root / "consumer", *trees(root), cache_dir)
     (arity,) = [f for f in result.findings if f.rule.code == "DA303"]
     assert "now returns 4" in arity.message and "was 3" in arity.message
 
 
 def test_confidence_of_member_findings(cache_dir: Path) -> None:
     root = FIXTURES / "rules" / "likely"
-    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    result = run_compare(root / "consumer", *trees(root), cache_dir)
     by_line = {f.line: f for f in result.findings}
     assert (by_line[5].confidence, by_line[5].severity) == ("likely", "warning")
     assert (by_line[12].confidence, by_line[12].severity) == ("certain", "error")
@@ -71,7 +78,7 @@ def test_confidence_of_member_findings(cache_dir: Path) -> None:
 
 def test_replacement_self_and_overrides_name_the_sglang_member(cache_dir: Path) -> None:
     root = FIXTURES / "rules" / "receivers"
-    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    result = run_compare(root / "consumer", *trees(root), cache_dir)
     symbols = {(f.rule.code, f.symbol) for f in result.findings}
     assert ("DA301", "sglang.srt.batch.LogitsProcessor.multi_item_delimiter") in symbols
     assert ("DA304", "sglang.srt.batch.ModelRunner.init_cuda_graphs") in symbols
@@ -82,7 +89,7 @@ def test_replacement_self_and_overrides_name_the_sglang_member(cache_dir: Path) 
 def test_surfaces_outside_python(cache_dir: Path) -> None:
     """Scripts, pins: flags, env vars and parser names where no `# expect` fits."""
     root = FIXTURES / "rules" / "surfaces"
-    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    result = run_compare(root / "consumer", *trees(root), cache_dir)
     found = {(f.path, f.line, f.rule.code) for f in result.findings if not f.path.endswith(".py")}
     assert found == {
         ("requirements.txt", 2, "DA507"),  # torch==2.9.1, the new wheel wants 2.11.0
