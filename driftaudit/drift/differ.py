@@ -61,6 +61,8 @@ def dataclass_init(cls: Class) -> Function:
         value = getattr(member, "value", None) or ""
         if member.kind != "attribute" or annotation is None or "ClassVar" in annotation:
             continue
+        if "property" in member.labels:
+            continue  # a @property's return annotation, not a field
         if "init=False" in value.replace(" ", ""):
             continue
         required = value == "" or (value.startswith("field(") and "default" not in value)
