@@ -11,6 +11,7 @@ from driftaudit.drift.changes import (
     DefaultChanged,
     MemberRemoved,
     ModuleRemoved,
+    ParameterRemoved,
     ParameterRenamed,
     SymbolMoved,
 )
@@ -165,7 +166,7 @@ class _Matcher:
         """
         found = self.signatures(symbol)
         if found is None:
-            return []
+            return self._new_only_call(usage, symbol, shape, bound)
         old, new, old_fn, new_fn = found
         unbound = not bound and self._unbound_method(symbol, old.obj)
         before = bind(call_params(old_fn, unbound), shape)
@@ -230,6 +231,37 @@ class _Matcher:
                     findings.append(finding_at(usage, change, message, fix))
         return findings
 
+    def _new_only_call(self, usage, symbol: str, shape, bound: bool) -> list[Finding]:
+        """A name only the new tree has (new API, or code already ported): the call
+        must still fit the new signature."""
+        if self.differ.old.resolve(symbol) is not None:
+            return []
+        new = self.differ.new.resolve(symbol)
+        new_fn = callable_signature(new.obj) if new is not None and not new.opaque else None
+        if new_fn is None or shape.star_args or shape.star_kwargs:
+            return []
+        parent = self.differ.new.resolve(symbol.rpartition(".")[0])
+        unbound = (
+            not bound
+            and isinstance(new.obj, Function)
+            and not {"staticmethod", "classmethod"} & set(new.obj.labels)
+            and parent is not None
+            and isinstance(parent.obj, Class)
+        )
+        after = bind(call_params(new_fn, unbound), shape)
+        locs = (None, function_location(new, new_fn))
+        findings = []
+        for keyword in after.unknown_keywords:
+            change = ParameterRemoved(symbol, *locs, keyword)
+            message = f"passes keyword `{keyword}`, which `{_name(symbol)}` does not take"
+            # not rewritten: with no old signature, a rename cannot be told from a removal
+            findings.append(finding_at(usage, change, message, Fix(f"drop `{keyword}=`")))
+        for name in after.missing:
+            change = _CallChange(rules.REQUIRED_PARAMETER_ADDED, symbol, *locs)
+            message = f"does not pass `{name}`, a required parameter of `{_name(symbol)}`"
+            findings.append(finding_at(usage, change, message, Fix(f"pass `{name}`")))
+        return findings
+
     # ---- return shapes ---------------------------------------------------------
 
     def unpack(self, usage: UnpackUsage) -> list[Finding]:
@@ -287,8 +319,6 @@ class _CallChange(Change):
 
 
 def _removed_param(changes: list[Change], symbol: str, keyword: str, locs) -> Change:
-    from driftaudit.drift.changes import ParameterRemoved
-
     for change in changes:
         if getattr(change, "param", None) == keyword:
             return change
