@@ -25,9 +25,6 @@ class Binding:
     def ok(self) -> bool:
         return not (self.unknown_keywords or self.too_many_positional or self.missing)
 
-    def passes(self, name: str) -> bool:
-        return name in self.positional
-
 
 def bind(params: list[Param], call: CallUsage) -> Binding:
     slots = [p for p in params if p.positional]

@@ -38,7 +38,7 @@ class MemberMatcher:
         """The sglang classes a consumer file imports or holds instances of."""
         return self._file_classes.get(path, set())
 
-    def _classes(self, receiver: tuple) -> list[str]:
+    def classes_of(self, receiver: tuple) -> list[str]:
         if receiver[0] == "self":
             found = (self.types.class_of(("path", base)) for base in receiver[1])
             return [c for c in found if c]
@@ -48,7 +48,7 @@ class MemberMatcher:
     # ---- certain: the receiver's class is known ----------------------------------
 
     def member(self, usage: MemberUsage) -> list[Finding]:
-        for cls in self._classes(usage.receiver):
+        for cls in self.classes_of(usage.receiver):
             self._file_classes[usage.path].add(cls)
             path = f"{cls}.{usage.member}"
             if self.differ.old.resolve(path) is None:
@@ -64,7 +64,7 @@ class MemberMatcher:
         return []
 
     def override(self, usage: OverrideUsage) -> list[Finding]:
-        for cls in self._classes(("self", usage.bases, frozenset())):
+        for cls in self.classes_of(("self", usage.bases, frozenset())):
             path = f"{cls}.{usage.method}"
             old = self.differ.old.resolve(path)
             if old is None or not isinstance(old.obj, Function):

@@ -51,7 +51,7 @@ class PackMatcher:
             access = pattern.get("access", "any")
             cls, name = self.canonical(pattern["class"]), pattern["member"]
             if isinstance(usage, MemberUsage) and usage.member == name:
-                if cls in self.members._classes(usage.receiver) and _access_ok(usage, access):
+                if cls in self.members.classes_of(usage.receiver) and _access_ok(usage, access):
                     return "certain"
             if isinstance(usage, AttributeNameUsage) and usage.member == name:
                 if cls in self.members.file_classes(usage.path) and _access_ok(usage, access):
@@ -63,7 +63,7 @@ class PackMatcher:
             if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == target:
                 return "certain" if keyword is None or keyword in usage.keywords else None
             if isinstance(usage, MemberUsage) and usage.call is not None:
-                for cls in self.members._classes(usage.receiver):
+                for cls in self.members.classes_of(usage.receiver):
                     if f"{cls}.{usage.member}" == target:
                         if keyword is None or keyword in usage.call.keywords:
                             return "certain"

@@ -99,7 +99,7 @@ class SurfaceMatcher:
                 else:
                     findings += self._defaults(usage)
             elif isinstance(usage, MemberUsage) and usage.member in fields:
-                if SERVER_ARGS in self.members._classes(usage.receiver):
+                if SERVER_ARGS in self.members.classes_of(usage.receiver):
                     how = f"server_args.{usage.member}"
                     findings += self._field(usage.member, _at(usage), how, passed=usage.store)
             elif isinstance(usage, ClassFieldUsage):

@@ -88,10 +88,6 @@ class Function(Obj):
         return any(p.kind == VAR_KEYWORD for p in self.params)
 
     @property
-    def accepts_var_positional(self) -> bool:
-        return any(p.kind == VAR_POSITIONAL for p in self.params)
-
-    @property
     def bound_params(self) -> list[Param]:
         """Parameters a caller passes: without `self`/`cls` of a method."""
         if (

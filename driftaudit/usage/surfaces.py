@@ -66,6 +66,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from driftaudit.usage.exports import dotted
 from driftaudit.usage.files import SKIP_DIRS
 
 
@@ -699,17 +700,6 @@ _HELPER_ARG = re.compile(r"/?[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z0-9_]+)*")
 _VERB_IN_NAME = re.compile(r"(?:^|_)(post|put|patch|delete)(?:_|$)|(?:^|_)(?:a?sync|http)_get$")
 
 
-def _dotted(node: ast.expr) -> list[str] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
-
-
 def _root_name(node: ast.expr) -> str | None:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
@@ -792,7 +782,7 @@ def _looks_like_base(expr: ast.expr) -> bool:
     """Does the expression in front of a path name a base URL (`base_url`, `self.host`)?"""
     while isinstance(expr, (ast.Call, ast.Subscript)):
         expr = expr.func if isinstance(expr, ast.Call) else expr.value
-    parts = _dotted(expr)
+    parts = dotted(expr)
     if not parts:
         return False
     words = set(parts[-1].lower().strip("_").split("_"))
@@ -1083,7 +1073,7 @@ class _PythonScan:
         }
         for attr in scope.attrs:
             if ENV_NAME.fullmatch(attr.attr):
-                parts = _dotted(attr.value)
+                parts = dotted(attr.value)
                 if parts and _ENV_RECEIVER.search(parts[-1]):
                     store = isinstance(attr.ctx, (ast.Store, ast.Del)) or id(attr) in setters
                     kind = "set" if store else "read"
@@ -1291,7 +1281,7 @@ class _PythonScan:
                 if func.attr in _ROUTE_DEFINERS:
                     self.url_done.update(id(arg) for arg in call.args[:1])
                 elif func.attr in _HTTP_VERBS and self._bare_route(call):
-                    parts = _dotted(func.value)
+                    parts = dotted(func.value)
                     if parts and parts[-1].lower() in _APP_NAMES:
                         self.url_done.add(id(call.args[0]))
 
