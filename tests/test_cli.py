@@ -78,7 +78,7 @@ def test_console_report_groups_by_file(capsys, tmp_path):
         (["compare", str(CASE / "consumer")], "--new is required"),
         (["compare", "--new", str(CASE / "new"), str(CASE / "consumer")], "no sglang pin"),
         (["compare", "--old", "/nope", "--new", "/nope", str(CASE / "consumer")], "cannot resolve"),
-        (["rule", "DA999"], "unknown rule"),
+        (["rule", "DA999"], "unknown code"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, argv, message):

@@ -25,7 +25,7 @@ def _copy(case: Path, tmp_path: Path) -> Path:
 def test_pack_entries_fire_where_the_code_is(case, cache_dir):
     root = PACKS / case
     result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
-    found = {(f.path, f.line, f.rule.code) for f in result.findings if f.path.endswith(".py")}
+    found = {(f.path, f.line, f.code.code) for f in result.findings if f.path.endswith(".py")}
     assert found == expected_markers(root / "consumer")
 
 
@@ -56,7 +56,7 @@ def test_dry_run_writes_nothing_and_select_ignore_filter(cache_dir, tmp_path):
     assert none.fixed == 0
     only = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, select=["DA901"])
     assert only.fixed == dry.fixed
-    assert {f.rule.code for f in dry.needs_a_human()} == {"DA902"}
+    assert {f.code.code for f in dry.needs_a_human()} == {"DA902"}
 
 
 def test_derived_codemods_on_the_rule_fixtures(cache_dir, tmp_path):

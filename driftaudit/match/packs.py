@@ -6,7 +6,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from driftaudit import rules
+from driftaudit import codes
 from driftaudit.drift import Differ
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.members import MemberMatcher
@@ -153,11 +153,11 @@ class PackMatcher:
         certain = confidence == "certain"
         edit = {"steps": steps} if steps and certain else None
         fix = Fix(_first_sentence(entry.message), edit) if steps else None
-        rule = rules.PACK_CHANGE if entry.codemod else rules.PACK_ADVISORY
+        code = codes.PACK_CHANGE if entry.codemod else codes.PACK_ADVISORY
         severity = entry.severity if certain else "warning"
         message = f"[{entry.id}] {entry.message} (evidence: {entry.evidence})"
         return Finding(
-            rule,
+            code,
             path,
             line,
             column,
