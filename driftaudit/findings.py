@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from driftaudit.codes import SEVERITIES, Code, variant
@@ -45,7 +45,6 @@ class Finding:
     fix: Fix | None = None
     severity: str = ""  # defaults to the code's
     confidence: str = "certain"  # or "likely": only an attribute name ties it to sglang
-    extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.severity = self.severity or self.code.severity

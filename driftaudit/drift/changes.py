@@ -100,7 +100,7 @@ class ParameterRemoved(Change):
     code = codes.KEYWORD_REMOVED
 
     def explain(self) -> str:
-        return f"parameter `{self.param}` was removed from `{_short(self.symbol)}`"
+        return f"parameter `{self.param}` was removed from `{short_name(self.symbol)}`"
 
 
 @dataclass
@@ -112,7 +112,8 @@ class ParameterRenamed(Change):
 
     def explain(self) -> str:
         return (
-            f"parameter `{self.param}` of `{_short(self.symbol)}` was renamed to `{self.new_name}`"
+            f"parameter `{self.param}` of `{short_name(self.symbol)}` was renamed "
+            f"to `{self.new_name}`"
         )
 
 
@@ -123,7 +124,7 @@ class RequiredParameterAdded(Change):
     code = codes.REQUIRED_PARAMETER_ADDED
 
     def explain(self) -> str:
-        return f"`{_short(self.symbol)}` has a new required parameter `{self.param}`"
+        return f"`{short_name(self.symbol)}` has a new required parameter `{self.param}`"
 
 
 @dataclass
@@ -140,7 +141,7 @@ class ParameterMoved(Change):
     def explain(self) -> str:
         more = f" (and {self.more} after it)" if self.more else ""
         return (
-            f"parameter `{self.param}`{more} of `{_short(self.symbol)}` changed from "
+            f"parameter `{self.param}`{more} of `{short_name(self.symbol)}` changed from "
             f"{self.old_slot} to {self.new_slot}"
         )
 
@@ -155,7 +156,7 @@ class DefaultChanged(Change):
 
     def explain(self) -> str:
         return (
-            f"default of `{self.param}` in `{_short(self.symbol)}` changed from "
+            f"default of `{self.param}` in `{short_name(self.symbol)}` changed from "
             f"{self.old_default} to {self.new_default}"
         )
 
@@ -171,7 +172,7 @@ class ReturnArityChanged(Change):
     def explain(self) -> str:
         shown = f": return {', '.join(self.new_elements)}" if self.new_elements else ""
         return (
-            f"`{_short(self.symbol)}` now returns {self.new_arity} values "
+            f"`{short_name(self.symbol)}` now returns {self.new_arity} values "
             f"(was {self.old_arity}){shown}"
         )
 
@@ -208,11 +209,11 @@ class PositionalCapacityReduced(Change):
     def explain(self) -> str:
         return (
             f"passes {self.passed} positional arguments; "
-            f"`{_short(self.symbol)}` now takes at most {self.capacity}"
+            f"`{short_name(self.symbol)}` now takes at most {self.capacity}"
         )
 
 
-def _short(symbol: str) -> str:
+def short_name(symbol: str) -> str:
     """`sglang.srt.x.Class.meth` -> `Class.meth`; a function -> its name."""
     parts = symbol.split(".")
     if len(parts) >= 2 and parts[-2][:1].isupper():

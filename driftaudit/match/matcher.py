@@ -17,6 +17,7 @@ from driftaudit.drift.changes import (
     PositionalRebound,
     RequiredParameterAdded,
     SymbolMoved,
+    short_name,
 )
 from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.drift.serverargs import SERVER_ARGS
@@ -202,7 +203,7 @@ class _Matcher:
             if name in renamed_targets or name in before.missing:
                 continue
             change = RequiredParameterAdded(symbol, *locs, name)
-            message = f"does not pass `{name}`, a new required parameter of `{_name(symbol)}`"
+            message = f"does not pass `{name}`, a new required parameter of `{short_name(symbol)}`"
             findings.append(finding_at(usage, change, message, Fix(f"pass `{name}`")))
         pairs = zip(before.positional, after.positional, strict=False)
         for index, (was, now) in enumerate(pairs):
@@ -251,12 +252,12 @@ class _Matcher:
         findings = []
         for keyword in after.unknown_keywords:
             change = ParameterRemoved(symbol, *locs, keyword)
-            message = f"passes keyword `{keyword}`, which `{_name(symbol)}` does not take"
+            message = f"passes keyword `{keyword}`, which `{short_name(symbol)}` does not take"
             # not rewritten: with no old signature, a rename cannot be told from a removal
             findings.append(finding_at(usage, change, message, Fix(f"drop `{keyword}=`")))
         for name in after.missing:
             change = RequiredParameterAdded(symbol, *locs, name)
-            message = f"does not pass `{name}`, a required parameter of `{_name(symbol)}`"
+            message = f"does not pass `{name}`, a required parameter of `{short_name(symbol)}`"
             findings.append(finding_at(usage, change, message, Fix(f"pass `{name}`")))
         return findings
 
@@ -277,7 +278,7 @@ class _Matcher:
         elif usage.targets != change.old_arity:
             return []
         message = (
-            f"unpacks {usage.targets} values from `{_name(usage.symbol)}`, which now returns "
+            f"unpacks {usage.targets} values from `{short_name(usage.symbol)}`, which now returns "
             f"{change.new_arity} (was {change.old_arity})"
         )
         described = f": {', '.join(change.new_elements)}" if change.new_elements else ""
@@ -298,11 +299,6 @@ def _slots(old: list[str], new: list[str] | None) -> list[int | None] | None:
     slots = [old.index(e) if e in old else None for e in new]
     kept = [s for s in slots if s is not None]
     return slots if kept == list(range(len(old))) else None
-
-
-def _name(symbol: str) -> str:
-    parts = symbol.split(".")
-    return ".".join(parts[-2:]) if len(parts) > 1 and parts[-2][:1].isupper() else parts[-1]
 
 
 def _removed_param(changes: list[Change], symbol: str, keyword: str, locs) -> Change:

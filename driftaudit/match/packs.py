@@ -168,7 +168,6 @@ class PackMatcher:
             fix,
             severity=severity,
             confidence=confidence,
-            extra={"pack": entry.pack, "entry": entry.id},
         )
 
 
