@@ -60,8 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--old", help="version spec; default: the consumer's sglang pin")
     fix.add_argument("--new", help="version spec")
     fix.add_argument("--apply", action="store_true", help="write the changes (default: diff)")
-    fix.add_argument("--select", action="append", default=[], help="only these rule codes")
-    fix.add_argument("--ignore", action="append", default=[], help="skip these rule codes")
+    fix.add_argument("--select", action="append", default=[], help="only these codes (or prefixes)")
+    fix.add_argument("--ignore", action="append", default=[], help="skip these codes (or prefixes)")
     fix.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
     _packs_option(fix)
 

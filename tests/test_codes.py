@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from pathlib import Path
 
 import pytest
 
@@ -104,3 +105,11 @@ def test_packs_option_and_its_hidden_deprecated_alias(command, capsys):
         _parser().parse_args([command, "--help"])
     shown = capsys.readouterr().out
     assert "--packs DIR" in shown and "--rules" not in shown
+
+
+def test_readme_table_lists_every_code():
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (DA\d{3}) \| ([a-z-]+) \| (\w+) \|", readme, re.M)
+    assert rows == [
+        (c.code, c.kind, c.severity) for c in sorted(codes.CODES.values(), key=lambda c: c.code)
+    ]

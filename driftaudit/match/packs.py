@@ -1,4 +1,4 @@
-"""Rule-pack entries x usages -> findings (DA901 with a codemod, DA902 advisories)."""
+"""Pack entries x usages -> findings (DA901 with a codemod, DA902 advisories)."""
 
 from __future__ import annotations
 
