@@ -1,4 +1,4 @@
-"""`driftaudit fix` end to end on fixtures: the rule packs' entries and the derived
+"""`driftaudit fix` end to end on fixtures: the packs' entries and the derived
 codemods, before and after, a second run that changes nothing."""
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ def test_dry_run_writes_nothing_and_select_ignore_filter(cache_dir, tmp_path):
     assert {f.code.code for f in dry.needs_a_human()} == {"DA902"}
 
 
-def test_derived_codemods_on_the_rule_fixtures(cache_dir, tmp_path):
+def test_derived_codemods_on_the_code_fixtures(cache_dir, tmp_path):
     """Moved imports, dropped and renamed keywords from drift alone (no pack)."""
-    root = FIXTURES / "rules" / "calls"
+    root = FIXTURES / "codes" / "calls"
     consumer = _copy(root, tmp_path)
     result = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, apply=True)
     text = (consumer / "calls.py").read_text()
@@ -73,8 +73,8 @@ def test_derived_codemods_on_the_rule_fixtures(cache_dir, tmp_path):
 
 
 def test_likely_findings_are_never_rewritten(cache_dir, tmp_path):
-    root = FIXTURES / "rules" / "likely"
-    trees = FIXTURES / "rules" / "receivers"
+    root = FIXTURES / "codes" / "likely"
+    trees = FIXTURES / "codes" / "receivers"
     consumer = _copy(root, tmp_path)
     before = (consumer / "uses.py").read_text()
     run_fix(consumer, str(trees / "old"), str(trees / "new"), cache_dir, apply=True)

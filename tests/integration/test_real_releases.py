@@ -37,7 +37,7 @@ def test_example_findings_on_real_releases(example_result):
     by_place = {(f.path, f.line, f.code.code): f for f in example_result.findings}
     assert set(by_place) == {
         ("capture/batch.py", 5, "DA102"),
-        # rule pack 0.5.9 -> 0.5.14: req untyped here, so `likely`
+        # pack 0.5.9 -> 0.5.14: req untyped here, so `likely`
         ("capture/batch.py", 27, "DA901"),  # req.fill_ids = ...
         ("capture/batch.py", 28, "DA901"),  # len(req.fill_ids)
         ("capture/batch.py", 41, "DA902"),  # batch.prepare_for_extend(): prefill_input_ids_cpu
