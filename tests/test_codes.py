@@ -113,3 +113,37 @@ def test_readme_table_lists_every_code():
     assert rows == [
         (c.code, c.kind, c.severity) for c in sorted(codes.CODES.values(), key=lambda c: c.code)
     ]
+
+
+def test_surface_changes_are_one_class_per_kind(tmp_path):
+    from driftaudit.drift.surfaces import surface_changes
+    from driftaudit.pipeline import open_snapshots
+
+    root = Path(__file__).parent / "fixtures" / "codes" / "surfaces"
+    old, new = open_snapshots(str(root / "old"), str(root / "new"), tmp_path)
+    found = {
+        (type(c).__name__, c.code.code, c.symbol): c.explain() for c in surface_changes(old, new)
+    }
+    assert found == {
+        (
+            "RouteMethodChanged",
+            "DA502",
+            "/flush_cache",
+        ): "HTTP route /flush_cache no longer accepts GET",
+        ("RouteRemoved", "DA501", "/update_weights_from_distributed"): (
+            "HTTP route /update_weights_from_distributed was removed"
+        ),
+        ("RequestFieldRemoved", "DA503", "GenerateReqInput.stream_interval"): (
+            "request struct field GenerateReqInput.stream_interval was removed"
+        ),
+        ("MetaInfoKeyRemoved", "DA506", "meta_info.spec_verify_ct"): (
+            "meta_info key 'spec_verify_ct' is no longer written"
+        ),
+        ("EnvVarUnused", "DA504", "SGLANG_USE_OLD_PATH"): (
+            "environment variable SGLANG_USE_OLD_PATH is no longer read"
+        ),
+        ("ParserRemoved", "DA505", "qwen25"): "tool-call parser 'qwen25' is no longer registered",
+        ("RequirementChanged", "DA508", "torch"): (
+            "requirement torch: changed (==2.9.1 -> ==2.11.0)"
+        ),
+    }
