@@ -13,10 +13,10 @@ from rich.console import Console
 
 from driftaudit import __version__
 from driftaudit.cache import default_cache_dir
+from driftaudit.codes import CODES, explain, lookup
 from driftaudit.config import load_config
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import at_or_above
-from driftaudit.rules import RULES, explain, get_rule
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ("error", "warning", "info", "never")
@@ -45,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
         compare.add_argument("--output", type=Path, help="write the report to this file")
         compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
         compare.add_argument("--exclude", action="append", default=[], help="files to skip")
-        compare.add_argument("--rules", action="append", type=Path, help="rule-pack directory")
+        _packs_option(compare)
         compare.add_argument(
             "--min-confidence",
             choices=("likely", "certain"),
@@ -60,10 +60,10 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--old", help="version spec; default: the consumer's sglang pin")
     fix.add_argument("--new", help="version spec")
     fix.add_argument("--apply", action="store_true", help="write the changes (default: diff)")
-    fix.add_argument("--select", action="append", default=[], help="only these rule codes")
-    fix.add_argument("--ignore", action="append", default=[], help="skip these rule codes")
+    fix.add_argument("--select", action="append", default=[], help="only these codes (or prefixes)")
+    fix.add_argument("--ignore", action="append", default=[], help="skip these codes (or prefixes)")
     fix.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
-    fix.add_argument("--rules", action="append", type=Path, help="rule-pack directory")
+    _packs_option(fix)
 
     diff = commands.add_parser(
         "diff", parents=[common], help="sglang-side API changelog between two versions"
@@ -74,9 +74,19 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", choices=("console", "json"), default="console")
     diff.add_argument("--output", type=Path)
 
-    rule = commands.add_parser("rule", help="explain a rule code, or list them all")
+    rule = commands.add_parser("rule", help="explain a code (DA102), or list them all")
     rule.add_argument("code", nargs="?")
     return parser
+
+
+def _packs_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--packs", action="append", type=Path, metavar="DIR", help="a directory of packs"
+    )
+    # the old name, kept so existing scripts run; hidden from --help
+    command.add_argument(
+        "--rules", action="append", type=Path, dest="packs", help=argparse.SUPPRESS
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,7 +139,7 @@ def _compare(args, cache_dir: Path) -> int:
         new,
         cache_dir,
         [*config.exclude, *args.exclude],
-        args.rules,
+        args.packs,
         config.wrap_prefixes,
     )
     consumer = str(args.path)
@@ -175,7 +185,7 @@ def _fix(args, cache_dir: Path) -> int:
         select=[s.upper() for s in args.select],
         ignore=[i.upper() for i in args.ignore],
         exclude=[*config.exclude, *args.exclude],
-        rules=args.rules,
+        pack_dirs=args.packs,
         prefixes=config.wrap_prefixes,
     )
     if not args.apply:
@@ -194,7 +204,7 @@ def _fix(args, cache_dir: Path) -> int:
         err.print(f"{len(remaining)} findings need a human:")
         for finding in remaining:
             err.print(
-                f"  {finding.path}:{finding.line}:{finding.column} {finding.rule.code} "
+                f"  {finding.path}:{finding.line}:{finding.column} {finding.code.code} "
                 f"{finding.message}",
                 markup=False,
             )
@@ -214,14 +224,16 @@ def _diff(args, cache_dir: Path) -> int:
 
 
 def _rule(args) -> int:
+    """`driftaudit rule`: every code, one line each; `driftaudit rule DA102`: one explained."""
     if args.code is None:
-        for rule in RULES.values():
-            print(f"{rule.code}  {rule.kind:28} {rule.severity:8} {rule.summary}")
+        for code in sorted(CODES.values(), key=lambda c: c.code):
+            fixable = "fix" if code.fix_safety != "no automatic fix" else ""
+            print(f"{code.code}  {code.kind:28} {code.severity:8} {fixable:3}  {code.summary}")
         return EXIT_OK
-    rule = get_rule(args.code)
-    if rule is None:
-        raise DriftauditError(f"unknown rule {args.code!r}; `driftaudit rule` lists them")
-    print(explain(rule))
+    code = lookup(args.code)
+    if code is None:
+        raise DriftauditError(f"unknown code {args.code!r}; `driftaudit rule` lists them")
+    print(explain(code))
     return EXIT_OK
 
 

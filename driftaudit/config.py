@@ -26,7 +26,6 @@ class Config:
     fail_on: str | None = None
     exclude: list[str] = field(default_factory=list)
     wrap_prefixes: list[str] = field(default_factory=list)
-    source: str | None = None  # the file it came from
 
 
 def load_config(root: Path) -> Config:
@@ -54,7 +53,6 @@ def load_config(root: Path) -> Config:
             _str(data, "fail-on", path) or _str(data, "fail_on", path),
             lists["exclude"],
             lists["wrap-prefixes"],
-            str(path),
         )
     return Config()
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
-from driftaudit.rules import SEVERITIES, Rule
+from driftaudit.codes import SEVERITIES, Code, variant
 
 
 @dataclass
@@ -23,9 +24,17 @@ class Fix:
         return {"description": self.description, "autofixable": self.autofixable}
 
 
+class Place(NamedTuple):
+    """Where a finding points in the consumer (a usage has the same three attributes)."""
+
+    path: str
+    line: int
+    column: int
+
+
 @dataclass
 class Finding:
-    rule: Rule
+    code: Code
     path: str
     line: int
     column: int
@@ -34,20 +43,19 @@ class Finding:
     old_location: str | None = None
     new_location: str | None = None
     fix: Fix | None = None
-    severity: str = ""  # defaults to the rule's
+    severity: str = ""  # defaults to the code's
     confidence: str = "certain"  # or "likely": only an attribute name ties it to sglang
-    extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.severity = self.severity or self.rule.severity
+        self.severity = self.severity or self.code.severity
 
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.rule.code, self.symbol)
+        return (self.path, self.line, self.column, self.code.code, self.symbol)
 
     def as_dict(self) -> dict:
         return {
-            "rule": self.rule.code,
-            "kind": self.rule.kind,
+            "rule": self.code.code,  # the report contract's name for the code
+            "kind": self.code.kind,
             "severity": self.severity,
             "path": self.path,
             "line": self.line,
@@ -62,12 +70,13 @@ class Finding:
 
 
 def finding_at(
-    place, change, message: str, fix: Fix | None = None, *, rule=None, symbol=None, **kw
+    place, change, message: str, fix: Fix | None = None, *, use=None, symbol=None, **kw
 ) -> Finding:
-    """A finding at a usage's place (path, line, column) about a drift change: the rule,
-    symbol and evidence come from the change unless given."""
+    """A finding at a usage's place (path, line, column) about a drift change: the code
+    comes from the change's class (or its consumer-side variant for `use`, "patch" or
+    "override": see `codes.variant`); symbol and evidence from the change unless given."""
     return Finding(
-        rule or change.rule,
+        variant(change.code, use),
         place.path,
         place.line,
         place.column,

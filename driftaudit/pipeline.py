@@ -46,7 +46,7 @@ def run_compare(
     new_spec: str,
     cache_dir: Path,
     exclude: list[str] | None = None,
-    rules: list[Path] | None = None,
+    pack_dirs: list[Path] | None = None,
     prefixes: list[str] | None = None,
 ) -> CompareResult:
     if not consumer.exists():
@@ -74,7 +74,7 @@ def run_compare(
     start = time.perf_counter()
     packs = []
     if old.tree.version and new.tree.version:
-        packs = load_packs(rules_dirs(rules), old.tree.version, new.tree.version)
+        packs = load_packs(rules_dirs(pack_dirs), old.tree.version, new.tree.version)
     findings = match_usages(usages, Differ(old, new), packs, consumer, surfaces, pins)
     timings["match"] = time.perf_counter() - start
     return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
@@ -116,9 +116,9 @@ class FixResult:
 
     def needs_a_human(self) -> list[Finding]:
         """Findings no edit took care of."""
-        done = {(e.path, e.line, e.column, e.rule) for c in self.changes for e in c.applied}
+        done = {(e.path, e.line, e.column, e.code) for c in self.changes for e in c.applied}
         return [
-            f for f in self.compare.findings if (f.path, f.line, f.column, f.rule.code) not in done
+            f for f in self.compare.findings if (f.path, f.line, f.column, f.code.code) not in done
         ]
 
 
@@ -131,14 +131,14 @@ def run_fix(
     select: list[str] | None = None,
     ignore: list[str] | None = None,
     exclude: list[str] | None = None,
-    rules: list[Path] | None = None,
+    pack_dirs: list[Path] | None = None,
     prefixes: list[str] | None = None,
 ) -> FixResult:
     """Compare, turn the mechanical findings into edits, rewrite (only with apply)."""
     from driftaudit.fix import apply_edits, edits_from_findings  # libcst: only to fix
     from driftaudit.fix.apply import write_atomically
 
-    compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, rules, prefixes)
+    compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, pack_dirs, prefixes)
     edits = edits_from_findings(compare.findings, select, ignore)
     changes = apply_edits(consumer, edits)
     if apply:

@@ -12,7 +12,7 @@ from driftaudit.cli import main
 
 from .conftest import FIXTURES, write_tree
 
-CASE = FIXTURES / "rules" / "calls"
+CASE = FIXTURES / "codes" / "calls"
 
 
 def _compare(capsys, *extra, consumer=CASE / "consumer"):
@@ -78,7 +78,7 @@ def test_console_report_groups_by_file(capsys, tmp_path):
         (["compare", str(CASE / "consumer")], "--new is required"),
         (["compare", "--new", str(CASE / "new"), str(CASE / "consumer")], "no sglang pin"),
         (["compare", "--old", "/nope", "--new", "/nope", str(CASE / "consumer")], "cannot resolve"),
-        (["rule", "DA999"], "unknown rule"),
+        (["rule", "DA999"], "unknown code"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, argv, message):
@@ -119,7 +119,7 @@ def test_console_script_runs_as_a_module():
 
 
 def test_min_confidence_drops_likely_findings(capsys, tmp_path):
-    case, trees = FIXTURES / "rules" / "likely", FIXTURES / "rules" / "receivers"
+    case, trees = FIXTURES / "codes" / "likely", FIXTURES / "codes" / "receivers"
     argv = ["compare", "--old", str(trees / "old"), "--new", str(trees / "new")]
     argv += ["--format", "json", "--cache-dir", str(tmp_path), str(case / "consumer")]
     main(argv)

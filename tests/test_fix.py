@@ -1,4 +1,4 @@
-"""`driftaudit fix` end to end on fixtures: the rule packs' entries and the derived
+"""`driftaudit fix` end to end on fixtures: the packs' entries and the derived
 codemods, before and after, a second run that changes nothing."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def _copy(case: Path, tmp_path: Path) -> Path:
 def test_pack_entries_fire_where_the_code_is(case, cache_dir):
     root = PACKS / case
     result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
-    found = {(f.path, f.line, f.rule.code) for f in result.findings if f.path.endswith(".py")}
+    found = {(f.path, f.line, f.code.code) for f in result.findings if f.path.endswith(".py")}
     assert found == expected_markers(root / "consumer")
 
 
@@ -56,12 +56,12 @@ def test_dry_run_writes_nothing_and_select_ignore_filter(cache_dir, tmp_path):
     assert none.fixed == 0
     only = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, select=["DA901"])
     assert only.fixed == dry.fixed
-    assert {f.rule.code for f in dry.needs_a_human()} == {"DA902"}
+    assert {f.code.code for f in dry.needs_a_human()} == {"DA902"}
 
 
-def test_derived_codemods_on_the_rule_fixtures(cache_dir, tmp_path):
+def test_derived_codemods_on_the_code_fixtures(cache_dir, tmp_path):
     """Moved imports, dropped and renamed keywords from drift alone (no pack)."""
-    root = FIXTURES / "rules" / "calls"
+    root = FIXTURES / "codes" / "calls"
     consumer = _copy(root, tmp_path)
     result = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, apply=True)
     text = (consumer / "calls.py").read_text()
@@ -73,8 +73,8 @@ def test_derived_codemods_on_the_rule_fixtures(cache_dir, tmp_path):
 
 
 def test_likely_findings_are_never_rewritten(cache_dir, tmp_path):
-    root = FIXTURES / "rules" / "likely"
-    trees = FIXTURES / "rules" / "receivers"
+    root = FIXTURES / "codes" / "likely"
+    trees = FIXTURES / "codes" / "receivers"
     consumer = _copy(root, tmp_path)
     before = (consumer / "uses.py").read_text()
     run_fix(consumer, str(trees / "old"), str(trees / "new"), cache_dir, apply=True)

@@ -1,14 +1,16 @@
 """One class per kind of change between two sglang releases; each explains itself.
 
 `symbol` is the fully qualified sglang name as a consumer reaches it; locations are
-`file:line` in the old and new tree.
+`file:line` in the old and new tree. Every concrete class carries its documented code
+(`driftaudit.codes`): the finding's code comes from the class, never from the instance.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from driftaudit import rules
+from driftaudit import codes
 
 
 @dataclass
@@ -17,15 +19,15 @@ class Change:
     old_location: str | None
     new_location: str | None
 
-    rule = rules.SYMBOL_REMOVED
+    code: ClassVar[codes.Code]  # set by every concrete kind
 
     def explain(self) -> str:
         raise NotImplementedError
 
     def as_dict(self) -> dict:
         return {
-            "rule": self.rule.code,
-            "kind": self.rule.kind,
+            "rule": self.code.code,
+            "kind": self.code.kind,
             "symbol": self.symbol,
             "message": self.explain(),
             "old_location": self.old_location,
@@ -35,7 +37,7 @@ class Change:
 
 @dataclass
 class ModuleRemoved(Change):
-    rule = rules.MODULE_REMOVED
+    code = codes.MODULE_REMOVED
 
     def explain(self) -> str:
         return f"module `{self.symbol}` was removed"
@@ -43,7 +45,7 @@ class ModuleRemoved(Change):
 
 @dataclass
 class SymbolRemoved(Change):
-    rule = rules.SYMBOL_REMOVED
+    code = codes.SYMBOL_REMOVED
 
     def explain(self) -> str:
         module, _, name = self.symbol.rpartition(".")
@@ -54,7 +56,7 @@ class SymbolRemoved(Change):
 class SymbolMoved(Change):
     new_symbol: str = ""
 
-    rule = rules.IMPORT_MOVED
+    code = codes.IMPORT_MOVED
 
     @property
     def new_module(self) -> str:
@@ -70,7 +72,7 @@ class MemberRemoved(Change):
     candidate: str | None = None  # the likely replacement: a new member, or a function
     candidate_kind: str = ""  # "renamed" (a member added to the class) or "moved"
 
-    rule = rules.MEMBER_REMOVED
+    code = codes.MEMBER_REMOVED
 
     def explain(self) -> str:
         owner, _, name = self.symbol.rpartition(".")
@@ -84,7 +86,7 @@ class MemberRemoved(Change):
 
 @dataclass
 class EnumMemberRemoved(MemberRemoved):
-    rule = rules.ENUM_MEMBER_REMOVED
+    code = codes.ENUM_MEMBER_REMOVED
 
     def explain(self) -> str:
         owner, _, name = self.symbol.rpartition(".")
@@ -95,10 +97,10 @@ class EnumMemberRemoved(MemberRemoved):
 class ParameterRemoved(Change):
     param: str = ""
 
-    rule = rules.KEYWORD_REMOVED
+    code = codes.KEYWORD_REMOVED
 
     def explain(self) -> str:
-        return f"parameter `{self.param}` was removed from `{_short(self.symbol)}`"
+        return f"parameter `{self.param}` was removed from `{short_name(self.symbol)}`"
 
 
 @dataclass
@@ -106,11 +108,12 @@ class ParameterRenamed(Change):
     param: str = ""
     new_name: str = ""
 
-    rule = rules.KEYWORD_RENAMED
+    code = codes.KEYWORD_RENAMED
 
     def explain(self) -> str:
         return (
-            f"parameter `{self.param}` of `{_short(self.symbol)}` was renamed to `{self.new_name}`"
+            f"parameter `{self.param}` of `{short_name(self.symbol)}` was renamed "
+            f"to `{self.new_name}`"
         )
 
 
@@ -118,10 +121,10 @@ class ParameterRenamed(Change):
 class RequiredParameterAdded(Change):
     param: str = ""
 
-    rule = rules.REQUIRED_PARAMETER_ADDED
+    code = codes.REQUIRED_PARAMETER_ADDED
 
     def explain(self) -> str:
-        return f"`{_short(self.symbol)}` has a new required parameter `{self.param}`"
+        return f"`{short_name(self.symbol)}` has a new required parameter `{self.param}`"
 
 
 @dataclass
@@ -133,12 +136,12 @@ class ParameterMoved(Change):
     new_slot: str = ""
     more: int = 0  # further parameters shifted the same way
 
-    rule = rules.POSITIONAL_MISMATCH
+    code = codes.POSITIONAL_MISMATCH
 
     def explain(self) -> str:
         more = f" (and {self.more} after it)" if self.more else ""
         return (
-            f"parameter `{self.param}`{more} of `{_short(self.symbol)}` changed from "
+            f"parameter `{self.param}`{more} of `{short_name(self.symbol)}` changed from "
             f"{self.old_slot} to {self.new_slot}"
         )
 
@@ -149,11 +152,11 @@ class DefaultChanged(Change):
     old_default: str | None = None
     new_default: str | None = None
 
-    rule = rules.DEFAULT_CHANGED
+    code = codes.DEFAULT_CHANGED
 
     def explain(self) -> str:
         return (
-            f"default of `{self.param}` in `{_short(self.symbol)}` changed from "
+            f"default of `{self.param}` in `{short_name(self.symbol)}` changed from "
             f"{self.old_default} to {self.new_default}"
         )
 
@@ -164,17 +167,53 @@ class ReturnArityChanged(Change):
     new_arity: int = 0
     new_elements: list[str] | None = None  # the new return statement, element by element
 
-    rule = rules.RETURN_ARITY_CHANGED
+    code = codes.RETURN_ARITY_CHANGED
 
     def explain(self) -> str:
         shown = f": return {', '.join(self.new_elements)}" if self.new_elements else ""
         return (
-            f"`{_short(self.symbol)}` now returns {self.new_arity} values "
+            f"`{short_name(self.symbol)}` now returns {self.new_arity} values "
             f"(was {self.old_arity}){shown}"
         )
 
 
-def _short(symbol: str) -> str:
+# ---- seen from a call's shape: the matcher builds these from the binding ----------
+
+
+@dataclass
+class PositionalRebound(Change):
+    """A positional argument the call passes now lands in another parameter."""
+
+    index: int = 0  # 0-based position of the argument
+    was: str = ""
+    now: str = ""
+
+    code = codes.POSITIONAL_MISMATCH
+
+    def explain(self) -> str:
+        return (
+            f"positional argument {self.index + 1} now binds to `{self.now}` "
+            f"instead of `{self.was}`"
+        )
+
+
+@dataclass
+class PositionalCapacityReduced(Change):
+    """The call passes more positional arguments than the new signature takes."""
+
+    passed: int = 0
+    capacity: int = 0
+
+    code = codes.POSITIONAL_MISMATCH
+
+    def explain(self) -> str:
+        return (
+            f"passes {self.passed} positional arguments; "
+            f"`{short_name(self.symbol)}` now takes at most {self.capacity}"
+        )
+
+
+def short_name(symbol: str) -> str:
     """`sglang.srt.x.Class.meth` -> `Class.meth`; a function -> its name."""
     parts = symbol.split(".")
     if len(parts) >= 2 and parts[-2][:1].isupper():

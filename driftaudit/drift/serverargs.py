@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from driftaudit import rules
+from driftaudit import codes
 from driftaudit.drift.changes import Change
 from driftaudit.snapshot.surfaces.serverargs import ServerArgField, ServerArgsModel
 
@@ -22,7 +22,7 @@ class ServerArgFieldRemoved(Change):
     field: str = ""
     replacement: str | None = None  # the field that now takes the old flag, if any
 
-    rule = rules.SERVER_ARG_REMOVED
+    code = codes.SERVER_ARG_REMOVED
 
     def explain(self) -> str:
         text = f"ServerArgs field `{self.field}` was removed"
@@ -37,7 +37,7 @@ class ServerArgTypeChanged(Change):
     old_type: str | None = None
     new_type: str | None = None
 
-    rule = rules.SERVER_ARG_TYPE_CHANGED
+    code = codes.SERVER_ARG_TYPE_CHANGED
 
     def explain(self) -> str:
         return (
@@ -52,7 +52,7 @@ class ServerArgDefaultChanged(Change):
     old_default: str | None = None
     new_default: str | None = None
 
-    rule = rules.SERVER_ARG_DEFAULT_CHANGED
+    code = codes.SERVER_ARG_DEFAULT_CHANGED
 
     def explain(self) -> str:
         return (
@@ -66,7 +66,7 @@ class FlagRemoved(Change):
     flag: str = ""
     replacement: str | None = None  # the flag to use instead, when one maps to the field
 
-    rule = rules.FLAG_REMOVED
+    code = codes.FLAG_REMOVED
 
     def explain(self) -> str:
         text = f"CLI flag `{self.flag}` was removed"
@@ -78,7 +78,7 @@ class FlagDeprecated(Change):
     flag: str = ""
     note: str = ""
 
-    rule = rules.FLAG_DEPRECATED
+    code = codes.FLAG_DEPRECATED
 
     def explain(self) -> str:
         return f"CLI flag `{self.flag}` is deprecated" + (f": {self.note}" if self.note else "")

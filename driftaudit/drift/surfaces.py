@@ -5,25 +5,86 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from driftaudit import rules
+from driftaudit import codes
 from driftaudit.drift.changes import Change
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.surfaces.requirements import diff_requirements
 
 
 @dataclass
-class SurfaceChange(Change):
-    """A removed or changed surface item; `text` says what happened."""
+class RouteRemoved(Change):
+    """`symbol` is the route path."""
 
-    text: str = ""
-    code: str = ""
-
-    @property
-    def rule(self):  # type: ignore[override]
-        return rules.RULES[self.code]
+    code = codes.ROUTE_REMOVED
 
     def explain(self) -> str:
-        return self.text
+        return f"HTTP route {self.symbol} was removed"
+
+
+@dataclass
+class RouteMethodChanged(Change):
+    gone: tuple[str, ...] = ()  # the methods the new route no longer accepts
+
+    code = codes.ROUTE_METHOD_CHANGED
+
+    def explain(self) -> str:
+        return f"HTTP route {self.symbol} no longer accepts {', '.join(self.gone)}"
+
+
+@dataclass
+class RequestFieldRemoved(Change):
+    """`symbol` is `Struct.field`."""
+
+    code = codes.REQUEST_FIELD_REMOVED
+
+    def explain(self) -> str:
+        return f"request struct field {self.symbol} was removed"
+
+
+@dataclass
+class EnvVarUnused(Change):
+    code = codes.ENV_VAR_UNUSED
+
+    def explain(self) -> str:
+        return f"environment variable {self.symbol} is no longer read"
+
+
+@dataclass
+class ParserRemoved(Change):
+    label: str = ""  # "tool-call" or "reasoning"
+
+    code = codes.PARSER_REMOVED
+
+    def explain(self) -> str:
+        return f"{self.label} parser {self.symbol!r} is no longer registered"
+
+
+@dataclass
+class MetaInfoKeyRemoved(Change):
+    """`symbol` is `meta_info.<key>`."""
+
+    code = codes.META_INFO_KEY_REMOVED
+
+    @property
+    def key(self) -> str:
+        return self.symbol.removeprefix("meta_info.")
+
+    def explain(self) -> str:
+        return f"meta_info key {self.key!r} is no longer written"
+
+
+@dataclass
+class RequirementChanged(Change):
+    """`symbol` is the distribution name; `how` says what changed in its Requires-Dist."""
+
+    how: str = ""
+    old: str = ""
+    new: str = ""
+
+    code = codes.REQUIREMENT_CHANGED
+
+    def explain(self) -> str:
+        return f"requirement {self.symbol}: {self.how} ({self.old or '-'} -> {self.new or '-'})"
 
 
 def surface_changes(old: Snapshot, new: Snapshot) -> list[Change]:
@@ -31,44 +92,38 @@ def surface_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     old_routes, new_routes = _routes(old), _routes(new)
     for path, (methods, where) in sorted(old_routes.items()):
         if path not in new_routes:
-            changes.append(
-                SurfaceChange(path, where, None, f"HTTP route {path} was removed", "DA501")
-            )
+            changes.append(RouteRemoved(path, where, None))
         elif "*" not in new_routes[path][0] and not methods <= new_routes[path][0]:
-            gone = ", ".join(sorted(methods - new_routes[path][0]))
-            text = f"HTTP route {path} no longer accepts {gone}"
-            changes.append(SurfaceChange(path, where, new_routes[path][1], text, "DA502"))
+            gone = tuple(sorted(methods - new_routes[path][0]))
+            changes.append(RouteMethodChanged(path, where, new_routes[path][1], gone))
     old_structs, new_structs = old.surface("request_structs"), new.surface("request_structs")
     for name, struct in sorted(old_structs.items()):
         twin = new_structs.get(name)
         for field in struct.fields if twin is not None else ():
             if field not in twin.fields:
-                text = f"request struct field {name}.{field} was removed"
                 where = f"{struct.file}:{struct.fields[field].line}"
-                changes.append(SurfaceChange(f"{name}.{field}", where, None, text, "DA503"))
+                changes.append(RequestFieldRemoved(f"{name}.{field}", where, None))
     old_keys, new_keys = old.surface("meta_info_keys"), new.surface("meta_info_keys")
     for key, where in sorted(old_keys.items()):
         if key not in new_keys:
-            text = f"meta_info key {key!r} is no longer written"
-            changes.append(SurfaceChange(f"meta_info.{key}", where, None, text, "DA506"))
+            changes.append(MetaInfoKeyRemoved(f"meta_info.{key}", where, None))
     old_envs, new_envs = old.surface("env_vars"), new.surface("env_vars")
     for name, env in sorted(old_envs.items()):
         if name not in new_envs and name.startswith(("SGLANG_", "SGL_")):
-            text = f"environment variable {name} is no longer read"
-            changes.append(SurfaceChange(name, f"{env.file}:{env.line}", None, text, "DA504"))
+            changes.append(EnvVarUnused(name, f"{env.file}:{env.line}", None))
     old_parsers, new_parsers = old.surface("parsers"), new.surface("parsers")
     for kind, label in (("tool_call", "tool-call"), ("reasoning", "reasoning")):
         before, after = getattr(old_parsers, kind), getattr(new_parsers, kind)
         for name, where in sorted(before.items()):
             if name not in after:
-                text = f"{label} parser {name!r} is no longer registered"
-                changes.append(SurfaceChange(name, where, None, text, "DA505"))
+                changes.append(ParserRemoved(name, where, None, label))
     for item in diff_requirements(old.surface("requirements"), new.surface("requirements")):
         if item.get("extra"):
             continue
         before, after = item.get("old") or "", item.get("new") or ""
-        text = f"requirement {item['name']}: {item['change']} ({before or '-'} -> {after or '-'})"
-        changes.append(SurfaceChange(item["name"], None, "METADATA", text, "DA508"))
+        changes.append(
+            RequirementChanged(item["name"], None, "METADATA", item["change"], before, after)
+        )
     return changes
 
 

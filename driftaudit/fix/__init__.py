@@ -1,4 +1,4 @@
-"""Codemods: findings (and rule-pack matches) -> edits -> rewritten files.
+"""Codemods: findings (and pack matches) -> edits -> rewritten files.
 
 Every output is re-parsed before it is written, files are written atomically, and
 nothing is written without `--apply`.

@@ -14,7 +14,7 @@ class Edit:
     column: int  # 1-based
     kind: str  # the primitive: move-import, drop-keyword, ...
     params: dict = field(default_factory=dict)
-    rule: str = ""  # the finding's rule code (for --select / --ignore and the summary)
+    code: str = ""  # the finding's code (for --select / --ignore and the summary)
 
     @property
     def position(self) -> tuple[int, int]:
@@ -34,7 +34,7 @@ def edits_from_findings(
     for finding in findings:
         if finding.fix is None or finding.fix.edit is None:
             continue
-        if finding.confidence != "certain" or not _selected(finding.rule.code, select, ignore):
+        if finding.confidence != "certain" or not _selected(finding.code.code, select, ignore):
             continue
         steps = finding.fix.edit.get("steps", [finding.fix.edit])
         for step in steps:
@@ -46,7 +46,7 @@ def edits_from_findings(
                     finding.column,
                     step["kind"],
                     params,
-                    finding.rule.code,
+                    finding.code.code,
                 )
             )
     return edits

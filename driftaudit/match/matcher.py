@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from driftaudit import rules
+from driftaudit import codes
 from driftaudit.drift import Differ
 from driftaudit.drift.changes import (
     Change,
@@ -13,7 +13,11 @@ from driftaudit.drift.changes import (
     ModuleRemoved,
     ParameterRemoved,
     ParameterRenamed,
+    PositionalCapacityReduced,
+    PositionalRebound,
+    RequiredParameterAdded,
     SymbolMoved,
+    short_name,
 )
 from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.drift.serverargs import SERVER_ARGS
@@ -52,7 +56,7 @@ def match_usages(
     matcher = _Matcher(differ)
     members = MemberMatcher(differ, matcher, usages)
     findings = [
-        Finding(rules.PARSE_ERROR, f.path, f.line, f.column, "", f"does not parse: {f.message}")
+        Finding(codes.PARSE_ERROR, f.path, f.line, f.column, "", f"does not parse: {f.message}")
         for f in usages.failures
     ]
     for usage in usages.usages:
@@ -94,7 +98,7 @@ def match_usages(
         for f in findings
         if f.confidence == "certain" or (f.path, f.line, f.column, f.symbol) not in certain
     ]
-    unique = {(f.path, f.line, f.column, f.rule.code, f.symbol, f.message): f for f in findings}
+    unique = {(f.path, f.line, f.column, f.code.code, f.symbol, f.message): f for f in findings}
     return sorted(unique.values(), key=Finding.sort_key)
 
 
@@ -116,7 +120,7 @@ class _Matcher:
         if store and change.symbol == symbol:
             name = symbol.rpartition(".")[2]
             message = f"assigns or patches `{name}`, which sglang no longer has: {change.explain()}"
-            return [finding_at(usage, change, message, rule=rules.PATCH_TARGET_REMOVED)]
+            return [finding_at(usage, change, message, use="patch")]
         message = change.explain()
         fix = None
         if isinstance(change, SymbolMoved):
@@ -190,28 +194,23 @@ class _Matcher:
                 fix = Fix(f"drop the `{keyword}=` argument", edit)
                 findings.append(finding_at(usage, change, message, fix))
         if after.too_many_positional:
-            change = _CallChange(rules.POSITIONAL_MISMATCH, symbol, *locs)
             total = len([p for p in call_params(new_fn, unbound) if p.positional])
-            message = (
-                f"passes {shape.positional} positional arguments; "
-                f"`{_name(symbol)}` now takes at most {total}"
-            )
-            findings.append(
-                finding_at(usage, change, message, Fix("pass the arguments by keyword"))
-            )
+            change = PositionalCapacityReduced(symbol, *locs, shape.positional, total)
+            fix = Fix("pass the arguments by keyword")
+            findings.append(finding_at(usage, change, change.explain(), fix))
         renamed_targets = {renames[k].new_name for k in shape.keywords if k in renames}
         for name in after.missing:
             if name in renamed_targets or name in before.missing:
                 continue
-            change = _CallChange(rules.REQUIRED_PARAMETER_ADDED, symbol, *locs)
-            message = f"does not pass `{name}`, a new required parameter of `{_name(symbol)}`"
+            change = RequiredParameterAdded(symbol, *locs, name)
+            message = f"does not pass `{name}`, a new required parameter of `{short_name(symbol)}`"
             findings.append(finding_at(usage, change, message, Fix(f"pass `{name}`")))
         pairs = zip(before.positional, after.positional, strict=False)
         for index, (was, now) in enumerate(pairs):
             if was == now:
                 continue
-            change = _CallChange(rules.POSITIONAL_MISMATCH, symbol, *locs)
-            message = f"positional argument {index + 1} now binds to `{now}` instead of `{was}`"
+            change = PositionalRebound(symbol, *locs, index, was, now)
+            message = change.explain()
             if was in renames and renames[was].new_name == now:
                 # renamed in place: still binds, but a new name often means a new meaning
                 message += " (renamed in place: check the value still means the same)"
@@ -253,12 +252,12 @@ class _Matcher:
         findings = []
         for keyword in after.unknown_keywords:
             change = ParameterRemoved(symbol, *locs, keyword)
-            message = f"passes keyword `{keyword}`, which `{_name(symbol)}` does not take"
+            message = f"passes keyword `{keyword}`, which `{short_name(symbol)}` does not take"
             # not rewritten: with no old signature, a rename cannot be told from a removal
             findings.append(finding_at(usage, change, message, Fix(f"drop `{keyword}=`")))
         for name in after.missing:
-            change = _CallChange(rules.REQUIRED_PARAMETER_ADDED, symbol, *locs)
-            message = f"does not pass `{name}`, a required parameter of `{_name(symbol)}`"
+            change = RequiredParameterAdded(symbol, *locs, name)
+            message = f"does not pass `{name}`, a required parameter of `{short_name(symbol)}`"
             findings.append(finding_at(usage, change, message, Fix(f"pass `{name}`")))
         return findings
 
@@ -279,7 +278,7 @@ class _Matcher:
         elif usage.targets != change.old_arity:
             return []
         message = (
-            f"unpacks {usage.targets} values from `{_name(usage.symbol)}`, which now returns "
+            f"unpacks {usage.targets} values from `{short_name(usage.symbol)}`, which now returns "
             f"{change.new_arity} (was {change.old_arity})"
         )
         described = f": {', '.join(change.new_elements)}" if change.new_elements else ""
@@ -300,22 +299,6 @@ def _slots(old: list[str], new: list[str] | None) -> list[int | None] | None:
     slots = [old.index(e) if e in old else None for e in new]
     kept = [s for s in slots if s is not None]
     return slots if kept == list(range(len(old))) else None
-
-
-def _name(symbol: str) -> str:
-    parts = symbol.split(".")
-    return ".".join(parts[-2:]) if len(parts) > 1 and parts[-2][:1].isupper() else parts[-1]
-
-
-class _CallChange(Change):
-    """A call-shape finding's change: the rule and the two definitions."""
-
-    def __init__(self, rule, symbol, old_location, new_location):
-        super().__init__(symbol, old_location, new_location)
-        self.rule = rule
-
-    def explain(self) -> str:
-        return self.rule.summary
 
 
 def _removed_param(changes: list[Change], symbol: str, keyword: str, locs) -> Change:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from driftaudit import rules
 from driftaudit.drift import Differ
 from driftaudit.drift.changes import DefaultChanged
 from driftaudit.drift.differ import function_location
@@ -79,9 +78,7 @@ class MemberMatcher:
                     f"sglang no longer has: the override is never called"
                 )
                 fix = Fix(f"override `{change.candidate}` instead") if change.candidate else None
-                return [
-                    finding_at(usage, change, message, fix, rule=rules.DEAD_OVERRIDE, symbol=path)
-                ]
+                return [finding_at(usage, change, message, fix, use="override", symbol=path)]
             new = self.differ.new.resolve(path)
             if new is None or not isinstance(new.obj, Function):
                 return []
@@ -98,16 +95,7 @@ class MemberMatcher:
                 f"signature changed: " + "; ".join(c.explain() for c in changes)
             )
             fix = Fix("update the override's parameters to the new base signature")
-            return [
-                finding_at(
-                    usage,
-                    changes[0],
-                    message,
-                    fix,
-                    rule=rules.OVERRIDE_SIGNATURE_CHANGED,
-                    symbol=path,
-                )
-            ]
+            return [finding_at(usage, changes[0], message, fix, use="override", symbol=path)]
         return []
 
     # ---- likely: only the attribute name ties it to sglang -------------------------
@@ -136,10 +124,10 @@ class MemberMatcher:
                 f"from all of them)"
             )
             fix = Fix(f"use `{change.candidate}`") if change.candidate else None
-            rule = rules.PATCH_TARGET_REMOVED if usage.store else change.rule
+            use = "patch" if usage.store else None
             findings.append(
                 finding_at(
-                    usage, change, message, fix, rule=rule, severity="warning", confidence="likely"
+                    usage, change, message, fix, use=use, severity="warning", confidence="likely"
                 )
             )
         return findings

@@ -1,4 +1,4 @@
-"""Rule-pack entries x usages -> findings (DA901 with a codemod, DA902 advisories)."""
+"""Pack entries x usages -> findings (DA901 with a codemod, DA902 advisories)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from driftaudit import rules
+from driftaudit import codes
 from driftaudit.drift import Differ
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.members import MemberMatcher
@@ -153,11 +153,11 @@ class PackMatcher:
         certain = confidence == "certain"
         edit = {"steps": steps} if steps and certain else None
         fix = Fix(_first_sentence(entry.message), edit) if steps else None
-        rule = rules.PACK_CHANGE if entry.codemod else rules.PACK_ADVISORY
+        code = codes.PACK_CHANGE if entry.codemod else codes.PACK_ADVISORY
         severity = entry.severity if certain else "warning"
         message = f"[{entry.id}] {entry.message} (evidence: {entry.evidence})"
         return Finding(
-            rule,
+            code,
             path,
             line,
             column,
@@ -168,7 +168,6 @@ class PackMatcher:
             fix,
             severity=severity,
             confidence=confidence,
-            extra={"pack": entry.pack, "entry": entry.id},
         )
 
 

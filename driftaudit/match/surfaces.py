@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from driftaudit import rules
+from driftaudit import codes
 from driftaudit.drift import Differ
 from driftaudit.drift.serverargs import (
     SERVER_ARGS,
@@ -13,7 +13,15 @@ from driftaudit.drift.serverargs import (
     ServerArgFieldRemoved,
     ServerArgsDrift,
 )
-from driftaudit.findings import Finding, Fix
+from driftaudit.drift.surfaces import (
+    EnvVarUnused,
+    MetaInfoKeyRemoved,
+    ParserRemoved,
+    RequestFieldRemoved,
+    RouteMethodChanged,
+    RouteRemoved,
+)
+from driftaudit.findings import Finding, Fix, Place, finding_at
 from driftaudit.match.members import MemberMatcher
 from driftaudit.usage import (
     CallUsage,
@@ -31,13 +39,13 @@ PARSER_FLAGS = {"--tool-call-parser": "tool_call", "--reasoning-parser": "reason
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
-def _finding(rule, place, symbol, message, old=None, new=None, fix=None, **kw) -> Finding:
+def _finding(code, place, symbol, message, old=None, new=None, fix=None, **kw) -> Finding:
     path, line, column = place
-    return Finding(rule, path, line, column, symbol, message, old, new, fix, **kw)
+    return Finding(code, path, line, column, symbol, message, old, new, fix, **kw)
 
 
-def _at(usage) -> tuple[str, int, int]:
-    return usage.path, usage.line, usage.column
+def _at(usage) -> Place:
+    return Place(usage.path, usage.line, usage.column)
 
 
 class SurfaceMatcher:
@@ -70,18 +78,7 @@ class SurfaceMatcher:
                         if change.replacement
                         else f"drop `{name}`"
                     )
-                message = f"{how}: {change.explain()}"
-                findings.append(
-                    _finding(
-                        change.rule,
-                        place,
-                        change.symbol,
-                        message,
-                        change.old_location,
-                        change.new_location,
-                        fix,
-                    )
-                )
+                findings.append(finding_at(place, change, f"{how}: {change.explain()}", fix))
         return findings
 
     def server_args_findings(self, surfaces: SurfaceUsages | None) -> list[Finding]:
@@ -122,14 +119,14 @@ class SurfaceMatcher:
                         f"({len(known)} of its {len(usage.keys)} keys are ServerArgs fields; "
                         f"splatted at {where})"
                     )
-                    for found in self._field(key, (usage.path, line, column), how):
+                    for found in self._field(key, Place(usage.path, line, column), how):
                         found.confidence = confidence
                         if confidence == "likely":
                             found.severity = "warning"
                         findings.append(found)
         if surfaces is not None:
             findings += self._flags(surfaces)
-        unique = {(f.path, f.line, f.column, f.rule.code, f.symbol): f for f in findings}
+        unique = {(f.path, f.line, f.column, f.code.code, f.symbol): f for f in findings}
         return list(unique.values())
 
     def _defaults(self, call: CallUsage) -> list[Finding]:
@@ -142,17 +139,7 @@ class SurfaceMatcher:
                 if isinstance(change, ServerArgDefaultChanged):
                     message = f"ServerArgs(...) leaves `{name}` unset: {change.explain()}"
                     fix = Fix(f"pass `{name}={change.old_default}` to keep the old behaviour")
-                    findings.append(
-                        _finding(
-                            change.rule,
-                            _at(call),
-                            change.symbol,
-                            message,
-                            change.old_location,
-                            change.new_location,
-                            fix,
-                        )
-                    )
+                    findings.append(finding_at(call, change, message, fix))
         return findings
 
     def _flags(self, surfaces: SurfaceUsages) -> list[Finding]:
@@ -167,17 +154,7 @@ class SurfaceMatcher:
                     if getattr(change, "replacement", None)
                     else None
                 )
-                findings.append(
-                    _finding(
-                        change.rule,
-                        _at(usage),
-                        change.symbol,
-                        f"{how}: {change.explain()}",
-                        change.old_location,
-                        change.new_location,
-                        fix,
-                    )
-                )
+                findings.append(finding_at(usage, change, f"{how}: {change.explain()}", fix))
             elif usage.prefix and usage.context == "python-attr":
                 name = usage.flag.removeprefix("--").replace("-", "_")
                 findings += self._field(name, _at(usage), how, passed=False)
@@ -193,8 +170,9 @@ class SurfaceMatcher:
         new = getattr(self.differ.new.surface("parsers"), kind)
         if name in old and name not in new:
             label = "tool-call" if kind == "tool_call" else "reasoning"
+            change = ParserRemoved(name, old[name], None, label)
             message = f"{label} parser `{name}` is no longer registered"
-            return [_finding(rules.PARSER_REMOVED, place, name, message, old[name], None)]
+            return [finding_at(place, change, message)]
         return []
 
     def http_findings(self, surfaces: SurfaceUsages) -> list[Finding]:
@@ -213,9 +191,8 @@ class SurfaceMatcher:
             old_where = f"{before[0].file}:{before[0].line}"
             if after is None:
                 message = f"HTTP route `{usage.route}` is gone from the new sglang server"
-                findings.append(
-                    _finding(rules.ROUTE_REMOVED, _at(usage), usage.route, message, old_where)
-                )
+                change = RouteRemoved(usage.route, old_where, None)
+                findings.append(finding_at(usage, change, message))
                 continue
             new_where = f"{after[0].file}:{after[0].line}"
             methods = {m for r in after for m in r.methods}
@@ -230,16 +207,8 @@ class SurfaceMatcher:
                     f"`{usage.method} {usage.route}`: the new server accepts "
                     f"{', '.join(sorted(methods))} only"
                 )
-                findings.append(
-                    _finding(
-                        rules.ROUTE_METHOD_CHANGED,
-                        _at(usage),
-                        usage.route,
-                        message,
-                        old_where,
-                        new_where,
-                    )
-                )
+                change = RouteMethodChanged(usage.route, old_where, new_where, (usage.method,))
+                findings.append(finding_at(usage, change, message))
             struct = _struct_for(key)
             if usage.payload_keys and struct in old_structs and struct in new_structs:
                 for name in usage.payload_keys:
@@ -250,16 +219,8 @@ class SurfaceMatcher:
                         message = (
                             f"sends `{name}` to `{usage.route}`: `{struct}.{name}` was removed"
                         )
-                        findings.append(
-                            _finding(
-                                rules.REQUEST_FIELD_REMOVED,
-                                _at(usage),
-                                f"{struct}.{name}",
-                                message,
-                                old_where,
-                                new_where,
-                            )
-                        )
+                        change = RequestFieldRemoved(f"{struct}.{name}", old_where, new_where)
+                        findings.append(finding_at(usage, change, message))
         return findings
 
     def env_findings(self, surfaces: SurfaceUsages) -> list[Finding]:
@@ -272,15 +233,8 @@ class SurfaceMatcher:
                 verb = "sets" if usage.kind == "set" else "reads"
                 before = old[usage.name]
                 message = f"{verb} `{usage.name}`, which the new sglang no longer reads"
-                findings.append(
-                    _finding(
-                        rules.ENV_VAR_UNUSED,
-                        _at(usage),
-                        usage.name,
-                        message,
-                        f"{before.file}:{before.line}",
-                    )
-                )
+                change = EnvVarUnused(usage.name, f"{before.file}:{before.line}", None)
+                findings.append(finding_at(usage, change, message))
         return findings
 
     def meta_info_findings(self) -> list[Finding]:
@@ -290,12 +244,10 @@ class SurfaceMatcher:
         old = self.differ.old.surface("meta_info_keys")
         new = self.differ.new.surface("meta_info_keys")
         return [
-            _finding(
-                rules.META_INFO_KEY_REMOVED,
-                _at(u),
-                f"meta_info.{u.key}",
+            finding_at(
+                u,
+                MetaInfoKeyRemoved(f"meta_info.{u.key}", old[u.key], None),
                 f"reads meta_info[{u.key!r}], which the new server no longer writes",
-                old[u.key],
             )
             for u in reads
             if u.key in old and u.key not in new
@@ -318,7 +270,7 @@ class SurfaceMatcher:
                 )
                 findings.append(
                     _finding(
-                        rules.REQUIREMENT_CONFLICT,
+                        codes.REQUIREMENT_CONFLICT,
                         (pin.path, pin.line, pin.column),
                         pin.name,
                         message,

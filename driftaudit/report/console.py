@@ -32,7 +32,7 @@ def render_console(
         console.print(Text(path, style="bold underline"))
         for finding in group:
             line = Text(f"  {finding.line}:{finding.column} ")
-            line.append(f"{finding.rule.code} ", style=_STYLE[finding.severity])
+            line.append(f"{finding.code.code} ", style=_STYLE[finding.severity])
             line.append(f"[{finding.severity}] ", style=_STYLE[finding.severity])
             line.append(finding.message)
             console.print(line)
@@ -69,12 +69,12 @@ def render_changes(console: Console, changes: list[Change], old: SourceTree, new
         console.print()
         console.print(Text(file, style="bold underline"))
         for change in by_module[file]:
-            line = Text(f"  {change.rule.code} ", style=_STYLE[change.rule.severity])
+            line = Text(f"  {change.code.code} ", style=_STYLE[change.code.severity])
             line.append(change.explain())
             console.print(line)
     kinds: dict[str, int] = defaultdict(int)
     for change in changes:
-        kinds[change.rule.kind] += 1
+        kinds[change.code.kind] += 1
     console.print()
     summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     console.print(f"{len(changes)} changes" + (f": {summary}" if summary else ""))

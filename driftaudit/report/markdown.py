@@ -27,8 +27,8 @@ def findings_markdown(
         "| rule | count |",
         "| --- | --- |",
     ]
-    by_rule = Counter(f"{f.rule.code} {f.rule.kind} ({f.confidence})" for f in findings)
-    lines += [f"| {rule} | {n} |" for rule, n in sorted(by_rule.items())]
+    by_code = Counter(f"{f.code.code} {f.code.kind} ({f.confidence})" for f in findings)
+    lines += [f"| {code} | {n} |" for code, n in sorted(by_code.items())]
     for path, group in groupby(findings, key=lambda f: f.path):
         lines += ["", f"## `{path}`", "", "| line | rule | message | sglang evidence | fix |"]
         lines.append("| --- | --- | --- | --- | --- |")
@@ -36,7 +36,7 @@ def findings_markdown(
             evidence = " / ".join(x for x in (f.old_location, f.new_location) if x)
             fix = (f.fix.description + (" (autofix)" if f.fix.autofixable else "")) if f.fix else ""
             lines.append(
-                f"| {f.line} | {f.rule.code} {f.severity} | {_cell(f.message)} | "
+                f"| {f.line} | {f.code.code} {f.severity} | {_cell(f.message)} | "
                 f"{_cell(evidence)} | {_cell(fix)} |"
             )
     return "\n".join(lines) + "\n"

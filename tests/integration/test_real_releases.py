@@ -34,10 +34,10 @@ def test_pin_is_read_from_the_consumer(example_result):
 
 
 def test_example_findings_on_real_releases(example_result):
-    by_place = {(f.path, f.line, f.rule.code): f for f in example_result.findings}
+    by_place = {(f.path, f.line, f.code.code): f for f in example_result.findings}
     assert set(by_place) == {
         ("capture/batch.py", 5, "DA102"),
-        # rule pack 0.5.9 -> 0.5.14: req untyped here, so `likely`
+        # pack 0.5.9 -> 0.5.14: req untyped here, so `likely`
         ("capture/batch.py", 27, "DA901"),  # req.fill_ids = ...
         ("capture/batch.py", 28, "DA901"),  # len(req.fill_ids)
         ("capture/batch.py", 41, "DA902"),  # batch.prepare_for_extend(): prefill_input_ids_cpu
@@ -156,7 +156,7 @@ def test_server_args_keywords_and_wrapped_flags(release_cache):
     """ServerArgs keywords built in a helper dict and splatted elsewhere, and the
     `--sglang-*` flags / `sglang_*` fields that wrap them, on 0.5.9 -> 0.5.14."""
     result = run_compare(WRAPPED, "0.5.9", "0.5.14", release_cache)
-    found = {(f.path, f.line, f.rule.code) for f in result.findings}
+    found = {(f.path, f.line, f.code.code) for f in result.findings}
     for line in (28, 29, 30):  # the to_kwargs() keys, splatted at engine.py:5
         assert ("trainer/args.py", line, "DA401") in found
     for line in (12, 13, 14):  # the wrapping dataclass fields
@@ -166,7 +166,7 @@ def test_server_args_keywords_and_wrapped_flags(release_cache):
     assert not any(
         f.line in (10, 11, 18, 19, 26, 27) for f in result.findings if f.path == "trainer/args.py"
     )
-    removed = [f for f in result.findings if f.rule.code == "DA401" and f.line == 29]
+    removed = [f for f in result.findings if f.code.code == "DA401" and f.line == 29]
     assert "cuda_graph_max_bs_prefill" in removed[0].message
 
 
@@ -176,12 +176,12 @@ def test_diff_0_5_22_to_0_5_23(release_cache):
 
     old, new = open_snapshots("0.5.22", "0.5.23", release_cache)
     drift = ServerArgsDrift(old.server_args(), new.server_args())
-    by_kind = {(c.rule.code, c.symbol.rpartition(".")[2]) for c in drift.all_changes()}
+    by_kind = {(c.code.code, c.symbol.rpartition(".")[2]) for c in drift.all_changes()}
     assert ("DA401", "speculative_skip_dp_mlp_sync") in by_kind
     assert ("DA402", "enable_decoder_swa_bounded_replay") in by_kind
     assert ("DA403", "enable_decoder_swa_bounded_replay") in by_kind
     requirements = {
-        c.symbol: c.explain() for c in surface_changes(old, new) if c.rule.code == "DA508"
+        c.symbol: c.explain() for c in surface_changes(old, new) if c.code.code == "DA508"
     }
     assert "==0.7.1 -> ==0.7.2" in requirements["flashinfer-python"]
     assert "sgl-flash-mla" in requirements

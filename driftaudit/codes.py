@@ -1,7 +1,11 @@
-"""The registry of rule codes: one stable code per breakage kind, documented like ruff.
+"""The registry of codes: one stable, documented code per kind of breakage, like ruff's
+rules (`driftaudit rule DA102` prints one). Drift codes are carried by the change classes
+in `driftaudit.drift`; a few are consumer-side variants of them (a removed name the consumer
+patches, a method it overrides), and a few come from the consumer alone or from a pack.
 
 DA0xx consumer input · DA1xx imports and modules · DA2xx call signatures ·
-DA3xx classes, attributes, enums, return shapes.
+DA3xx classes, attributes, enums, return shapes · DA4xx ServerArgs and CLI flags ·
+DA5xx HTTP, env vars, parsers, meta_info, requirements · DA9xx packs.
 """
 
 from __future__ import annotations
@@ -9,10 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 SEVERITIES = ("error", "warning", "info")
+ORIGINS = ("drift", "usage", "consumer", "pack")
 
 
 @dataclass(frozen=True)
-class Rule:
+class Code:
+    """A documented code: what it flags, why it breaks, an example, the fix and how safe
+    the automatic fix is. `origin` says where findings with it come from:
+
+    - "drift": a change class in `driftaudit.drift` carries it;
+    - "usage": a consumer-side variant of the drift codes in `variant_of`: the matcher
+      reports those under this code when the consumer `use`s the name that way;
+    - "consumer": the consumer alone (a file that does not parse, a pin);
+    - "pack": an entry of a declarative pack (top-level `rules/`, see `driftaudit.packs`).
+    """
+
     code: str
     kind: str  # the JSON `kind`, e.g. import-moved
     severity: str
@@ -21,18 +36,21 @@ class Rule:
     example: str
     fix: str
     fix_safety: str = "no automatic fix"
+    origin: str = "drift"
+    variant_of: tuple[str, ...] = ()
+    use: str = ""  # with variant_of: "patch" (assigned or patched), "override"
 
 
-RULES: dict[str, Rule] = {}
+CODES: dict[str, Code] = {}
 
 
-def _rule(*args, **kwargs) -> Rule:
-    rule = Rule(*args, **kwargs)
-    RULES[rule.code] = rule
-    return rule
+def _code(*args, **kwargs) -> Code:
+    code = Code(*args, **kwargs)
+    CODES[code.code] = code
+    return code
 
 
-PARSE_ERROR = _rule(
+PARSE_ERROR = _code(
     "DA001",
     "parse-error",
     "warning",
@@ -40,8 +58,10 @@ PARSE_ERROR = _rule(
     "The file may hide breakages: nothing in it was checked.",
     "def f(:  # a syntax error",
     "Fix the syntax error (or exclude the file), then run again.",
+    origin="consumer",
 )
-MODULE_REMOVED = _rule(
+
+MODULE_REMOVED = _code(
     "DA101",
     "module-removed",
     "error",
@@ -50,7 +70,8 @@ MODULE_REMOVED = _rule(
     "import sglang.srt.managers.scheduler_dp_attn_mixin as m",
     "Import the names you need from their new modules (see DA102 findings).",
 )
-IMPORT_MOVED = _rule(
+
+IMPORT_MOVED = _code(
     "DA102",
     "import-moved",
     "error",
@@ -61,7 +82,8 @@ IMPORT_MOVED = _rule(
     "Import it from the module named in the finding.",
     "safe: same name, compatible signature",
 )
-SYMBOL_REMOVED = _rule(
+
+SYMBOL_REMOVED = _code(
     "DA103",
     "symbol-removed",
     "error",
@@ -70,7 +92,8 @@ SYMBOL_REMOVED = _rule(
     "from sglang.srt.layers.sampler import SYNC_TOKEN_IDS_ACROSS_TP",
     "Find its replacement in the new release; the finding names the old definition.",
 )
-PATCH_TARGET_REMOVED = _rule(
+
+PATCH_TARGET_REMOVED = _code(
     "DA104",
     "patch-target-removed",
     "error",
@@ -81,8 +104,12 @@ PATCH_TARGET_REMOVED = _rule(
     "`mock.patch` and `monkeypatch.setattr` raise AttributeError.",
     "LogitsProcessor._get_logits = my_get_logits",
     "Patch what the new release calls instead.",
+    origin="usage",
+    variant_of=("DA101", "DA102", "DA103", "DA301", "DA302"),
+    use="patch",
 )
-KEYWORD_REMOVED = _rule(
+
+KEYWORD_REMOVED = _code(
     "DA201",
     "keyword-removed",
     "error",
@@ -92,7 +119,8 @@ KEYWORD_REMOVED = _rule(
     "Drop the argument (check the new signature for a replacement).",
     "safe when the parameter was removed, not renamed",
 )
-KEYWORD_RENAMED = _rule(
+
+KEYWORD_RENAMED = _code(
     "DA202",
     "keyword-renamed",
     "error",
@@ -102,7 +130,8 @@ KEYWORD_RENAMED = _rule(
     "Rename the keyword to the new parameter name.",
     "safe: same position and kind",
 )
-REQUIRED_PARAMETER_ADDED = _rule(
+
+REQUIRED_PARAMETER_ADDED = _code(
     "DA203",
     "required-parameter-added",
     "error",
@@ -111,7 +140,8 @@ REQUIRED_PARAMETER_ADDED = _rule(
     "f(a)  # now def f(a, b)",
     "Pass a value for the new parameter.",
 )
-POSITIONAL_MISMATCH = _rule(
+
+POSITIONAL_MISMATCH = _code(
     "DA204",
     "positional-mismatch",
     "error",
@@ -121,7 +151,8 @@ POSITIONAL_MISMATCH = _rule(
     "f(1, 2)  # was def f(a, b), now def f(b, a) or def f(a, *, b)",
     "Pass the arguments by keyword.",
 )
-DEFAULT_CHANGED = _rule(
+
+DEFAULT_CHANGED = _code(
     "DA205",
     "default-changed",
     "warning",
@@ -130,129 +161,8 @@ DEFAULT_CHANGED = _rule(
     "f()  # def f(x=1) became def f(x=2)",
     "Pass the old default explicitly if you depend on it.",
 )
-SERVER_ARG_REMOVED = _rule(
-    "DA401",
-    "server-arg-removed",
-    "error",
-    "A ServerArgs field the consumer sets or reads was removed (keyword, attribute, "
-    "a keyword dict splatted into ServerArgs(**kwargs), or a wrapped `sglang_<field>`).",
-    "TypeError for ServerArgs(field=...), AttributeError for server_args.field.",
-    "ServerArgs(enable_piecewise_cuda_graph=True)",
-    "Drop it, or set the field that replaced it (the finding names it when a flag moved).",
-)
-SERVER_ARG_TYPE_CHANGED = _rule(
-    "DA402",
-    "server-arg-type-changed",
-    "warning",
-    "A ServerArgs field the consumer uses changed type (e.g. bool -> Optional[bool]).",
-    "Values that were valid may now mean something else (None: resolve automatically).",
-    "ServerArgs(enable_decoder_swa_bounded_replay=...)",
-    "Check the values you pass and the new meaning of None.",
-)
-SERVER_ARG_DEFAULT_CHANGED = _rule(
-    "DA403",
-    "server-arg-default-changed",
-    "warning",
-    "A ServerArgs field the consumer uses changed its default.",
-    "Where the consumer leaves it unset, results may change silently.",
-    "ServerArgs(model_path=...)  # enable_decoder_swa_bounded_replay: False -> None",
-    "Set the old default explicitly if you depend on it.",
-)
-FLAG_REMOVED = _rule(
-    "DA404",
-    "flag-removed",
-    "error",
-    "An sglang CLI flag the consumer passes (directly, or wrapped as `--sglang-<flag>` or "
-    "`args.sglang_<field>`) no longer exists.",
-    "The server refuses to start: unrecognized arguments.",
-    "python -m sglang.launch_server --enable-piecewise-cuda-graph",
-    "Drop it or use the flag named in the finding.",
-)
-FLAG_DEPRECATED = _rule(
-    "DA405",
-    "flag-deprecated",
-    "warning",
-    "An sglang CLI flag the consumer passes is deprecated in the new release.",
-    "It still works for now, and may be removed next.",
-    "--cuda-graph-max-bs 8",
-    "Use the replacement the deprecation note names.",
-)
-ROUTE_REMOVED = _rule(
-    "DA501",
-    "route-removed",
-    "error",
-    "An sglang HTTP route the consumer calls is gone from the new server.",
-    "The request gets 404 Not Found.",
-    'requests.post(f"{url}/update_weights_from_distributed", json=...)',
-    "Call the route that replaced it.",
-)
-ROUTE_METHOD_CHANGED = _rule(
-    "DA502",
-    "route-method-changed",
-    "error",
-    "The consumer calls an sglang route with a method the new server no longer accepts.",
-    "The request gets 405 Method Not Allowed.",
-    'requests.get(f"{url}/flush_cache")  # now POST only',
-    "Use the method the new route accepts.",
-)
-REQUEST_FIELD_REMOVED = _rule(
-    "DA503",
-    "request-field-removed",
-    "error",
-    "A field the consumer sends to an sglang endpoint (a JSON payload key, or a keyword "
-    "of an io_struct request such as GenerateReqInput) is gone from the request struct.",
-    "422 / TypeError, or the value is silently ignored.",
-    'requests.post(f"{url}/generate", json={"text": t, "stream_interval": 1})',
-    "Drop the field or use its replacement.",
-)
-ENV_VAR_UNUSED = _rule(
-    "DA504",
-    "env-var-unused",
-    "warning",
-    "An SGLANG_* environment variable the consumer sets or reads is no longer read by "
-    "the new sglang.",
-    "Setting it has no effect any more: the behaviour it controlled may have changed.",
-    "export SGLANG_ENABLE_JIT_DEEPGEMM=0",
-    "Find the flag or variable that replaced it.",
-)
-PARSER_REMOVED = _rule(
-    "DA505",
-    "parser-removed",
-    "error",
-    "A tool-call or reasoning parser name the consumer passes is no longer registered.",
-    "The server refuses to start (invalid choice) or the request fails.",
-    "--tool-call-parser qwen25",
-    "Use a registered parser name.",
-)
-META_INFO_KEY_REMOVED = _rule(
-    "DA506",
-    "meta-info-key-removed",
-    "warning",
-    "A `meta_info` key the consumer reads from responses is no longer written by the new server.",
-    "KeyError, or None where a value was expected.",
-    'output["meta_info"]["cached_tokens"]',
-    "Read the key that replaced it.",
-)
-REQUIREMENT_CONFLICT = _rule(
-    "DA507",
-    "requirement-conflict",
-    "error",
-    "The consumer pins a package to a version the new sglang wheel does not accept.",
-    "pip cannot install both, or the environment runs with an untested combination.",
-    "torch==2.9.1  # sglang 0.5.23 requires torch==2.14.1",
-    "Move the pin to what the new sglang requires.",
-)
-REQUIREMENT_CHANGED = _rule(
-    "DA508",
-    "requirement-changed",
-    "info",
-    "The new sglang wheel requires a different version of a dependency (Requires-Dist).",
-    "Installing the new sglang moves that package; code built against the old one may "
-    "break (kernels, torch, transformers).",
-    "flashinfer-python ==0.7.1 -> ==0.7.2",
-    "Check your own pins and the packages you build against.",
-)
-MEMBER_REMOVED = _rule(
+
+MEMBER_REMOVED = _code(
     "DA301",
     "member-removed",
     "error",
@@ -261,7 +171,8 @@ MEMBER_REMOVED = _rule(
     "Scheduler.prepare_mlp_sync_batch_raw(...)",
     "Use the replacement named in the finding, if any.",
 )
-ENUM_MEMBER_REMOVED = _rule(
+
+ENUM_MEMBER_REMOVED = _code(
     "DA302",
     "enum-member-removed",
     "error",
@@ -270,44 +181,8 @@ ENUM_MEMBER_REMOVED = _rule(
     "ForwardMode.DUMMY_FIRST",
     "Use the member that replaced it.",
 )
-DEAD_OVERRIDE = _rule(
-    "DA304",
-    "dead-override",
-    "error",
-    "A consumer subclass overrides a method that the sglang base class no longer has.",
-    "Nothing calls the override any more: the behaviour it added silently stops.",
-    "class MyRunner(ModelRunner):\n      def init_cuda_graphs(self): ...  # gone from ModelRunner",
-    "Override the method that replaced it (the finding names candidates).",
-)
-OVERRIDE_SIGNATURE_CHANGED = _rule(
-    "DA305",
-    "override-signature-changed",
-    "error",
-    "A consumer subclass overrides a method whose signature changed in the sglang base.",
-    "sglang now calls the override with other arguments: TypeError or wrong values.",
-    "def forward(self, input_ids, positions, forward_batch): ...  # base gained `pp_proxy`",
-    "Update the override's parameters to the new base signature.",
-)
-PACK_CHANGE = _rule(
-    "DA901",
-    "pack-change",
-    "error",
-    "A rule-pack entry with a codemod: a semantic change the pack knows how to rewrite.",
-    "The code alone does not show it (a field replaced by two, a removed step).",
-    "req.fill_ids = ids  # 0.5.13: full_untruncated_fill_ids + fill_len",
-    "`driftaudit fix` applies the entry's codemod where the receiver's type is certain.",
-    "as reviewed in the rule pack",
-)
-PACK_ADVISORY = _rule(
-    "DA902",
-    "pack-advisory",
-    "warning",
-    "A rule-pack advisory: a behavioural change that affects code like this.",
-    "The code still runs but does something else (a default, an allocation moved).",
-    "ModelRunner(...)  # 0.5.13: initialize() no longer allocates the memory pool",
-    "Do what the message says; the evidence names the sglang change.",
-)
-RETURN_ARITY_CHANGED = _rule(
+
+RETURN_ARITY_CHANGED = _code(
     "DA303",
     "return-arity-changed",
     "error",
@@ -318,17 +193,218 @@ RETURN_ARITY_CHANGED = _rule(
     "safe when the new return statement shows the order",
 )
 
+DEAD_OVERRIDE = _code(
+    "DA304",
+    "dead-override",
+    "error",
+    "A consumer subclass overrides a method that the sglang base class no longer has.",
+    "Nothing calls the override any more: the behaviour it added silently stops.",
+    "class MyRunner(ModelRunner):\n      def init_cuda_graphs(self): ...  # gone from ModelRunner",
+    "Override the method that replaced it (the finding names candidates).",
+    origin="usage",
+    variant_of=("DA301",),
+    use="override",
+)
 
-def get_rule(code: str) -> Rule | None:
-    return RULES.get(code.upper())
+OVERRIDE_SIGNATURE_CHANGED = _code(
+    "DA305",
+    "override-signature-changed",
+    "error",
+    "A consumer subclass overrides a method whose signature changed in the sglang base.",
+    "sglang now calls the override with other arguments: TypeError or wrong values.",
+    "def forward(self, input_ids, positions, forward_batch): ...  # base gained `pp_proxy`",
+    "Update the override's parameters to the new base signature.",
+    origin="usage",
+    variant_of=("DA201", "DA202", "DA203", "DA204"),
+    use="override",
+)
+
+SERVER_ARG_REMOVED = _code(
+    "DA401",
+    "server-arg-removed",
+    "error",
+    "A ServerArgs field the consumer sets or reads was removed (keyword, attribute, "
+    "a keyword dict splatted into ServerArgs(**kwargs), or a wrapped `sglang_<field>`).",
+    "TypeError for ServerArgs(field=...), AttributeError for server_args.field.",
+    "ServerArgs(enable_piecewise_cuda_graph=True)",
+    "Drop it, or set the field that replaced it (the finding names it when a flag moved).",
+)
+
+SERVER_ARG_TYPE_CHANGED = _code(
+    "DA402",
+    "server-arg-type-changed",
+    "warning",
+    "A ServerArgs field the consumer uses changed type (e.g. bool -> Optional[bool]).",
+    "Values that were valid may now mean something else (None: resolve automatically).",
+    "ServerArgs(enable_decoder_swa_bounded_replay=...)",
+    "Check the values you pass and the new meaning of None.",
+)
+
+SERVER_ARG_DEFAULT_CHANGED = _code(
+    "DA403",
+    "server-arg-default-changed",
+    "warning",
+    "A ServerArgs field the consumer uses changed its default.",
+    "Where the consumer leaves it unset, results may change silently.",
+    "ServerArgs(model_path=...)  # enable_decoder_swa_bounded_replay: False -> None",
+    "Set the old default explicitly if you depend on it.",
+)
+
+FLAG_REMOVED = _code(
+    "DA404",
+    "flag-removed",
+    "error",
+    "An sglang CLI flag the consumer passes (directly, or wrapped as `--sglang-<flag>` or "
+    "`args.sglang_<field>`) no longer exists.",
+    "The server refuses to start: unrecognized arguments.",
+    "python -m sglang.launch_server --enable-piecewise-cuda-graph",
+    "Drop it or use the flag named in the finding.",
+)
+
+FLAG_DEPRECATED = _code(
+    "DA405",
+    "flag-deprecated",
+    "warning",
+    "An sglang CLI flag the consumer passes is deprecated in the new release.",
+    "It still works for now, and may be removed next.",
+    "--cuda-graph-max-bs 8",
+    "Use the replacement the deprecation note names.",
+)
+
+ROUTE_REMOVED = _code(
+    "DA501",
+    "route-removed",
+    "error",
+    "An sglang HTTP route the consumer calls is gone from the new server.",
+    "The request gets 404 Not Found.",
+    'requests.post(f"{url}/update_weights_from_distributed", json=...)',
+    "Call the route that replaced it.",
+)
+
+ROUTE_METHOD_CHANGED = _code(
+    "DA502",
+    "route-method-changed",
+    "error",
+    "The consumer calls an sglang route with a method the new server no longer accepts.",
+    "The request gets 405 Method Not Allowed.",
+    'requests.get(f"{url}/flush_cache")  # now POST only',
+    "Use the method the new route accepts.",
+)
+
+REQUEST_FIELD_REMOVED = _code(
+    "DA503",
+    "request-field-removed",
+    "error",
+    "A field the consumer sends to an sglang endpoint (a JSON payload key, or a keyword "
+    "of an io_struct request such as GenerateReqInput) is gone from the request struct.",
+    "422 / TypeError, or the value is silently ignored.",
+    'requests.post(f"{url}/generate", json={"text": t, "stream_interval": 1})',
+    "Drop the field or use its replacement.",
+)
+
+ENV_VAR_UNUSED = _code(
+    "DA504",
+    "env-var-unused",
+    "warning",
+    "An SGLANG_* environment variable the consumer sets or reads is no longer read by "
+    "the new sglang.",
+    "Setting it has no effect any more: the behaviour it controlled may have changed.",
+    "export SGLANG_ENABLE_JIT_DEEPGEMM=0",
+    "Find the flag or variable that replaced it.",
+)
+
+PARSER_REMOVED = _code(
+    "DA505",
+    "parser-removed",
+    "error",
+    "A tool-call or reasoning parser name the consumer passes is no longer registered.",
+    "The server refuses to start (invalid choice) or the request fails.",
+    "--tool-call-parser qwen25",
+    "Use a registered parser name.",
+)
+
+META_INFO_KEY_REMOVED = _code(
+    "DA506",
+    "meta-info-key-removed",
+    "warning",
+    "A `meta_info` key the consumer reads from responses is no longer written by the new server.",
+    "KeyError, or None where a value was expected.",
+    'output["meta_info"]["cached_tokens"]',
+    "Read the key that replaced it.",
+)
+
+REQUIREMENT_CONFLICT = _code(
+    "DA507",
+    "requirement-conflict",
+    "error",
+    "The consumer pins a package to a version the new sglang wheel does not accept.",
+    "pip cannot install both, or the environment runs with an untested combination.",
+    "torch==2.9.1  # sglang 0.5.23 requires torch==2.14.1",
+    "Move the pin to what the new sglang requires.",
+    origin="consumer",
+)
+
+REQUIREMENT_CHANGED = _code(
+    "DA508",
+    "requirement-changed",
+    "info",
+    "The new sglang wheel requires a different version of a dependency (Requires-Dist).",
+    "Installing the new sglang moves that package; code built against the old one may "
+    "break (kernels, torch, transformers).",
+    "flashinfer-python ==0.7.1 -> ==0.7.2",
+    "Check your own pins and the packages you build against.",
+)
+
+PACK_CHANGE = _code(
+    "DA901",
+    "pack-change",
+    "error",
+    "A pack entry with a codemod: a semantic change the pack knows how to rewrite.",
+    "The code alone does not show it (a field replaced by two, a removed step).",
+    "req.fill_ids = ids  # 0.5.13: full_untruncated_fill_ids + fill_len",
+    "`driftaudit fix` applies the entry's codemod where the receiver's type is certain.",
+    "as reviewed in the pack",
+    origin="pack",
+)
+
+PACK_ADVISORY = _code(
+    "DA902",
+    "pack-advisory",
+    "warning",
+    "A pack advisory: a behavioural change that affects code like this.",
+    "The code still runs but does something else (a default, an allocation moved).",
+    "ModelRunner(...)  # 0.5.13: initialize() no longer allocates the memory pool",
+    "Do what the message says; the evidence names the sglang change.",
+    origin="pack",
+)
 
 
-def explain(rule: Rule) -> str:
-    return (
-        f"{rule.code} ({rule.kind}) — severity {rule.severity}\n\n"
-        f"What it flags\n  {rule.summary}\n\n"
-        f"Why it breaks\n  {rule.why}\n\n"
-        f"Example\n  {rule.example}\n\n"
-        f"Fix\n  {rule.fix}\n\n"
-        f"Fix safety\n  {rule.fix_safety}\n"
+def lookup(code: str) -> Code | None:
+    return CODES.get(code.upper())
+
+
+def variant(code: Code, use: str | None) -> Code:
+    """The code a drift code becomes when the consumer uses the name that way (`use`:
+    "patch", "override"), per the variants' `variant_of`; else the code itself."""
+    for candidate in CODES.values():
+        if use and candidate.use == use and code.code in candidate.variant_of:
+            return candidate
+    return code
+
+
+def explain(code: Code) -> str:
+    text = (
+        f"{code.code} ({code.kind}) — severity {code.severity}\n\n"
+        f"What it flags\n  {code.summary}\n\n"
+        f"Why it breaks\n  {code.why}\n\n"
+        f"Example\n  {code.example}\n\n"
+        f"Fix\n  {code.fix}\n\n"
+        f"Fix safety\n  {code.fix_safety}\n"
     )
+    if code.variant_of:
+        uses = {"patch": "assigns or patches the name", "override": "overrides the method"}
+        text += (
+            f"\nReported instead of {', '.join(code.variant_of)} where the consumer "
+            f"{uses[code.use]}.\n"
+        )
+    return text
