@@ -12,7 +12,7 @@ from driftaudit.cli import main
 
 from .conftest import FIXTURES, write_tree
 
-CASE = FIXTURES / "codes" / "calls"
+CASE = FIXTURES / "themes" / "calls"
 
 
 def _compare(capsys, *extra, consumer=CASE / "consumer"):
@@ -119,7 +119,7 @@ def test_console_script_runs_as_a_module():
 
 
 def test_min_confidence_drops_likely_findings(capsys, tmp_path):
-    case, trees = FIXTURES / "codes" / "likely", FIXTURES / "codes" / "receivers"
+    case, trees = FIXTURES / "themes" / "likely", FIXTURES / "themes" / "receivers"
     argv = ["compare", "--old", str(trees / "old"), "--new", str(trees / "new")]
     argv += ["--format", "json", "--cache-dir", str(tmp_path), str(case / "consumer")]
     main(argv)

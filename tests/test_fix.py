@@ -61,7 +61,7 @@ def test_dry_run_writes_nothing_and_select_ignore_filter(cache_dir, tmp_path):
 
 def test_derived_codemods_on_the_code_fixtures(cache_dir, tmp_path):
     """Moved imports, dropped and renamed keywords from drift alone (no pack)."""
-    root = FIXTURES / "codes" / "calls"
+    root = FIXTURES / "themes" / "calls"
     consumer = _copy(root, tmp_path)
     result = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, apply=True)
     text = (consumer / "calls.py").read_text()
@@ -73,8 +73,8 @@ def test_derived_codemods_on_the_code_fixtures(cache_dir, tmp_path):
 
 
 def test_likely_findings_are_never_rewritten(cache_dir, tmp_path):
-    root = FIXTURES / "codes" / "likely"
-    trees = FIXTURES / "codes" / "receivers"
+    root = FIXTURES / "themes" / "likely"
+    trees = FIXTURES / "themes" / "receivers"
     consumer = _copy(root, tmp_path)
     before = (consumer / "uses.py").read_text()
     run_fix(consumer, str(trees / "old"), str(trees / "new"), cache_dir, apply=True)

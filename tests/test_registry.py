@@ -119,7 +119,7 @@ def test_surface_changes_are_one_class_per_kind(tmp_path):
     from driftaudit.drift.surfaces import surface_changes
     from driftaudit.pipeline import open_snapshots
 
-    root = Path(__file__).parent / "fixtures" / "codes" / "surfaces"
+    root = Path(__file__).parent / "fixtures" / "themes" / "surfaces"
     old, new = open_snapshots(str(root / "old"), str(root / "new"), tmp_path)
     found = {
         (type(c).__name__, c.code.code, c.symbol): c.explain() for c in surface_changes(old, new)

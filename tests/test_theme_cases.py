@@ -1,6 +1,6 @@
 """Fixture-driven code tests (ruff style).
 
-Each folder under fixtures/codes holds a tiny `old/` and `new/` sglang tree (or a
+Each folder under fixtures/themes holds a tiny `old/` and `new/` sglang tree (or a
 `trees` file naming the folder whose trees it shares) and a `consumer/`. Every
 consumer line that must be flagged carries `# expect: CODE`; every other line must
 not be flagged. The test compares the two sets exactly.
@@ -16,7 +16,7 @@ from driftaudit.pipeline import run_compare
 
 from .conftest import FIXTURES, expected_markers
 
-CASES = sorted(p.name for p in (FIXTURES / "codes").iterdir() if p.is_dir())
+CASES = sorted(p.name for p in (FIXTURES / "themes").iterdir() if p.is_dir())
 
 
 def trees(root: Path) -> tuple[str, str]:
@@ -27,14 +27,14 @@ def trees(root: Path) -> tuple[str, str]:
 
 @pytest.mark.parametrize("case", CASES)
 def test_code_fixture(case: str, cache_dir: Path) -> None:
-    root = FIXTURES / "codes" / case
+    root = FIXTURES / "themes" / case
     result = run_compare(root / "consumer", *trees(root), cache_dir)
     found = {(f.path, f.line, f.code.code) for f in result.findings if f.path.endswith(".py")}
     assert found == expected_markers(root / "consumer")
 
 
 def test_findings_carry_evidence(cache_dir: Path) -> None:
-    root = FIXTURES / "codes" / "imports"
+    root = FIXTURES / "themes" / "imports"
     result = run_compare(root / "consumer", *trees(root), cache_dir)
     moved = [f for f in result.findings if f.code.code == "DA102"]
     assert moved, "the moved import must be found"
@@ -49,7 +49,7 @@ def test_findings_carry_evidence(cache_dir: Path) -> None:
 
 
 def test_call_findings_name_the_parameter(cache_dir: Path) -> None:
-    root = FIXTURES / "codes" / "calls"
+    root = FIXTURES / "themes" / "calls"
     result = run_compare(root / "consumer", *trees(root), cache_dir)
     by_line = {f.line: f for f in result.findings}
     assert "use_stream" in by_line[7].message
@@ -60,14 +60,14 @@ def test_call_findings_name_the_parameter(cache_dir: Path) -> None:
 
 
 def test_return_arity_uses_return_statements(cache_dir: Path) -> None:
-    root = FIXTURES / "codes" / "classes"
+    root = FIXTURES / "themes" / "classes"
     result = run_compare(root / "consumer", *trees(root), cache_dir)
     (arity,) = [f for f in result.findings if f.code.code == "DA303"]
     assert "now returns 4" in arity.message and "was 3" in arity.message
 
 
 def test_confidence_of_member_findings(cache_dir: Path) -> None:
-    root = FIXTURES / "codes" / "likely"
+    root = FIXTURES / "themes" / "likely"
     result = run_compare(root / "consumer", *trees(root), cache_dir)
     by_line = {f.line: f for f in result.findings}
     assert (by_line[5].confidence, by_line[5].severity) == ("likely", "warning")
@@ -77,7 +77,7 @@ def test_confidence_of_member_findings(cache_dir: Path) -> None:
 
 
 def test_replacement_self_and_overrides_name_the_sglang_member(cache_dir: Path) -> None:
-    root = FIXTURES / "codes" / "receivers"
+    root = FIXTURES / "themes" / "receivers"
     result = run_compare(root / "consumer", *trees(root), cache_dir)
     symbols = {(f.code.code, f.symbol) for f in result.findings}
     assert ("DA301", "sglang.srt.batch.LogitsProcessor.multi_item_delimiter") in symbols
@@ -88,7 +88,7 @@ def test_replacement_self_and_overrides_name_the_sglang_member(cache_dir: Path) 
 
 def test_surfaces_outside_python(cache_dir: Path) -> None:
     """Scripts, pins: flags, env vars and parser names where no `# expect` fits."""
-    root = FIXTURES / "codes" / "surfaces"
+    root = FIXTURES / "themes" / "surfaces"
     result = run_compare(root / "consumer", *trees(root), cache_dir)
     found = {(f.path, f.line, f.code.code) for f in result.findings if not f.path.endswith(".py")}
     assert found == {
