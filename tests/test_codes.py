@@ -60,7 +60,10 @@ EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9, ]+)")
 COMMENTED = {".py", ".sh", ".bash", ".yaml", ".yml", ".toml", ".txt", ".cfg", ".env"}
 
 # code -> why the tool gets its fixture wrong today (a bug for the lead); strict xfail
-XFAIL: dict[str, str] = {}
+XFAIL: dict[str, str] = {
+    "DA503": "GenerateReqInput(stream_interval=...) is reported as DA201 keyword-removed; "
+    "the registry documents a keyword of an io_struct request as DA503",
+}
 
 
 def registered_codes() -> list[str]:
