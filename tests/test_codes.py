@@ -1,10 +1,13 @@
 """One fixture directory per rule code, with the expected report beside it (ruff style).
 
-    tests/fixtures/codes/<CODE>/
+    tests/fixtures/codes/<CODE>/   (and <CODE>-<case>/ for a case that must stand apart,
+                                   e.g. one the tool gets wrong today: see XFAIL)
         old/, new/     tiny hand-made sglang trees (`sglang/version.py` names the release)
         consumer/      what is audited: a line that must be flagged carries `# expect: CODE`
                        (in any file with `#` comments: Python, shell, YAML, TOML,
-                       requirements); every other line of such a file must stay silent
+                       requirements); every other line of such a file must stay silent:
+                       the near misses (the consumer's own class or function with the
+                       same name, a name that still exists, a comment) live there too
         packs/         optional: the rule packs of this fixture (DA9xx); without it an
                        empty directory is passed, so the repository's packs never apply
         expected.json  {"findings": `compare --format json` on the fixture, normalised and
@@ -20,8 +23,8 @@ Regenerate the expected files after an intended change, then review the diff:
 
     DRIFTAUDIT_UPDATE_EXPECTED=1 python -m pytest tests/test_codes.py
 
-Directories in XFAIL hold a hand-corrected expected.json (the tool is wrong there):
-regeneration leaves them alone.
+Directories in XFAIL hold a hand-corrected expected.json (what the tool should report;
+it does not today): regeneration leaves them alone.
 """
 
 from __future__ import annotations
@@ -55,14 +58,19 @@ FIELDS = (
     "fix",
 )
 CHANGE_FIELDS = ("rule", "kind", "symbol", "message", "old_location", "new_location")
+DIRECTORY = re.compile(r"^(DA\d{3})(?:-[a-z0-9-]+)?$")  # DA301, DA301-guarded
 EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9, ]+)")
 # files whose comments start with `#`, so they can carry an `# expect:` marker
 COMMENTED = {".py", ".sh", ".bash", ".yaml", ".yml", ".toml", ".txt", ".cfg", ".env"}
 
-# code -> why the tool gets its fixture wrong today (a bug for the lead); strict xfail
+# directory -> why the tool gets that fixture wrong today (a bug to fix); strict xfail
 XFAIL: dict[str, str] = {
-    "DA503": "GenerateReqInput(stream_interval=...) is reported as DA201 keyword-removed; "
-    "the registry documents a keyword of an io_struct request as DA503",
+    "DA301-guarded": "a use inside `if hasattr(Cls, name):` or `try/except AttributeError` "
+    "is reported as an error, though the consumer handles the member's absence",
+    "DA305-varargs": "an override taking (*args, **kwargs) accepts the new base signature, "
+    "yet is reported as override-signature-changed",
+    "DA503-io-struct": "GenerateReqInput(stream_interval=...) is reported as DA201 "
+    "keyword-removed; the registry documents a keyword of an io_struct request as DA503",
 }
 
 
@@ -78,12 +86,18 @@ def fixture_dirs() -> list[str]:
     return sorted(p.name for p in CODES.iterdir() if p.is_dir())
 
 
+def code_of(directory: str) -> str:
+    match = DIRECTORY.match(directory)
+    assert match, f"fixture directory {directory!r} is not named CODE or CODE-case"
+    return match.group(1)
+
+
 def _params() -> list:
     return [
-        pytest.param(code, marks=pytest.mark.xfail(strict=True, reason=XFAIL[code]))
-        if code in XFAIL
-        else code
-        for code in fixture_dirs()
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=XFAIL[name]))
+        if name in XFAIL
+        else name
+        for name in fixture_dirs()
     ]
 
 
@@ -109,7 +123,7 @@ def audit(root: Path, tmp_path: Path) -> dict:
     findings.sort(key=lambda f: (f["path"], f["line"], f["column"], f["rule"], f["symbol"]))
     changelog = _run(["diff", *trees], tmp_path / "diff.json")
     changes = [{k: c[k] for k in CHANGE_FIELDS} for c in changelog["changes"]]
-    changes = [c for c in changes if c["rule"] == root.name]
+    changes = [c for c in changes if c["rule"] == code_of(root.name)]
     changes.sort(key=lambda c: (c["symbol"], c["message"]))
     return {"findings": findings, "changes": changes}
 
@@ -129,12 +143,12 @@ def _commented(path: Path) -> bool:
     return path.is_file() and (path.suffix in COMMENTED or path.name.startswith("Dockerfile"))
 
 
-@pytest.mark.parametrize("code", _params())
-def test_code_fixture(code: str, tmp_path: Path) -> None:
-    root = CODES / code
+@pytest.mark.parametrize("directory", _params())
+def test_code_fixture(directory: str, tmp_path: Path) -> None:
+    root, code = CODES / directory, code_of(directory)
     actual = audit(root, tmp_path)
     expected_file = root / "expected.json"
-    if UPDATE and code not in XFAIL:
+    if UPDATE and directory not in XFAIL:
         expected_file.write_text(json.dumps(actual, indent=2) + "\n")
     expected = json.loads(expected_file.read_text())
     assert actual == expected
@@ -154,10 +168,10 @@ def test_code_fixture(code: str, tmp_path: Path) -> None:
 def test_every_registered_code_has_a_fixture() -> None:
     codes = registered_codes()
     assert len(codes) >= 29
-    missing = sorted(set(codes) - set(fixture_dirs()))
+    missing = sorted(set(codes) - set(fixture_dirs()))  # the plain <CODE> directory
     assert not missing, f"codes without tests/fixtures/codes/<CODE>/: {missing}"
 
 
 def test_every_fixture_is_a_registered_code() -> None:
-    unknown = sorted(set(fixture_dirs()) - set(registered_codes()))
+    unknown = sorted({code_of(d) for d in fixture_dirs()} - set(registered_codes()))
     assert not unknown, f"fixture directories for unknown codes: {unknown}"
