@@ -68,8 +68,8 @@ COMMENTED = {".py", ".sh", ".bash", ".yaml", ".yml", ".toml", ".txt", ".cfg", ".
 XFAIL: dict[str, str] = {
     "DA301-guarded": "a use inside `if hasattr(Cls, name):` or `try/except AttributeError` "
     "is reported as an error, though the consumer handles the member's absence",
-    "DA302-by-name": "an enum member read by name, `Enum[\"NAME\"]` (KeyError) or "
-    "`getattr(Enum, \"NAME\")` without a default (AttributeError), is not reported",
+    "DA302-by-name": 'an enum member read by name, `Enum["NAME"]` (KeyError) or '
+    '`getattr(Enum, "NAME")` without a default (AttributeError), is not reported',
     "DA303-indirect": "a function that returns another function's result: the callee's "
     "new return arity is not followed, so `x, y = opaque()` is not reported",
     "DA305-varargs": "an override taking (*args, **kwargs) accepts the new base signature, "
