@@ -9,7 +9,7 @@ trailing context at its end. Hunks of a file apply in order on the image the ear
 ones left; a hunk that fails is skipped and the next ones still tried (as
 `git apply --reject` does), so each failing hunk is reported, not only the first.
 
-Only drift is reported: a hunk that does not apply to the old tree either was not
+Only drift is reported: a patch that does not apply to the old tree either was not
 written for that release (a fork, another version) and is left alone.
 """
 
@@ -27,9 +27,9 @@ from driftaudit.snapshot import Snapshot
 from driftaudit.usage.patches import ConsumerPatches, FilePatch, Hunk, SourceAnchor
 
 FILE_MISSING = "file missing"
-FILE_EXISTS = "file exists"
+FILE_EXISTS = "the new release already has this file, with other content"
 CONTEXT_NOT_FOUND = "context not found"
-ALREADY_APPLIED = "already applied"
+ALREADY_APPLIED = "already applied (the new release has the change)"
 
 
 @dataclass
@@ -121,6 +121,14 @@ def _why_not(hunk: Hunk, lines: list[str]) -> HunkResult:
     if after and any(lines[i : i + len(after)] == after for i in range(len(lines))):
         return HunkResult(hunk, None, ALREADY_APPLIED)
     before = hunk.before
+    elsewhere = [i + 1 for i in range(len(lines)) if lines[i : i + len(before)] == before]
+    if elsewhere:  # found, but a hunk at the start or the end of a file may not move
+        edge = "start" if hunk.old_start <= 1 else "end"
+        detail = (
+            f"its lines are at line {elsewhere[0]}, but a hunk at the {edge} of the file "
+            f"must match at the {edge} of the file"
+        )
+        return HunkResult(hunk, None, CONTEXT_NOT_FOUND, detail, elsewhere[0])
     best, best_at = -1, 0
     for at in range(max(1, len(lines) - len(before) + 1)):
         window = lines[at : at + len(before)]
@@ -165,8 +173,11 @@ def patch_findings(patches: ConsumerPatches, differ: Differ) -> list[Finding]:
         for f in patches.failures
     ]
     for patch in patches.patches:
-        for file in patch.files:
-            findings += _file_findings(patch.path, file, old_root, new_root)
+        on_old = [check_file(file, old_root) for file in patch.files]
+        if not all(result.applies for results in on_old for result in results):
+            continue  # `git apply` takes all or nothing: this patch is not for the old release
+        for file, old in zip(patch.files, on_old, strict=True):
+            findings += _file_findings(patch.path, file, old, check_file(file, new_root))
     for anchor in patches.anchors:
         finding = _anchor_finding(anchor, differ.old, differ.new)
         if finding is not None:
@@ -174,18 +185,15 @@ def patch_findings(patches: ConsumerPatches, differ: Differ) -> list[Finding]:
     return findings
 
 
-def _file_findings(where: str, file: FilePatch, old_root: Path, new_root: Path) -> list[Finding]:
-    old = check_file(file, old_root)
-    new = check_file(file, new_root)
+def _file_findings(
+    where: str, file: FilePatch, old: list[HunkResult], new: list[HunkResult]
+) -> list[Finding]:
     symbol = module_of(file.path)
     drifted = [(o, n) for o, n in zip(old, new, strict=True) if o.applies and not n.applies]
     if not drifted:
         return []
     if drifted[0][1].reason == FILE_MISSING:
-        message = (
-            f"patches `{file.written}`, which the new release no longer has "
-            f"({len(drifted)} of {len(file.hunks)} hunk(s) applied to the old one)"
-        )
+        message = f"patches `{file.written}`, which the new release no longer has"
         fix = Fix("Port the patch to the module that replaced it, or drop it.")
         return [
             Finding(rules.PATCH_FILE_MISSING, where, file.line, 1, symbol, message,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,15 +113,18 @@ def read_patch(root: Path, path: Path) -> PatchFile | ParseFailure | None:
     try:
         parsed = PatchSet(text)
     except UnidiffParseError as exc:
-        return ParseFailure(rel, 1, 1, f"not a unified diff: {exc}")
+        line = _broken_hunk(text)
+        where = f" (the hunk at line {line} does not match its header)" if line else ""
+        return ParseFailure(rel, line or 1, 1, f"not a unified diff: {exc}{where}")
     result = PatchFile(rel)
+    lines = text.split("\n")
     for patched in parsed:
         named = patched.target_file if patched.is_added_file else patched.source_file
         written = _strip_prefix(named)
         tree_path = sglang_path(written)
         if tree_path is None:
             continue
-        hunks = [_hunk(h) for h in patched]
+        hunks = [_hunk(h, lines) for h in patched]
         first = hunks[0].line if hunks else 1
         header = max(1, first - 2)  # the `---` line sits two lines above the first `@@`
         result.files.append(
@@ -136,6 +140,36 @@ def read_patch(root: Path, path: Path) -> PatchFile | ParseFailure | None:
     return result if result.files else None
 
 
+_HUNK_HEADER = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def _broken_hunk(text: str) -> int | None:
+    """The line of the first hunk whose body does not have the lengths its header gives
+    (unidiff's error says what, not where)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # no line after the final newline
+    for index, line in enumerate(lines):
+        header = _HUNK_HEADER.match(line)
+        if not header:
+            continue
+        old = int(header.group(1) or 1)
+        new = int(header.group(2) or 1)
+        for body in lines[index + 1 :]:
+            if old <= 0 and new <= 0:
+                break
+            if body.startswith("\\"):
+                continue
+            kind = body[:1]
+            if kind not in (" ", "", "-", "+"):
+                break
+            old -= kind != "+"
+            new -= kind != "-"
+        if old != 0 or new != 0:
+            return index + 1
+    return None
+
+
 def _strip_prefix(name: str) -> str:
     for prefix in ("a/", "b/"):
         if name.startswith(prefix):
@@ -143,12 +177,12 @@ def _strip_prefix(name: str) -> str:
     return name
 
 
-def _hunk(hunk) -> Hunk:
+def _hunk(hunk, lines: list[str]) -> Hunk:
     before, after = [], []
     leading = trailing = 0
     changed = False
     for line in hunk:
-        text = line.value.rstrip("\n").rstrip("\r") if line.value.endswith("\n") else line.value
+        text = line.value[:-1] if line.value.endswith("\n") else line.value
         if line.is_context:
             before.append(text)
             after.append(text)
@@ -162,10 +196,7 @@ def _hunk(hunk) -> Hunk:
             changed, trailing = True, 0
     first = next((line.diff_line_no for line in hunk), None)
     header_line = (first - 1) if first else 1
-    header = f"@@ -{hunk.source_start},{hunk.source_length} +{hunk.target_start},"
-    header += f"{hunk.target_length} @@"
-    if hunk.section_header:
-        header += f" {hunk.section_header}"
+    header = lines[header_line - 1].rstrip("\r")
     return Hunk(
         header,
         header_line,
