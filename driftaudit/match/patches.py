@@ -98,6 +98,8 @@ def place(hunk: Hunk, lines: list[str]) -> int | None:
             continue
         if at_end and at + len(before) != len(lines):
             continue
+        if before and (at >= len(lines) or lines[at] != before[0]):
+            continue  # cheap test first: most places differ at once
         if lines[at : at + len(before)] == before:
             return at
     return None
@@ -117,11 +119,11 @@ def _outwards(start: int, last: int):
 
 
 def _why_not(hunk: Hunk, lines: list[str]) -> HunkResult:
-    after = hunk.after
-    if after and any(lines[i : i + len(after)] == after for i in range(len(lines))):
+    after, before = hunk.after, hunk.before
+    if after and any(votes == len(after) for votes in _aligned(after, lines).values()):
         return HunkResult(hunk, None, ALREADY_APPLIED)
-    before = hunk.before
-    elsewhere = [i + 1 for i in range(len(lines)) if lines[i : i + len(before)] == before]
+    votes = _aligned(before, lines)
+    elsewhere = sorted(at + 1 for at, count in votes.items() if count == len(before))
     if elsewhere:  # found, but a hunk at the start or the end of a file may not move
         edge = "start" if hunk.old_start <= 1 else "end"
         detail = (
@@ -129,30 +131,35 @@ def _why_not(hunk: Hunk, lines: list[str]) -> HunkResult:
             f"must match at the {edge} of the file"
         )
         return HunkResult(hunk, None, CONTEXT_NOT_FOUND, detail, elsewhere[0])
-    best, best_at = -1, 0
-    for at in range(max(1, len(lines) - len(before) + 1)):
-        window = lines[at : at + len(before)]
-        score = sum(a == b for a, b in zip(before, window, strict=False))
-        if score > best:
-            best, best_at = score, at
-    if best <= 0:
+    if not votes:
         return HunkResult(hunk, None, CONTEXT_NOT_FOUND, "none of its lines is in the file")
+    best_at = min(votes, key=lambda at: (-votes[at], at))
     window = lines[best_at : best_at + len(before)]
-    for index, expected in enumerate(before):
-        found = window[index] if index < len(window) else None
-        if found != expected:
-            where = best_at + index + 1
-            detail = (
-                f"closest at line {best_at + 1}: line {where} is {_show(found)}, "
-                f"the hunk expects {_show(expected)}"
-            )
-            return HunkResult(hunk, None, CONTEXT_NOT_FOUND, detail, best_at + 1)
-    return HunkResult(hunk, None, CONTEXT_NOT_FOUND, "", best_at + 1)  # pragma: no cover
+    index = next(i for i, expected in enumerate(before) if window[i] != expected)
+    detail = (
+        f"closest at line {best_at + 1}: line {best_at + index + 1} is {_show(window[index])}, "
+        f"the hunk expects {_show(before[index])}"
+    )
+    return HunkResult(hunk, None, CONTEXT_NOT_FOUND, detail, best_at + 1)
 
 
-def _show(line: str | None) -> str:
-    if line is None:
-        return "past the end of the file"
+def _aligned(pattern: list[str], lines: list[str]) -> dict[int, int]:
+    """For each start in the file where the pattern fits, how many of its lines match there
+    (one pass over the file, instead of comparing a window at every line)."""
+    wanted: dict[str, list[int]] = {}
+    for index, line in enumerate(pattern):
+        wanted.setdefault(line, []).append(index)
+    last = len(lines) - len(pattern)
+    votes: dict[int, int] = {}
+    for position, line in enumerate(lines):
+        for index in wanted.get(line, ()):
+            at = position - index
+            if 0 <= at <= last:
+                votes[at] = votes.get(at, 0) + 1
+    return votes
+
+
+def _show(line: str) -> str:
     text = line.strip()
     return f"`{text[:60]}{'...' if len(text) > 60 else ''}`" if text else "a blank line"
 
