@@ -50,6 +50,9 @@ def test_findings_carry_evidence(cache_dir: Path) -> None:
     assert "`return False`" in hunk.message and "@@ -4,5 +4,5 @@" in hunk.message
     assert "already applied" in by_place["patches/sglang.patch", 41].message
     assert "start of the file" in by_place["patches/sglang.patch", 18].message
+    # the line in the unpatched old file, not in the image the first hunk grew by one
+    end = by_place["patches/sglang.patch", 31]
+    assert end.old_location == "sglang/srt/managers/scheduler.py:27"
     anchor = by_place["app/runtime_patch.py", 10]
     assert anchor.symbol == "sglang.srt.managers.scheduler.Scheduler.run_batch"
     assert anchor.old_location == "sglang/srt/managers/scheduler.py:17"

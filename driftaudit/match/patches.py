@@ -39,6 +39,8 @@ class HunkResult:
     reason: str = ""  # why it does not apply
     detail: str = ""  # the closest place and the first line that differs there
     near: int | None = None  # 1-based line of that closest place
+    line: int | None = None  # where it applies in the unpatched file (`at` counts the
+    # lines that earlier hunks added or removed, as git's report does)
 
     @property
     def applies(self) -> bool:
@@ -61,19 +63,25 @@ def check_file(patch: FilePatch, root: Path) -> list[HunkResult]:
     lines = read_lines(root / patch.path)
     if patch.added:
         if lines is None:
-            return [HunkResult(h, 1) for h in patch.hunks]
+            return [HunkResult(h, 1, line=1) for h in patch.hunks]
         reason = ALREADY_APPLIED if _postimage(patch) == lines else FILE_EXISTS
         return [HunkResult(h, None, reason) for h in patch.hunks]
     if lines is None:
         return [HunkResult(h, None, FILE_MISSING) for h in patch.hunks]
     results = []
+    shifts: list[tuple[int, int]] = []  # (where, lines added) of the hunks applied
     for hunk in patch.hunks:
         at = place(hunk, lines)
         if at is None:
-            results.append(_why_not(hunk, lines))
+            result = _why_not(hunk, lines)
+            if result.near:  # in the unpatched file too
+                result.near -= sum(added for where, added in shifts if where < result.near)
+            results.append(result)
             continue
         lines[at : at + len(hunk.before)] = hunk.after
-        results.append(HunkResult(hunk, at + 1))
+        unpatched = at + 1 - sum(added for where, added in shifts if where <= at)
+        shifts.append((at, len(hunk.after) - len(hunk.before)))
+        results.append(HunkResult(hunk, at + 1, line=unpatched))
     return results
 
 
@@ -204,7 +212,7 @@ def _file_findings(
         fix = Fix("Port the patch to the module that replaced it, or drop it.")
         return [
             Finding(rules.PATCH_FILE_MISSING, where, file.line, 1, symbol, message,
-                    f"{file.path}:{drifted[0][0].at}", None, fix)
+                    f"{file.path}:{drifted[0][0].line}", None, fix)
         ]  # fmt: skip
     findings = []
     for before, after in drifted:
@@ -225,7 +233,7 @@ def _file_findings(
                 1,
                 symbol,
                 message,
-                f"{file.path}:{before.at}",
+                f"{file.path}:{before.line}",
                 f"{file.path}:{after.near}" if after.near else None,
                 fix,
             )

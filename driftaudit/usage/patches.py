@@ -112,7 +112,7 @@ def read_patch(root: Path, path: Path) -> PatchFile | ParseFailure | None:
         return None
     try:
         parsed = PatchSet(text)
-    except UnidiffParseError as exc:
+    except (UnidiffParseError, ValueError) as exc:
         line = _broken_hunk(text)
         where = f" (the hunk at line {line} does not match its header)" if line else ""
         return ParseFailure(rel, line or 1, 1, f"not a unified diff: {exc}{where}")
