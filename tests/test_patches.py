@@ -16,7 +16,7 @@ import pytest
 from driftaudit.match.patches import check_file
 from driftaudit.pipeline import run_compare
 from driftaudit.rules import get_rule
-from driftaudit.usage.patches import collect_patches, read_patch
+from driftaudit.usage.patches import collect_patches, read_patch, sglang_path
 
 from .conftest import FIXTURES, expected_markers, write_tree
 from .gitapply import git_verdicts
@@ -38,6 +38,7 @@ def test_fixture_findings(cache_dir: Path) -> None:
         ("patches/sglang.patch", 18, "DA601"),  # at line 1: must match at the start
         ("patches/sglang.patch", 31, "DA601"),  # no trailing context: must match at the end
         ("patches/sglang.patch", 41, "DA601"),  # get_device already reads DEVICE
+        ("patches/sglang.patch", 52, "DA601"),  # deletes legacy.py: already gone
     }  # fork.patch never applied to the old tree; megatron.patch is not about sglang
 
 
@@ -49,6 +50,7 @@ def test_findings_carry_evidence(cache_dir: Path) -> None:
     assert hunk.old_location == "sglang/srt/utils.py:3"  # where it applied (offset -1)
     assert "`return False`" in hunk.message and "@@ -4,5 +4,5 @@" in hunk.message
     assert "already applied" in by_place["patches/sglang.patch", 41].message
+    assert "already applied" in by_place["patches/sglang.patch", 52].message
     assert "start of the file" in by_place["patches/sglang.patch", 18].message
     # the line in the unpatched old file, not in the image the first hunk grew by one
     end = by_place["patches/sglang.patch", 31]
@@ -114,10 +116,11 @@ def test_parsed_hunks_keep_their_positions() -> None:
     assert set(by_path) == {
         "sglang/srt/capture.py",
         "sglang/srt/layers/sampler.py",
+        "sglang/srt/legacy.py",
         "sglang/srt/managers/scheduler.py",
         "sglang/srt/utils.py",
     }
-    assert by_path["sglang/srt/capture.py"].added
+    assert by_path["sglang/srt/capture.py"].added and by_path["sglang/srt/legacy.py"].removed
     scheduler = by_path["sglang/srt/managers/scheduler.py"]
     assert scheduler.written == "python/sglang/srt/managers/scheduler.py"
     assert [h.line for h in scheduler.hunks] == [18, 24, 31]
@@ -127,6 +130,21 @@ def test_parsed_hunks_keep_their_positions() -> None:
     assert "import time" in first.after and (first.leading, first.trailing) == (2, 2)
     assert scheduler.hunks[2].trailing == 0
     assert read_patch(CASE / "consumer", CASE / "consumer" / "patches" / "megatron.patch") is None
+
+
+@pytest.mark.parametrize(
+    ("written", "path"),
+    [
+        ("python/sglang/srt/x.py", "sglang/srt/x.py"),
+        ("sglang/srt/x.py", "sglang/srt/x.py"),
+        ("sglang/python/sglang/srt/x.py", "sglang/srt/x.py"),
+        ("venv/lib/python3.11/site-packages/sglang/srt/x.py", "sglang/srt/x.py"),
+        ("megatron/core/x.py", None),
+        ("tests/sglang/x.py", None),  # a consumer's own folder named sglang
+    ],
+)
+def test_patch_paths_map_to_the_sglang_tree(written: str, path: str | None) -> None:
+    assert sglang_path(written) == path
 
 
 def test_anchors_follow_the_source_variable() -> None:

@@ -67,7 +67,8 @@ def check_file(patch: FilePatch, root: Path) -> list[HunkResult]:
         reason = ALREADY_APPLIED if _postimage(patch) == lines else FILE_EXISTS
         return [HunkResult(h, None, reason) for h in patch.hunks]
     if lines is None:
-        return [HunkResult(h, None, FILE_MISSING) for h in patch.hunks]
+        reason = ALREADY_APPLIED if patch.removed else FILE_MISSING  # deleted upstream too
+        return [HunkResult(h, None, reason) for h in patch.hunks]
     results = []
     shifts: list[tuple[int, int]] = []  # (where, lines added) of the hunks applied
     for hunk in patch.hunks:

@@ -83,11 +83,19 @@ class ConsumerPatches:
 
 
 def sglang_path(written: str) -> str | None:
-    """`python/sglang/srt/x.py` or `sglang/srt/x.py` -> `sglang/srt/x.py`; else None."""
+    """The file in an sglang tree that a patch path names, or None.
+
+    `sglang/srt/x.py` (the package), `python/sglang/srt/x.py` (the repository), also
+    below a folder (`sglang/python/sglang/...`, `.../site-packages/sglang/...`).
+    """
     parts = written.split("/")
-    if parts[:1] == ["python"]:
-        parts = parts[1:]
-    return "/".join(parts) if parts[:1] == ["sglang"] and len(parts) > 1 else None
+    for index in range(len(parts) - 2, -1, -1):
+        if parts[index] == "sglang" and (index == 0 or parts[index - 1] in _PACKAGE_PARENTS):
+            return "/".join(parts[index:])
+    return None
+
+
+_PACKAGE_PARENTS = {"python", "site-packages", "dist-packages"}
 
 
 def patch_files(root: Path, exclude: list[str] | None = None) -> list[Path]:
