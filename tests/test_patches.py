@@ -51,6 +51,7 @@ def test_findings_carry_evidence(cache_dir: Path) -> None:
     assert "`return False`" in hunk.message and "@@ -4,5 +4,5 @@" in hunk.message
     assert "already applied" in by_place["patches/sglang.patch", 41].message
     assert "already applied" in by_place["patches/sglang.patch", 52].message
+    assert by_place["patches/sglang.patch", 5].old_location is None  # the patch creates it
     assert "start of the file" in by_place["patches/sglang.patch", 18].message
     # the line in the unpatched old file, not in the image the first hunk grew by one
     end = by_place["patches/sglang.patch", 31]

@@ -234,7 +234,7 @@ def _file_findings(
                 1,
                 symbol,
                 message,
-                f"{file.path}:{before.line}",
+                None if file.added else f"{file.path}:{before.line}",
                 f"{file.path}:{after.near}" if after.near else None,
                 fix,
             )
