@@ -5,7 +5,8 @@ patches, a method it overrides), and a few come from the consumer alone or from 
 
 DA0xx consumer input · DA1xx imports and modules · DA2xx call signatures ·
 DA3xx classes, attributes, enums, return shapes · DA4xx ServerArgs and CLI flags ·
-DA5xx HTTP, env vars, parsers, meta_info, requirements · DA9xx packs.
+DA5xx HTTP, env vars, parsers, meta_info, requirements · DA6xx source patches ·
+DA9xx packs.
 """
 
 from __future__ import annotations
@@ -353,6 +354,56 @@ REQUIREMENT_CHANGED = _code(
     "break (kernels, torch, transformers).",
     "flashinfer-python ==0.7.1 -> ==0.7.2",
     "Check your own pins and the packages you build against.",
+)
+
+PATCH_HUNK_FAILS = _code(
+    "DA601",
+    "patch-hunk-fails",
+    "error",
+    "A hunk of a consumer's patch against sglang (`*.patch`, `*.diff`) applied to the old "
+    "release but does not apply to the new one (its context changed, or the change is "
+    "already there).",
+    "`git apply` (or `patch`) fails, so the build that patches sglang stops; `--reject` "
+    "leaves the file half patched.",
+    "patches/sglang/v0.5.14/spec-capture.patch: @@ -361,6 +364,30 @@ class LogitsProcessor",
+    "Regenerate the hunk against the new release (drop it when it is already applied).",
+    origin="consumer",
+)
+
+PATCH_FILE_MISSING = _code(
+    "DA602",
+    "patch-file-missing",
+    "error",
+    "A consumer's patch against sglang changes a file the new release no longer has.",
+    "`git apply` fails with `No such file or directory`: the code it patched moved or is gone.",
+    "+++ b/python/sglang/srt/managers/scheduler_dp_attn_mixin.py",
+    "Port the patch to the module that replaced the file, or drop it.",
+    origin="consumer",
+)
+
+SOURCE_ANCHOR_MISSING = _code(
+    "DA603",
+    "source-anchor-missing",
+    "error",
+    "A runtime patch looks for a string in `inspect.getsource(<sglang function>)` (to "
+    "`.replace` it and `exec` the result, or to assert it is there) that the new source "
+    "of that function no longer contains.",
+    "`.replace` silently changes nothing, so the patch is not applied; an `in` check fails.",
+    'src = inspect.getsource(Scheduler.run_batch).replace("self.tp_worker.forward(", ...)',
+    "Find the new place in the function's source and re-anchor the patch.",
+    origin="consumer",
+)
+
+SOURCE_ANCHOR_AMBIGUOUS = _code(
+    "DA604",
+    "source-anchor-ambiguous",
+    "warning",
+    "An anchor a runtime patch replaces in `inspect.getsource(<sglang function>)` occurred "
+    "once in the old source and several times in the new one.",
+    "`.replace` rewrites every occurrence: the patch changes places it was not written for.",
+    'src.replace("return output", "return hook(output)")  # now two returns match',
+    "Anchor on a longer, unique string (or pass `count=1` if the first one is the right one).",
+    origin="consumer",
 )
 
 PACK_CHANGE = _code(
