@@ -1,6 +1,7 @@
 """Settings from the consumer's `[tool.driftaudit]` (pyproject.toml) or driftaudit.toml.
 
-Keys: old, new, fail-on, exclude (list of globs), wrap-prefixes (the prefixes under
+Keys: old, new, fail-on, baseline (the baseline file, relative to the consumer root),
+exclude (list of globs), wrap-prefixes (the prefixes under
 which the consumer re-exposes sglang's flags, e.g. ["--sglang-"]; common ones are
 detected anyway). Command-line options win.
 """
@@ -27,6 +28,7 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     wrap_prefixes: list[str] = field(default_factory=list)
     source: str | None = None  # the file it came from
+    baseline: str | None = None
 
 
 def load_config(root: Path) -> Config:
@@ -55,6 +57,7 @@ def load_config(root: Path) -> Config:
             lists["exclude"],
             lists["wrap-prefixes"],
             str(path),
+            _str(data, "baseline", path),
         )
     return Config()
 

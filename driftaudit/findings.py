@@ -37,9 +37,16 @@ class Finding:
     severity: str = ""  # defaults to the rule's
     confidence: str = "certain"  # or "likely": only an attribute name ties it to sglang
     extra: dict = field(default_factory=dict)
+    end_line: int | None = None  # where the usage ends; None: the start line
+    end_column: int | None = None  # None: the start column (reports widen a point
+    # to the word there)
 
     def __post_init__(self) -> None:
         self.severity = self.severity or self.rule.severity
+        if self.end_line is None:
+            self.end_line = self.line
+        if self.end_column is None:
+            self.end_column = self.column
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.rule.code, self.symbol)

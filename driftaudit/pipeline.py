@@ -14,6 +14,7 @@ from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 from driftaudit.match import match_usages
 from driftaudit.packs import load_packs, rules_dirs
+from driftaudit.progress import step
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
 from driftaudit.sources.pin import read_pin
@@ -64,9 +65,11 @@ def run_compare(
         old_spec, pin_location = pin
     timings: dict[str, float] = {}
     start = time.perf_counter()
+    step(f"resolving sglang {old_spec} and {new_spec}")
     old, new = open_snapshots(old_spec, new_spec, cache_dir)
     timings["resolve"] = time.perf_counter() - start
     start = time.perf_counter()
+    step(f"reading the consumer {consumer}")
     usages = collect_usages(consumer, exclude)
     surfaces = scan_surfaces(consumer, prefixes, exclude)
     pins = read_pins(consumer)
@@ -75,6 +78,7 @@ def run_compare(
     packs = []
     if old.tree.version and new.tree.version:
         packs = load_packs(rules_dirs(rules), old.tree.version, new.tree.version)
+    step("matching (parsing the sglang modules the consumer reaches; cached afterwards)")
     findings = match_usages(usages, Differ(old, new), packs, consumer, surfaces, pins)
     timings["match"] = time.perf_counter() - start
     return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
@@ -91,7 +95,9 @@ def run_diff(
     old_spec: str, new_spec: str, cache_dir: Path, prefix: str | None
 ) -> tuple[Snapshot, Snapshot, list[Change]]:
     """The sglang-side changelog: API, ServerArgs and flags, surfaces, requirements."""
+    step(f"resolving sglang {old_spec} and {new_spec}")
     old, new = open_snapshots(old_spec, new_spec, cache_dir)
+    step("diffing (parsing every sglang module; cached afterwards)")
     module_prefix = prefix if prefix and old.is_module(prefix) else None
     changes = list(Differ(old, new).all_changes(module_prefix))
     old_args, new_args = old.server_args(), new.server_args()

@@ -41,6 +41,25 @@ PARSE_ERROR = _rule(
     "def f(:  # a syntax error",
     "Fix the syntax error (or exclude the file), then run again.",
 )
+UNUSED_SUPPRESSION = _rule(
+    "DA002",
+    "unused-suppression",
+    "info",
+    "A `# driftaudit: ignore[...]` comment silences nothing: no finding (or no finding "
+    "with the listed code) is on its line.",
+    "A stale suppression hides nothing today but will hide the next real finding there.",
+    "x = 1  # driftaudit: ignore[DA102]",
+    "Remove the comment, or the codes in it that no longer apply.",
+)
+STALE_BASELINE_ENTRY = _rule(
+    "DA003",
+    "stale-baseline-entry",
+    "info",
+    "A baseline entry matches no finding any more: the code it accepted was fixed or removed.",
+    "Nothing breaks; the baseline only grows stale and could accept a new finding like it.",
+    "an entry for calls.py DA201 after the call was fixed",
+    "Run `driftaudit check --update-baseline` to rewrite the baseline.",
+)
 MODULE_REMOVED = _rule(
     "DA101",
     "module-removed",
