@@ -1,4 +1,5 @@
-"""The text of a consumer file's lines, read once per file (for fingerprints and regions)."""
+"""The text of a consumer file's lines, read once per file version (for fingerprints and
+regions)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,25 @@ _WORD = re.compile(r"[\w.]+")
 
 
 @lru_cache(maxsize=256)
-def _lines(path: Path) -> tuple[str, ...]:
+def _lines(path: Path, stamp: tuple[int, int]) -> tuple[str, ...]:
     try:
         return tuple(path.read_text(encoding="utf-8", errors="replace").splitlines())
     except OSError:
         return ()
 
 
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (0, 0)
+    return stat.st_mtime_ns, stat.st_size
+
+
 def line_text(root: Path, relpath: str, line: int) -> str:
     """The line's text ('' when the file or line does not exist)."""
-    lines = _lines((root / relpath).resolve())
+    path = (root / relpath).resolve()
+    lines = _lines(path, _stamp(path))
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
