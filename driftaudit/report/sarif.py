@@ -18,7 +18,6 @@ from driftaudit.sources import SourceTree
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-_INFO_URI = "https://github.com/sgl-project/driftaudit"
 
 
 def _rule_descriptor(rule: Rule) -> dict:
@@ -139,7 +138,6 @@ def _run(rules: list[Rule], results_of, old: SourceTree, new: SourceTree, **extr
                 "name": "driftaudit",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": _INFO_URI,
                 "rules": [_rule_descriptor(r) for r in rules],
             }
         },
