@@ -69,7 +69,7 @@ def run_compare(
     old, new = open_snapshots(old_spec, new_spec, cache_dir)
     timings["resolve"] = time.perf_counter() - start
     start = time.perf_counter()
-    step(f"reading the consumer {consumer}")
+    step(f"reading {consumer}")
     usages = collect_usages(consumer, exclude)
     surfaces = scan_surfaces(consumer, prefixes, exclude)
     pins = read_pins(consumer)
@@ -78,7 +78,7 @@ def run_compare(
     packs = []
     if old.tree.version and new.tree.version:
         packs = load_packs(rules_dirs(rules), old.tree.version, new.tree.version)
-    step("matching (parsing the sglang modules the consumer reaches; cached afterwards)")
+    step("matching (parsing the sglang modules reached, once)")
     findings = match_usages(usages, Differ(old, new), packs, consumer, surfaces, pins)
     timings["match"] = time.perf_counter() - start
     return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
@@ -97,7 +97,7 @@ def run_diff(
     """The sglang-side changelog: API, ServerArgs and flags, surfaces, requirements."""
     step(f"resolving sglang {old_spec} and {new_spec}")
     old, new = open_snapshots(old_spec, new_spec, cache_dir)
-    step("diffing (parsing every sglang module; cached afterwards)")
+    step("diffing (parsing every sglang module, once)")
     module_prefix = prefix if prefix and old.is_module(prefix) else None
     changes = list(Differ(old, new).all_changes(module_prefix))
     old_args, new_args = old.server_args(), new.server_args()

@@ -43,6 +43,7 @@ class Suppression:
     line: int
     column: int
     codes: frozenset[str]  # empty: every code
+    length: int = 1  # of the comment, for the region of an unused one
     used: set[str] = field(default_factory=set)
 
     def covers(self, code: str) -> bool:
@@ -86,7 +87,7 @@ def scan_file(root: Path, relpath: str) -> list[Suppression]:
     for line, column, comment in comments:
         codes = _parse(comment)
         if codes is not None:
-            found.append(Suppression(relpath, line, column, codes))
+            found.append(Suppression(relpath, line, column, codes, len(comment.rstrip())))
     return found
 
 
@@ -136,11 +137,12 @@ def apply_suppressions(
                 continue
             what = ", ".join(unused)
             message = f"unused suppression: no {what} finding on this line"
-            label = f"ignore[{what}]"
         elif s.used:
             continue
         else:
-            message, label = "unused suppression: no finding on this line", "ignore"
-        kept.append(Finding(UNUSED_SUPPRESSION, s.path, s.line, s.column, label, message))
+            message = "unused suppression: no finding on this line"
+        comment = Finding(UNUSED_SUPPRESSION, s.path, s.line, s.column, "", message)
+        comment.end_column = s.column + s.length
+        kept.append(comment)
     kept.sort(key=Finding.sort_key)
     return kept, silenced
