@@ -134,6 +134,15 @@ def _headings(tokens) -> list[tuple[str, str]]:
     ]
 
 
+def _fact(finding: dict) -> tuple:
+    return (
+        finding["rule"],
+        finding["symbol"],
+        finding["message"],
+        (finding["fix"] or {}).get("description"),
+    )
+
+
 def test_markdown_renders_as_a_pr_comment(tmp_path):
     markdown = _compare(tmp_path, "markdown")
     tokens, html = _html(markdown)
@@ -145,7 +154,7 @@ def test_markdown_renders_as_a_pr_comment(tmp_path):
         ("h2", "Findings"),
     ]
     findings = json.loads(_compare(tmp_path, "json"))["findings"]
-    facts = {(f["rule"], f["symbol"], f["message"]) for f in findings}
+    facts = {_fact(f) for f in findings}
     assert len([h for h in headings if h[0] == "h3"]) == len(facts)
     # two tables that render as tables, counting every finding
     assert html.count("<table>") == 2

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 from driftaudit.check.baseline import Baseline, fingerprint
 from driftaudit.check.suppressions import apply_suppressions, scan_file
@@ -72,6 +75,17 @@ def test_check_fails_only_on_what_is_new(tmp_path):
     code, findings = _check(tmp_path, consumer)
     assert code == 1
     assert [(f["rule"], f["line"]) for f in findings] == [("DA201", 10)]
+    # the same as a CI job runs it: a process, its exit code and the annotation
+    ci = subprocess.run(
+        [sys.executable, "-m", "driftaudit", "check", "--format", "github", "."],
+        cwd=consumer,
+        env={**os.environ, "DRIFTAUDIT_CACHE_DIR": str(tmp_path / "cache")},
+        capture_output=True,
+        text=True,
+    )
+    assert ci.returncode == 1
+    assert ci.stdout.startswith("::error file=app.py,line=10,col=5,")
+    assert len(ci.stdout.splitlines()) == 1
 
 
 def test_unused_suppressions_and_stale_entries_are_info(tmp_path):
