@@ -174,7 +174,7 @@ def test_suppression_comments_by_file_kind(tmp_path):
         {
             "a.py": 's = "# driftaudit: ignore"\nx = 1  # driftaudit: ignore[da102, DA201]\n',
             "b.yaml": "key: v  # driftaudit: ignore[DA102]\n",
-            "c.toml": 'k = "v"  # driftaudit:ignore\n',
+            "c.toml": 'k = "v"  # driftaudit:ignore\nj = 1  # driftaudit: ignored on purpose\n',
         },
     )
     found = scan_file(tmp_path, "a.py")

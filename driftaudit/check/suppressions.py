@@ -18,7 +18,7 @@ from driftaudit.findings import Finding
 from driftaudit.rules import UNUSED_SUPPRESSION
 
 _MARKER = re.compile(
-    r"#.*?\bdriftaudit:\s*ignore(?:\[(?P<codes>[A-Za-z0-9,\s]*)\])?", re.IGNORECASE
+    r"#.*?\bdriftaudit:\s*ignore(?![\w-])(?:\[(?P<codes>[A-Za-z0-9,\s]*)\])?", re.IGNORECASE
 )
 # files whose comments start with `#`; others cannot carry a suppression
 _HASH_COMMENT_SUFFIXES = {
