@@ -163,7 +163,7 @@ def _compare(args, cache_dir: Path) -> int:
         gate.write_baseline()
         _note(args, f"wrote {len(gate.accepted)} findings to the baseline {gate.baseline_path}")
         return EXIT_OK
-    _render(args, gate.findings, result.old, result.new)
+    _render(args, gate.findings, result.old, result.new, gate.suppressed)
     notes = []
     if gate.suppressed:
         notes.append(f"{len(gate.suppressed)} suppressed inline")
@@ -202,7 +202,7 @@ def _prefix(consumer: Path) -> tuple[Path, str]:
     return cwd, "" if relative == "." else relative + "/"
 
 
-def _render(args, findings, old, new) -> None:
+def _render(args, findings, old, new, suppressed=()) -> None:
     from driftaudit import report
 
     consumer = str(args.path)
@@ -212,7 +212,10 @@ def _render(args, findings, old, new) -> None:
         _emit(report.findings_markdown(findings, old, new, consumer), args)
     elif args.format == "sarif":
         base, prefix = _prefix(args.path)
-        _emit(report.findings_sarif(findings, old, new, consumer, args.path, base, prefix), args)
+        document = report.findings_sarif(
+            findings, old, new, consumer, args.path, base, prefix, suppressed
+        )
+        _emit(document, args)
     elif args.format == "github":
         _emit(report.findings_github(findings, args.path, _prefix(args.path)[1]), args)
     else:

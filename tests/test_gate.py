@@ -7,6 +7,9 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
+
+import jsonschema
 
 from driftaudit.check.baseline import Baseline, fingerprint
 from driftaudit.check.suppressions import apply_suppressions, scan_file
@@ -86,6 +89,35 @@ def test_check_fails_only_on_what_is_new(tmp_path):
     assert ci.returncode == 1
     assert ci.stdout.startswith("::error file=app.py,line=10,col=5,")
     assert len(ci.stdout.splitlines()) == 1
+    # in SARIF the silenced finding is there, marked suppressed (code scanning closes it)
+    out = tmp_path / "report.sarif"
+    main(
+        [
+            "check",
+            "-q",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--format",
+            "sarif",
+            "--output",
+            str(out),
+            str(consumer),
+        ]
+    )
+    document = json.loads(out.read_text())
+    schema = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(document)
+    results = document["runs"][0]["results"]
+    assert [
+        (
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            [s["kind"] for s in r.get("suppressions", [])],
+        )
+        for r in results
+    ] == [
+        (10, []),
+        (9, ["inSource"]),
+    ]
 
 
 def test_unused_suppressions_and_stale_entries_are_info(tmp_path):

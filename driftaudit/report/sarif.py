@@ -160,16 +160,28 @@ def findings_sarif(
     root: Path | None = None,
     base: Path | None = None,
     prefix: str = "",
+    suppressed: list[Finding] = (),
 ) -> str:
     """`root`: the consumer directory, to read lines (regions, fingerprints, fixes);
     paths are `prefix` + the finding's path, relative to `base` (the repository root
-    in CI; default: the consumer itself)."""
-    rules = sorted({f.rule.code: f.rule for f in findings}.values(), key=lambda r: r.code)
+    in CI; default: the consumer itself). `suppressed` findings (silenced inline) are
+    included as suppressed results, so code scanning closes their alerts."""
+    everything = [*findings, *suppressed]
+    rules = sorted({f.rule.code: f.rule for f in everything}.values(), key=lambda r: r.code)
     src_root = (base or root or Path(consumer)).resolve().as_uri() + "/"
+
+    def results(index: dict[str, int]) -> list[dict]:
+        listed = [_result(f, index, root, prefix) for f in findings]
+        for finding in suppressed:
+            result = _result(finding, index, root, prefix)
+            result["suppressions"] = [{"kind": "inSource", "justification": "# driftaudit: ignore"}]
+            listed.append(result)
+        return listed
+
     return _document(
         _run(
             rules,
-            lambda index: [_result(f, index, root, prefix) for f in findings],
+            results,
             old,
             new,
             originalUriBaseIds={"%SRCROOT%": {"uri": src_root}},
