@@ -55,7 +55,7 @@ def run_action(inputs: dict[str, str], workspace: Path, tmp_path: Path) -> dict:
     }
     context = {f"inputs.{k}": v for k, v in values.items()}
     context["github.action_path"] = str(ROOT)
-    used, codes = [], {}
+    used, codes, stdout = [], {}, {}
     for step in action["runs"]["steps"]:
         if "uses" in step:
             used.append(step["uses"].split("@")[0])
@@ -70,6 +70,7 @@ def run_action(inputs: dict[str, str], workspace: Path, tmp_path: Path) -> dict:
             text=True,
         )
         codes[step["name"]] = result.returncode
+        stdout[step["name"]] = result.stdout
         for line in files["output"].read_text().splitlines():
             key, _, value = line.partition("=")
             context[f"steps.{step.get('id')}.outputs.{key}"] = value
@@ -81,6 +82,7 @@ def run_action(inputs: dict[str, str], workspace: Path, tmp_path: Path) -> dict:
         "pip": pip_log.read_text() if pip_log.exists() else "",
         "summary": files["summary.md"].read_text() if files["summary.md"].exists() else "",
         "context": context,
+        "stdout": stdout,
     }
 
 
@@ -93,7 +95,7 @@ def _workspace(tmp_path: Path) -> Path:
 
 def test_the_action_reports_and_fails_on_findings(tmp_path):
     workspace = _workspace(tmp_path)
-    run = run_action({"path": "svc"}, workspace, tmp_path)
+    run = run_action({"path": "svc", "annotations": "true"}, workspace, tmp_path)
     assert run["used"] == [
         "actions/setup-python",
         "actions/cache",
@@ -102,6 +104,9 @@ def test_the_action_reports_and_fails_on_findings(tmp_path):
     assert run["pip"].split() == ["install", "--quiet", str(ROOT)]
     assert run["context"]["steps.check.outputs.exit-code"] == "1"
     assert run["codes"]["Fail on findings"] == 1
+    annotations = run["stdout"]["driftaudit annotations"].splitlines()
+    assert annotations and all(a.startswith("::") for a in annotations)
+    assert "::error file=svc/calls.py,line=7,col=5," in annotations[0]
     assert run["summary"].startswith("# driftaudit: svc") and "## Summary by rule" in run["summary"]
     sarif = json.loads((workspace / "driftaudit.sarif").read_text())
     jsonschema.Draft4Validator(SCHEMA).validate(sarif)
@@ -118,6 +123,7 @@ def test_the_action_passes_with_a_baseline(tmp_path):
     assert main(["check", *cache, "--update-baseline", str(workspace / "svc")]) == 0
     run = run_action({"path": "svc", "upload-sarif": "false"}, workspace, tmp_path)
     assert run["codes"]["Fail on findings"] == 0
+    assert run["stdout"]["driftaudit annotations"] == ""  # off by default
     assert "**0 findings**" in run["summary"]
 
 
