@@ -156,9 +156,10 @@ def _compare(args, cache_dir: Path) -> int:
             args.rules,
             config.wrap_prefixes,
         )
-    if args.min_confidence == "certain":
-        result.findings = [f for f in result.findings if f.confidence == "certain"]
     gate = triage(result.findings, args.path, exclude, _baseline_path(args, config))
+    if args.min_confidence == "certain":  # after triage: a suppression of it is still used
+        gate.findings = [f for f in gate.findings if f.confidence == "certain"]
+        gate.accepted = [f for f in gate.accepted if f.confidence == "certain"]
     if args.update_baseline:
         gate.write_baseline()
         _note(args, f"wrote {len(gate.accepted)} findings to the baseline {gate.baseline_path}")
