@@ -164,14 +164,15 @@ def _compare(args, cache_dir: Path) -> int:
         gate.write_baseline()
         _note(args, f"wrote {len(gate.accepted)} findings to the baseline {gate.baseline_path}")
         return EXIT_OK
-    _render(args, gate.findings, result.old, result.new, gate.suppressed)
     notes = []
     if gate.suppressed:
         notes.append(f"{len(gate.suppressed)} suppressed inline")
     if gate.known:
         notes.append(f"{len(gate.known)} known (in the baseline {gate.baseline_path})")
+    not_reported = "Not reported: " + ", ".join(notes) + "." if notes else ""
+    _render(args, gate.findings, result.old, result.new, gate.suppressed, not_reported)
     if notes:
-        _note(args, "not reported: " + ", ".join(notes))
+        _note(args, not_reported)
     if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in gate.findings):
         return EXIT_FINDINGS
     return EXIT_OK
@@ -203,14 +204,15 @@ def _prefix(consumer: Path) -> tuple[Path, str]:
     return cwd, "" if relative == "." else relative + "/"
 
 
-def _render(args, findings, old, new, suppressed=()) -> None:
+def _render(args, findings, old, new, suppressed=(), not_reported: str = "") -> None:
     from driftaudit import report
 
     consumer = str(args.path)
     if args.format == "json":
         _emit(report.findings_json(findings, old, new, consumer), args)
     elif args.format == "markdown":
-        _emit(report.findings_markdown(findings, old, new, consumer), args)
+        text = report.findings_markdown(findings, old, new, consumer, preamble=not_reported)
+        _emit(text, args)
     elif args.format == "sarif":
         base, prefix = _prefix(args.path)
         document = report.findings_sarif(
