@@ -13,13 +13,19 @@ from rich.console import Console
 
 from driftaudit import __version__
 from driftaudit.cache import default_cache_dir
+from driftaudit.check import triage
+from driftaudit.check.baseline import DEFAULT_BASELINE
 from driftaudit.codes import CODES, explain, lookup
 from driftaudit.config import load_config
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import at_or_above
+from driftaudit.progress import progress
+from driftaudit.sources.latest import resolve_latest
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ("error", "warning", "info", "never")
+FINDING_FORMATS = ("console", "json", "markdown", "sarif", "github")
+CHANGE_FORMATS = ("console", "json", "markdown", "sarif")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,17 +37,24 @@ def _parser() -> argparse.ArgumentParser:
     # accepted after the command too: `driftaudit compare --cache-dir D ...`
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--cache-dir", type=Path, default=argparse.SUPPRESS)
+    run = argparse.ArgumentParser(add_help=False)
+    run.add_argument(
+        "--offline", action="store_true", help="no index look-up: latest = newest cached release"
+    )
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress or notes on stderr")
     commands = parser.add_subparsers(dest="command", required=True)
 
     for name, help_text in (
         ("compare", "audit a consumer against two sglang versions"),
         ("check", "compare for CI: settings from [tool.driftaudit], the exit code says it"),
     ):
-        compare = commands.add_parser(name, parents=[common], help=help_text)
+        compare = commands.add_parser(name, parents=[common, run], help=help_text)
         compare.add_argument("path", nargs="?", default=".", type=Path, help="the consumer")
         compare.add_argument("--old", help="version spec; default: the consumer's sglang pin")
-        compare.add_argument("--new", help="version spec: 0.5.14, a directory, git:PATH@REF")
-        compare.add_argument("--format", choices=("console", "json", "markdown"), default="console")
+        compare.add_argument(
+            "--new", help="version spec: 0.5.14, latest, a directory, git:PATH@REF"
+        )
+        compare.add_argument("--format", choices=FINDING_FORMATS, default="console")
         compare.add_argument("--output", type=Path, help="write the report to this file")
         compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
         compare.add_argument("--exclude", action="append", default=[], help="files to skip")
@@ -52,9 +65,19 @@ def _parser() -> argparse.ArgumentParser:
             default="likely",
             help="drop `likely` findings (receiver type unknown) with `certain`",
         )
+        compare.add_argument(
+            "--baseline",
+            type=Path,
+            help=f"accepted findings (check: default {DEFAULT_BASELINE} in the consumer)",
+        )
+        compare.add_argument(
+            "--update-baseline",
+            action="store_true",
+            help="write every current finding to the baseline and exit 0",
+        )
 
     fix = commands.add_parser(
-        "fix", parents=[common], help="rewrite the mechanical fixes (a diff; --apply writes)"
+        "fix", parents=[common, run], help="rewrite the mechanical fixes (a diff; --apply writes)"
     )
     fix.add_argument("path", nargs="?", default=".", type=Path, help="the consumer repo")
     fix.add_argument("--old", help="version spec; default: the consumer's sglang pin")
@@ -66,12 +89,12 @@ def _parser() -> argparse.ArgumentParser:
     _packs_option(fix)
 
     diff = commands.add_parser(
-        "diff", parents=[common], help="sglang-side API changelog between two versions"
+        "diff", parents=[common, run], help="sglang-side API changelog between two versions"
     )
     diff.add_argument("--old", required=True)
     diff.add_argument("--new", required=True)
     diff.add_argument("--module", help="only changes under this dotted prefix")
-    diff.add_argument("--format", choices=("console", "json"), default="console")
+    diff.add_argument("--format", choices=CHANGE_FORMATS, default="console")
     diff.add_argument("--output", type=Path)
 
     rule = commands.add_parser("rule", help="explain a code (DA102), or list them all")
@@ -127,41 +150,92 @@ def _emit(text_or_render, args) -> None:
 
 def _compare(args, cache_dir: Path) -> int:
     from driftaudit.pipeline import run_compare
-    from driftaudit.report import findings_json, findings_markdown, render_console
 
-    config, new = _consumer_settings(args)
+    config, new = _consumer_settings(args, cache_dir)
     fail_on = args.fail_on or config.fail_on or "error"
     if fail_on not in FAIL_ON:
         raise DriftauditError(f"fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
-    result = run_compare(
-        args.path,
-        args.old or config.old,
-        new,
-        cache_dir,
-        [*config.exclude, *args.exclude],
-        args.packs,
-        config.wrap_prefixes,
-    )
-    consumer = str(args.path)
-    if args.min_confidence == "certain":
-        result.findings = [f for f in result.findings if f.confidence == "certain"]
-    if args.format == "json":
-        _emit(findings_json(result.findings, result.old, result.new, consumer), args)
-    elif args.format == "markdown":
-        _emit(findings_markdown(result.findings, result.old, result.new, consumer), args)
-    else:
-        _emit(
-            lambda console: render_console(
-                console, result.findings, result.old, result.new, consumer
-            ),
-            args,
+    exclude = [*config.exclude, *args.exclude]
+    with progress(not args.quiet):
+        result = run_compare(
+            args.path,
+            args.old or config.old,
+            new,
+            cache_dir,
+            exclude,
+            args.packs,
+            config.wrap_prefixes,
         )
-    if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in result.findings):
+    gate = triage(result.findings, args.path, exclude, _baseline_path(args, config))
+    if args.min_confidence == "certain":  # after triage: a suppression of it is still used
+        gate.findings = [f for f in gate.findings if f.confidence == "certain"]
+        gate.accepted = [f for f in gate.accepted if f.confidence == "certain"]
+    if args.update_baseline:
+        gate.write_baseline()
+        _note(args, f"wrote {len(gate.accepted)} findings to the baseline {gate.baseline_path}")
+        return EXIT_OK
+    notes = []
+    if gate.suppressed:
+        notes.append(f"{len(gate.suppressed)} suppressed inline")
+    if gate.known:
+        notes.append(f"{len(gate.known)} known (in the baseline {gate.baseline_path})")
+    not_reported = "Not reported: " + ", ".join(notes) + "." if notes else ""
+    _render(args, gate.findings, result.old, result.new, gate.suppressed, not_reported)
+    if notes:
+        _note(args, not_reported)
+    if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in gate.findings):
         return EXIT_FINDINGS
     return EXIT_OK
 
 
-def _consumer_settings(args):
+def _baseline_path(args, config) -> Path | None:
+    """--baseline, else (for check, or to update one) [tool.driftaudit] baseline or the
+    default file in the consumer."""
+    if args.baseline is not None:
+        return args.baseline
+    if args.command == "check" or args.update_baseline:
+        return args.path / (config.baseline or DEFAULT_BASELINE)
+    return None
+
+
+def _note(args, text: str) -> None:
+    if not args.quiet:
+        Console(stderr=True, soft_wrap=True, highlight=False).print(text, markup=False)
+
+
+def _prefix(consumer: Path) -> tuple[Path, str]:
+    """(base directory, the consumer's path under it): report paths from the working
+    directory (the repository root in CI), when the consumer lies under it."""
+    cwd = Path.cwd().resolve()
+    try:
+        relative = consumer.resolve().relative_to(cwd).as_posix()
+    except ValueError:
+        return consumer.resolve(), ""
+    return cwd, "" if relative == "." else relative + "/"
+
+
+def _render(args, findings, old, new, suppressed=(), not_reported: str = "") -> None:
+    from driftaudit import report
+
+    consumer = str(args.path)
+    if args.format == "json":
+        _emit(report.findings_json(findings, old, new, consumer), args)
+    elif args.format == "markdown":
+        text = report.findings_markdown(findings, old, new, consumer, preamble=not_reported)
+        _emit(text, args)
+    elif args.format == "sarif":
+        base, prefix = _prefix(args.path)
+        document = report.findings_sarif(
+            findings, old, new, consumer, args.path, base, prefix, suppressed
+        )
+        _emit(document, args)
+    elif args.format == "github":
+        _emit(report.findings_github(findings, args.path, _prefix(args.path)[1]), args)
+    else:
+        _emit(lambda console: report.render_console(console, findings, old, new, consumer), args)
+
+
+def _consumer_settings(args, cache_dir: Path):
     if not args.path.is_dir():
         problem = "does not exist" if not args.path.exists() else "is not a directory"
         raise DriftauditError(f"consumer path {str(args.path)!r} {problem}")
@@ -169,25 +243,26 @@ def _consumer_settings(args):
     new = args.new or config.new
     if new is None:
         raise DriftauditError("--new is required (or set new in [tool.driftaudit])")
-    return config, new
+    return config, resolve_latest(new, cache_dir, args.offline)
 
 
 def _fix(args, cache_dir: Path) -> int:
     from driftaudit.pipeline import run_fix
 
-    config, new = _consumer_settings(args)
-    result = run_fix(
-        args.path,
-        args.old or config.old,
-        new,
-        cache_dir,
-        apply=args.apply,
-        select=[s.upper() for s in args.select],
-        ignore=[i.upper() for i in args.ignore],
-        exclude=[*config.exclude, *args.exclude],
-        pack_dirs=args.packs,
-        prefixes=config.wrap_prefixes,
-    )
+    config, new = _consumer_settings(args, cache_dir)
+    with progress(not args.quiet):
+        result = run_fix(
+            args.path,
+            args.old or config.old,
+            new,
+            cache_dir,
+            apply=args.apply,
+            select=[s.upper() for s in args.select],
+            ignore=[i.upper() for i in args.ignore],
+            exclude=[*config.exclude, *args.exclude],
+            rules=args.packs,
+            prefixes=config.wrap_prefixes,
+        )
     if not args.apply:
         for change in result.changes:
             if change.changed:
@@ -212,14 +287,21 @@ def _fix(args, cache_dir: Path) -> int:
 
 
 def _diff(args, cache_dir: Path) -> int:
+    from driftaudit import report
     from driftaudit.pipeline import run_diff
-    from driftaudit.report import changes_json, render_changes
 
-    old, new, changes = run_diff(args.old, args.new, cache_dir, args.module)
+    old_spec = resolve_latest(args.old, cache_dir, args.offline)
+    new_spec = resolve_latest(args.new, cache_dir, args.offline)
+    with progress(not args.quiet):
+        old, new, changes = run_diff(old_spec, new_spec, cache_dir, args.module)
     if args.format == "json":
-        _emit(changes_json(changes, old.tree, new.tree), args)
+        _emit(report.changes_json(changes, old.tree, new.tree), args)
+    elif args.format == "markdown":
+        _emit(report.changes_markdown(changes, old.tree, new.tree), args)
+    elif args.format == "sarif":
+        _emit(report.changes_sarif(changes, old.tree, new.tree), args)
     else:
-        _emit(lambda console: render_changes(console, changes, old.tree, new.tree), args)
+        _emit(lambda console: report.render_changes(console, changes, old.tree, new.tree), args)
     return EXIT_OK
 
 

@@ -62,6 +62,29 @@ PARSE_ERROR = _code(
     origin="consumer",
 )
 
+UNUSED_SUPPRESSION = _code(
+    "DA002",
+    "unused-suppression",
+    "info",
+    "A `# driftaudit: ignore[...]` comment silences nothing: no finding (or no finding "
+    "with the listed code) is on its line.",
+    "A stale suppression hides nothing today but will hide the next real finding there.",
+    "x = 1  # driftaudit: ignore[DA102]",
+    "Remove the comment, or the codes in it that no longer apply.",
+    origin="consumer",
+)
+
+STALE_BASELINE_ENTRY = _code(
+    "DA003",
+    "stale-baseline-entry",
+    "info",
+    "A baseline entry matches no finding any more: the code it accepted was fixed or removed.",
+    "Nothing breaks; the baseline only grows stale and could accept a new finding like it.",
+    "an entry for calls.py DA201 after the call was fixed",
+    "Run `driftaudit check --update-baseline` to rewrite the baseline.",
+    origin="consumer",
+)
+
 MODULE_REMOVED = _code(
     "DA101",
     "module-removed",

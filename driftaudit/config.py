@@ -1,6 +1,7 @@
 """Settings from the consumer's `[tool.driftaudit]` (pyproject.toml) or driftaudit.toml.
 
-Keys: old, new, fail-on, exclude (list of globs), wrap-prefixes (the prefixes under
+Keys: old, new, fail-on, baseline (the baseline file, relative to the consumer root),
+exclude (list of globs), wrap-prefixes (the prefixes under
 which the consumer re-exposes sglang's flags, e.g. ["--sglang-"]; common ones are
 detected anyway). Command-line options win.
 """
@@ -26,6 +27,7 @@ class Config:
     fail_on: str | None = None
     exclude: list[str] = field(default_factory=list)
     wrap_prefixes: list[str] = field(default_factory=list)
+    baseline: str | None = None
 
 
 def load_config(root: Path) -> Config:
@@ -53,6 +55,7 @@ def load_config(root: Path) -> Config:
             _str(data, "fail-on", path) or _str(data, "fail_on", path),
             lists["exclude"],
             lists["wrap-prefixes"],
+            _str(data, "baseline", path),
         )
     return Config()
 

@@ -45,9 +45,16 @@ class Finding:
     fix: Fix | None = None
     severity: str = ""  # defaults to the code's
     confidence: str = "certain"  # or "likely": only an attribute name ties it to sglang
+    end_line: int | None = None  # where the usage ends; None: the start line
+    end_column: int | None = None  # None: the start column (reports widen a point
+    # to the word there)
 
     def __post_init__(self) -> None:
         self.severity = self.severity or self.code.severity
+        if self.end_line is None:
+            self.end_line = self.line
+        if self.end_column is None:
+            self.end_column = self.column
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.code.code, self.symbol)

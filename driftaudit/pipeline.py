@@ -15,6 +15,7 @@ from driftaudit.findings import Finding
 from driftaudit.match import match_usages
 from driftaudit.match.patches import patch_findings
 from driftaudit.packs import load_packs, rules_dirs
+from driftaudit.progress import step
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
 from driftaudit.sources.pin import read_pin
@@ -66,9 +67,11 @@ def run_compare(
         old_spec, pin_location = pin
     timings: dict[str, float] = {}
     start = time.perf_counter()
+    step(f"resolving sglang {old_spec} and {new_spec}")
     old, new = open_snapshots(old_spec, new_spec, cache_dir)
     timings["resolve"] = time.perf_counter() - start
     start = time.perf_counter()
+    step(f"reading {consumer}")
     usages = collect_usages(consumer, exclude)
     surfaces = scan_surfaces(consumer, prefixes, exclude)
     pins = read_pins(consumer)
@@ -78,6 +81,7 @@ def run_compare(
     packs = []
     if old.tree.version and new.tree.version:
         packs = load_packs(rules_dirs(pack_dirs), old.tree.version, new.tree.version)
+    step("matching (parsing the sglang modules reached, once)")
     differ = Differ(old, new)
     findings = match_usages(usages, differ, packs, consumer, surfaces, pins)
     findings = sorted(findings + patch_findings(patches, differ), key=Finding.sort_key)
@@ -96,7 +100,9 @@ def run_diff(
     old_spec: str, new_spec: str, cache_dir: Path, prefix: str | None
 ) -> tuple[Snapshot, Snapshot, list[Change]]:
     """The sglang-side changelog: API, ServerArgs and flags, surfaces, requirements."""
+    step(f"resolving sglang {old_spec} and {new_spec}")
     old, new = open_snapshots(old_spec, new_spec, cache_dir)
+    step("diffing (parsing every sglang module, once)")
     module_prefix = prefix if prefix and old.is_module(prefix) else None
     changes = list(Differ(old, new).all_changes(module_prefix))
     old_args, new_args = old.server_args(), new.server_args()

@@ -158,8 +158,9 @@ def test_bad_config_is_one_line(capsys, tmp_path):
 def test_markdown_report(capsys, tmp_path):
     code, captured = _compare(capsys, "--format", "markdown", "--cache-dir", str(tmp_path))
     assert code == 1
-    assert captured.out.startswith("# driftaudit: ") and "## `calls.py`" in captured.out
-    assert "| DA201 keyword-removed (certain) |" in captured.out
+    assert captured.out.startswith("# driftaudit: ") and "## Summary by rule" in captured.out
+    assert "| DA201 | keyword-removed | error | 3 |" in captured.out
+    assert "- `calls.py:7:5`" in captured.out
 
 
 def test_check_reads_everything_from_the_config(capsys, tmp_path):

@@ -124,10 +124,11 @@ def audit(root: Path, tmp_path: Path) -> dict:
         packs = tmp_path / "no-packs"
         packs.mkdir()
     trees = ["--old", str(root / "old"), "--new", str(root / "new"), "--cache-dir", str(cache)]
-    report = _run(
-        ["compare", *trees, str(root / "consumer"), "--fail-on", "never", PACKS_OPTION, str(packs)],
-        tmp_path / "compare.json",
-    )
+    argv = ["compare", *trees, str(root / "consumer"), "--fail-on", "never"]
+    argv += [PACKS_OPTION, str(packs)]
+    if (root / "baseline.json").is_file():  # a fixture of the CI gate's baseline
+        argv += ["--baseline", str(root / "baseline.json")]
+    report = _run(argv, tmp_path / "compare.json")
     findings = [{k: f[k] for k in FIELDS} for f in report["findings"]]
     findings.sort(key=lambda f: (f["path"], f["line"], f["column"], f["rule"], f["symbol"]))
     changelog = _run(["diff", *trees], tmp_path / "diff.json")

@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 from driftaudit.errors import DriftauditError
+from driftaudit.progress import step
 
 _WHEEL_TAGS = [
     ("manylinux_2_34_x86_64", "3.11"),
@@ -40,6 +41,7 @@ def fetch_release(version: str, cache_dir: Path) -> Path:
     if target.exists():  # a partial or corrupt unpack: start again
         shutil.rmtree(target, ignore_errors=True)
     target.parent.mkdir(parents=True, exist_ok=True)
+    step(f"downloading sglang=={version} from the package index")
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
         wheel = _download_wheel(version, Path(tmp))
         staging = Path(tmp) / "unpacked"

@@ -1,0 +1,46 @@
+"""GitHub Actions workflow commands: one `::error file=...,line=...::message` line per
+finding, which GitHub shows as an annotation on the pull request's diff.
+
+Escaping follows the Actions runner (`toolkit/packages/core/src/command.ts`): in the
+message `%`, CR and LF; in property values also `:` and `,`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from driftaudit.findings import Finding
+from driftaudit.report.regions import region
+
+_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(finding: Finding, root: Path | None = None, prefix: str = "") -> str:
+    line, column, end_line, end_column = region(finding, root)
+    properties = {
+        "file": prefix + finding.path,
+        "line": line,
+        "col": column,
+        "endLine": end_line,
+        "endColumn": end_column,
+        "title": f"{finding.code.code} {finding.code.kind}",
+    }
+    rendered = ",".join(f"{k}={escape_property(str(v))}" for k, v in properties.items())
+    message = finding.message
+    if finding.fix:
+        message += f"\nfix: {finding.fix.description}"
+    return f"::{_COMMAND[finding.severity]} {rendered}::{escape_data(message)}"
+
+
+def findings_github(findings: list[Finding], root: Path | None = None, prefix: str = "") -> str:
+    """`prefix`: the consumer's path from the repository root (annotations name files
+    relative to the workspace)."""
+    return "".join(annotation(f, root, prefix) + "\n" for f in findings)

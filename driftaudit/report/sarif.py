@@ -1,0 +1,229 @@
+"""SARIF 2.1.0, for GitHub code scanning and any SARIF viewer: rule metadata from the
+registry, one result per finding with its region, and `fixes` (the codemod's actual
+text replacement) where the finding is autofixable."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+
+from driftaudit import __version__
+from driftaudit.check.baseline import fingerprint
+from driftaudit.codes import Code
+from driftaudit.drift import Change
+from driftaudit.findings import Finding
+from driftaudit.report.regions import region
+from driftaudit.sources import SourceTree
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _rule_descriptor(rule: Code) -> dict:
+    help_text = f"{rule.summary}\n\nWhy it breaks: {rule.why}\n\nFix: {rule.fix}"
+    return {
+        "id": rule.code,
+        "name": rule.kind,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.why},
+        "help": {
+            "text": help_text,
+            "markdown": (
+                f"{rule.summary}\n\n**Why it breaks:** {rule.why}\n\n"
+                f"**Example:** `{rule.example}`\n\n**Fix:** {rule.fix} ({rule.fix_safety})"
+            ),
+        },
+        "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+        "properties": {"fixSafety": rule.fix_safety, "tags": [rule.kind]},
+    }
+
+
+def _replacements(before: str, after: str) -> list[dict]:
+    """Whole-line replacements turning `before` into `after` (regions 1-based; a region
+    that starts and ends at column 1 of the same line is an insertion point)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    result = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        result.append(
+            {
+                "deletedRegion": {
+                    "startLine": i1 + 1,
+                    "startColumn": 1,
+                    "endLine": i2 + 1,
+                    "endColumn": 1,
+                },
+                "insertedContent": {"text": "".join(new[j1:j2])},
+            }
+        )
+    return result
+
+
+def _fix_of(finding: Finding, root: Path | None, prefix: str) -> list[dict]:
+    if root is None or finding.fix is None or not finding.fix.autofixable:
+        return []
+    if finding.confidence != "certain":
+        return []
+    from driftaudit.fix import edits_from_findings  # libcst: only when there is a fix
+    from driftaudit.fix.apply import rewrite
+
+    try:
+        source = (root / finding.path).read_text(encoding="utf-8")
+    except OSError:
+        return []
+    change = rewrite(finding.path, source, edits_from_findings([finding]))
+    if not change.changed:
+        return []
+    return [
+        {
+            "description": {"text": finding.fix.description},
+            "artifactChanges": [
+                {
+                    "artifactLocation": {"uri": prefix + finding.path, "uriBaseId": "%SRCROOT%"},
+                    "replacements": _replacements(change.before, change.after),
+                }
+            ],
+        }
+    ]
+
+
+def _result(finding: Finding, rule_index: dict[str, int], root: Path | None, prefix: str) -> dict:
+    start_line, start_column, end_line, end_column = region(finding, root)
+    properties = {
+        "symbol": finding.symbol,
+        "confidence": finding.confidence,
+        "kind": finding.code.kind,
+    }
+    if finding.old_location:
+        properties["oldLocation"] = finding.old_location
+    if finding.new_location:
+        properties["newLocation"] = finding.new_location
+    if finding.fix:
+        properties["fix"] = finding.fix.description
+    result = {
+        "ruleId": finding.code.code,
+        "ruleIndex": rule_index[finding.code.code],
+        "level": _LEVEL[finding.severity],
+        "message": {"text": finding.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": prefix + finding.path, "uriBaseId": "%SRCROOT%"},
+                    "region": {
+                        "startLine": start_line,
+                        "startColumn": start_column,
+                        "endLine": end_line,
+                        "endColumn": end_column,
+                    },
+                }
+            }
+        ],
+        "properties": properties,
+    }
+    if root is not None:
+        result["partialFingerprints"] = {"driftauditFingerprint/v1": fingerprint(finding, root)}
+    fixes = _fix_of(finding, root, prefix)
+    if fixes:
+        result["fixes"] = fixes
+    return result
+
+
+def _run(rules: list[Code], results_of, old: SourceTree, new: SourceTree, **extra) -> dict:
+    return {
+        "tool": {
+            "driver": {
+                "name": "driftaudit",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": [_rule_descriptor(r) for r in rules],
+            }
+        },
+        "results": results_of({r.code: i for i, r in enumerate(rules)}),
+        "properties": {"old": old.describe(), "new": new.describe()},
+        **extra,
+    }
+
+
+def _document(run: dict) -> str:
+    document = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(document, indent=2) + "\n"
+
+
+def findings_sarif(
+    findings: list[Finding],
+    old: SourceTree,
+    new: SourceTree,
+    consumer: str,
+    root: Path | None = None,
+    base: Path | None = None,
+    prefix: str = "",
+    suppressed: list[Finding] = (),
+) -> str:
+    """`root`: the consumer directory, to read lines (regions, fingerprints, fixes);
+    paths are `prefix` + the finding's path, relative to `base` (the repository root
+    in CI; default: the consumer itself). `suppressed` findings (silenced inline) are
+    included as suppressed results, so code scanning closes their alerts."""
+    everything = [*findings, *suppressed]
+    rules = sorted({f.code.code: f.code for f in everything}.values(), key=lambda r: r.code)
+    src_root = (base or root or Path(consumer)).resolve().as_uri() + "/"
+
+    def results(index: dict[str, int]) -> list[dict]:
+        listed = [_result(f, index, root, prefix) for f in findings]
+        for finding in suppressed:
+            result = _result(finding, index, root, prefix)
+            result["suppressions"] = [{"kind": "inSource", "justification": "# driftaudit: ignore"}]
+            listed.append(result)
+        return listed
+
+    return _document(
+        _run(
+            rules,
+            results,
+            old,
+            new,
+            originalUriBaseIds={"%SRCROOT%": {"uri": src_root}},
+        )
+    )
+
+
+def _change_result(change: Change, rule_index: dict[str, int]) -> dict:
+    result = {
+        "ruleId": change.code.code,
+        "ruleIndex": rule_index[change.code.code],
+        "level": _LEVEL[change.code.severity],
+        "message": {"text": change.explain()},
+        "properties": {"symbol": change.symbol},
+    }
+    locations = []
+    for where, base in ((change.new_location, "NEW"), (change.old_location, "OLD")):
+        if where:
+            path, _, line = where.rpartition(":")
+            physical = {"artifactLocation": {"uri": path or where, "uriBaseId": base}}
+            if line.isdigit() and path:
+                physical["region"] = {"startLine": int(line)}
+            locations.append({"physicalLocation": physical})
+            break  # the primary location: where the change is seen now (or was)
+    if locations:
+        result["locations"] = locations
+    return result
+
+
+def changes_sarif(changes: list[Change], old: SourceTree, new: SourceTree) -> str:
+    """The sglang-side changelog as SARIF: locations in the new tree (or the old one,
+    for what was removed)."""
+    rules = sorted({c.code.code: c.code for c in changes}.values(), key=lambda r: r.code)
+    return _document(
+        _run(
+            rules,
+            lambda index: [_change_result(c, index) for c in changes],
+            old,
+            new,
+            originalUriBaseIds={
+                "OLD": {"uri": old.root.resolve().as_uri() + "/"},
+                "NEW": {"uri": new.root.resolve().as_uri() + "/"},
+            },
+        )
+    )

@@ -1,0 +1,81 @@
+"""`latest`: the newest sglang release on the package index (pre-releases excluded).
+
+The index is asked at most once a day; the answer is cached with its timestamp in the
+cache dir. Offline, the newest release already unpacked in the cache is taken instead.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from driftaudit.errors import DriftauditError
+from driftaudit.sources import index
+
+LATEST = "latest"
+MAX_AGE_SECONDS = 24 * 60 * 60
+_CACHE_FILE = "latest-sglang.json"
+_COMPLETE = ".driftaudit-complete"  # how sources/index.py marks a finished unpack
+
+
+def newest_release(versions: list[str]) -> str | None:
+    """The highest final release (packaging ordering; rc/dev/alpha/beta skipped)."""
+    parsed = []
+    for text in versions:
+        try:
+            version = Version(text)
+        except InvalidVersion:
+            continue
+        if not version.is_prerelease:
+            parsed.append((version, text))
+    return max(parsed)[1] if parsed else None
+
+
+def cached_releases(cache_dir: Path) -> list[str]:
+    """Releases unpacked in the cache (complete ones only)."""
+    sources = cache_dir / "sources"
+    if not sources.is_dir():
+        return []
+    return [
+        d.name.removeprefix("sglang-")
+        for d in sources.glob("sglang-*")
+        if (d / "sglang").is_dir() and (d / _COMPLETE).is_file()
+    ]
+
+
+def latest_release(cache_dir: Path, offline: bool = False, now: float | None = None) -> str:
+    now = time.time() if now is None else now
+    if offline:
+        version = newest_release(cached_releases(cache_dir))
+        if version is None:
+            raise DriftauditError("--offline: no sglang release in the cache to take as 'latest'")
+        return version
+    record = cache_dir / _CACHE_FILE
+    try:
+        cached = json.loads(record.read_text(encoding="utf-8"))
+        if 0 <= now - float(cached["checked"]) < MAX_AGE_SECONDS:
+            return str(cached["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    version = newest_release(index.available_versions())
+    if version is None:
+        raise DriftauditError(
+            "cannot find the latest sglang release on the package index "
+            "(no network? --offline takes the newest cached release)"
+        )
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps({"checked": now, "version": version}) + "\n")
+    except OSError:
+        pass  # a record that cannot be written only costs another look-up
+    return version
+
+
+def resolve_latest(spec: str | None, cache_dir: Path, offline: bool = False) -> str | None:
+    """`latest` -> the version it stands for; any other spec unchanged."""
+    if spec is not None and spec.strip().lower() == LATEST:
+        return latest_release(cache_dir, offline)
+    return spec
