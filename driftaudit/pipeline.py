@@ -16,9 +16,8 @@ from driftaudit.match import match_usages
 from driftaudit.packs import load_packs, rules_dirs
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
-from driftaudit.sources.pin import read_pin
 from driftaudit.usage import UsageSet, collect_usages
-from driftaudit.usage.pins import read_pins
+from driftaudit.usage.pins import read_pins, sglang_pin
 from driftaudit.usage.surfaces import scan_surfaces
 
 
@@ -54,8 +53,9 @@ def run_compare(
     if not consumer.is_dir():
         raise DriftauditError(f"consumer path {str(consumer)!r} is not a directory")
     pin_location = None
+    pins = read_pins(consumer)
     if old_spec is None:
-        pin = read_pin(consumer)
+        pin = sglang_pin(pins)
         if pin is None:
             raise DriftauditError(
                 "no --old given and no sglang pin found in pyproject.toml, "
@@ -69,7 +69,6 @@ def run_compare(
     start = time.perf_counter()
     usages = collect_usages(consumer, exclude)
     surfaces = scan_surfaces(consumer, prefixes, exclude)
-    pins = read_pins(consumer)
     timings["usage"] = time.perf_counter() - start
     start = time.perf_counter()
     packs = []
