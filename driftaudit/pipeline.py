@@ -19,6 +19,7 @@ from driftaudit.sources import SourceTree, resolve_spec
 from driftaudit.usage import UsageSet, collect_usages
 from driftaudit.usage.pins import read_pins, sglang_pin
 from driftaudit.usage.surfaces import scan_surfaces
+from driftaudit.versions import parse_version
 
 
 @dataclass
@@ -73,6 +74,8 @@ def run_compare(
     start = time.perf_counter()
     packs = []
     if old.tree.version and new.tree.version:
+        for tree in (old.tree, new.tree):  # packs select entries by version: must parse
+            parse_version(tree.version, f"sglang version of {tree.spec!r}")
         packs = load_packs(rules_dirs(rules), old.tree.version, new.tree.version)
     findings = match_usages(usages, Differ(old, new), packs, consumer, surfaces, pins)
     timings["match"] = time.perf_counter() - start

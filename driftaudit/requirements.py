@@ -12,7 +12,7 @@ from packaging.markers import InvalidMarker, Marker, UndefinedComparison
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 ASSUMED_ENVIRONMENT = {
     "implementation_name": "cpython",
@@ -73,7 +73,7 @@ def satisfiable(*specifiers: str) -> bool | None:
         text = spec.version.removesuffix(".*")
         try:
             candidates.update(_neighbours(Version(text)))
-        except InvalidVersion:
+        except ValueError:  # InvalidVersion, or digits beyond int() limits
             return None
     if not candidates:
         return True  # no specifier at all
@@ -95,6 +95,6 @@ def _neighbours(version: Version) -> list[Version]:
     for text in texts:
         try:
             out.append(Version(text))
-        except InvalidVersion:
+        except ValueError:
             continue  # e.g. a pre-release of a pre-release
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from driftaudit.errors import DriftauditError
 
@@ -17,7 +17,7 @@ def parse_version(text: str, what: str = "version") -> Version:
     when it is not a PEP 440 version."""
     try:
         return Version(text.strip())
-    except (InvalidVersion, TypeError):
+    except (ValueError, TypeError):  # InvalidVersion, or digits beyond int() limits
         shown = text if len(text) <= 60 else text[:57] + "..."
         raise DriftauditError(f"{what} {shown!r} is not a valid PEP 440 version") from None
 
