@@ -4,6 +4,7 @@ setuptools from the package index (build isolation), hence the integration mark.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -19,21 +20,17 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """`pip wheel . --no-deps` on a copy of what the build reads (no stale build/ dir)."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for name in ("driftaudit", "rules"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            str(ROOT),
-            "--no-deps",
-            "--quiet",
-            "--wheel-dir",
-            str(out),
-        ],
+        [sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--quiet", "-w", str(out)],
         check=True,
-        cwd=out,
+        cwd=source,
     )
     (built,) = out.glob("driftaudit-*.whl")
     return built

@@ -47,3 +47,22 @@ def test_invalid_versions_are_a_clear_error(text):
     with pytest.raises(DriftauditError, match="is not a valid PEP 440 version") as error:
         parse_version(text, "sglang version")
     assert str(error.value).startswith("sglang version ") and len(str(error.value)) < 200
+
+
+def test_a_tree_with_an_invalid_version_exits_2(tmp_path, capsys):
+    from driftaudit.cli import main
+
+    from .conftest import write_tree
+
+    for name, version in (("old", "0.5.9"), ("new", "main-branch")):
+        write_tree(
+            tmp_path / name,
+            {"sglang/__init__.py": "", "sglang/version.py": f"__version__ = {version!r}\n"},
+        )
+    write_tree(tmp_path / "consumer", {"app.py": "import sglang\n"})
+    argv = ["compare", "--cache-dir", str(tmp_path / "cache"), "--old", str(tmp_path / "old")]
+    code = main([*argv, "--new", str(tmp_path / "new"), str(tmp_path / "consumer")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err
+    assert "'main-branch' is not a valid PEP 440 version" in err
+    assert str(tmp_path / "new") in err
