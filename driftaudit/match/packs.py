@@ -30,6 +30,7 @@ class PackMatcher:
         self.root = root
         self._canonical: dict[str, str] = {}
         self._texts: dict[str, str] | None = None
+        self._lines: dict[str, list[str]] = {}  # a consumer file's lines, split once
 
     def canonical(self, symbol: str) -> str:
         """A path as the old tree defines it (re-exports followed), unknown tail kept."""
@@ -83,14 +84,16 @@ class PackMatcher:
     def _text_matches(self, pattern: dict) -> list[tuple[str, int, int]]:
         """One place per matching line; lines longer than MAX_TEXT_LINE are skipped, so a
         regex never runs on an unbounded string."""
-        regex = re.compile(pattern["regex"])
+        search = re.compile(pattern["regex"]).search
         glob = pattern.get("glob", "*")
         found = []
         for relpath, text in self._consumer_texts().items():
             if not Path(relpath).match(glob):
                 continue
-            for number, line in enumerate(text.splitlines(), 1):
-                if len(line) <= MAX_TEXT_LINE and (match := regex.search(line)):
+            if self._lines.get(relpath) is None:
+                self._lines[relpath] = text.splitlines()
+            for number, line in enumerate(self._lines[relpath], 1):
+                if len(line) <= MAX_TEXT_LINE and (match := search(line)):
                     found.append((relpath, number, match.start() + 1))
         return found
 
