@@ -13,6 +13,7 @@ from driftaudit.drift.serverargs import (
     ServerArgFieldRemoved,
     ServerArgsDrift,
 )
+from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.members import MemberMatcher
 from driftaudit.requirements import applies, satisfiable
@@ -26,6 +27,7 @@ from driftaudit.usage import (
 )
 from driftaudit.usage.pins import Pin
 from driftaudit.usage.surfaces import SurfaceUsages
+from driftaudit.versions import parse_version
 
 PARSER_FLAGS = {"--tool-call-parser": "tool_call", "--reasoning-parser": "reasoning"}
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
@@ -313,13 +315,11 @@ class SurfaceMatcher:
         for pin in pins:
             if pin.name == "sglang" or not applies(pin.marker):
                 continue
-            if pin.sglang and old_version and pin.sglang != old_version:
+            if pin.sglang and old_version and not _same_release(pin.sglang, old_version):
                 continue  # that file pins another sglang (another stack, e.g. ROCm)
             wanted = required.get(pin.name, [])
-            if not wanted or satisfiable(pin.specifier, *(r.specifier for r in wanted)) in (
-                True,
-                None,  # cannot be told (`===`, a URL): no finding
-            ):
+            verdict = satisfiable(pin.specifier, *(r.specifier for r in wanted))
+            if not wanted or verdict is not False:  # None: cannot be told (`===`, a URL)
                 continue
             requires = ", ".join(f"`{r.name}{r.specifier}`" for r in wanted)
             message = (
@@ -350,3 +350,11 @@ def _struct_for(route: str) -> str:
     """/update_weights_from_tensor -> UpdateWeightsFromTensorReqInput."""
     last = route.rstrip("/").rsplit("/", 1)[-1]
     return "".join(part.capitalize() for part in last.split("_")) + "ReqInput"
+
+
+def _same_release(a: str, b: str) -> bool:
+    """0.5.9 and v0.5.9.0 are one release; text that is no version compares as text."""
+    try:
+        return parse_version(a) == parse_version(b)
+    except DriftauditError:
+        return a == b

@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.specifiers import SpecifierSet
+
 from driftaudit.requirements import normalize_name, parse_requirement
 
 if sys.version_info >= (3, 11):
@@ -44,8 +46,10 @@ class Pin:
     @property
     def exact(self) -> str | None:
         """The version of an `==X` / `===X` pin (no wildcard), else None."""
-        match = re.fullmatch(r"===?([^,*]+)", self.specifier)
-        return match.group(1) if match else None
+        specs = list(SpecifierSet(self.specifier))
+        if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:
+            return specs[0].version
+        return None
 
     @property
     def where(self) -> str:
