@@ -6,6 +6,11 @@ One TOML file per sglang release range. Each entry says where it applies
 it (`codemod`: steps built from the codemod primitives). A comparison `--old A --new B`
 uses every entry with A < introduced <= B. Packs are validated on load; an error
 names the file and the entry.
+
+The packs shipped with driftaudit live in the repository's top-level `rules/`, which
+the build maps to the package `driftaudit.builtin_packs` (see setup.py): they are read
+with importlib.resources, so an installed wheel, `pip install --user` and an editable
+checkout all find them.
 """
 
 from __future__ import annotations
@@ -14,11 +19,16 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from driftaudit.errors import DriftauditError
 from driftaudit.fix.codemods import PRIMITIVES
-from driftaudit.versions import in_range, version_key
+from driftaudit.versions import in_range, parse_version
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,6 +44,11 @@ PATTERN_FIELDS = {
 }
 ACCESS = {"store", "read", "call", "any"}
 SEVERITIES = {"error", "warning", "info"}
+BUILTIN_PACKS = "driftaudit.builtin_packs"
+# A `text` pattern is matched line by line, against lines of at most this length (longer
+# ones, minified or generated, are skipped); nested unbounded quantifiers are refused.
+MAX_TEXT_LINE = 4000
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*(?:[+*]|,\d*\})(?:[^()\\]|\\.)*\)[+*{]")
 
 
 @dataclass
@@ -54,43 +69,51 @@ class PackEntry:
         return "DA901" if self.codemod else "DA902"
 
 
-def rules_dirs(extra: list[Path] | None = None) -> list[Path]:
-    """Where packs are found: --rules DIR, else $DRIFTAUDIT_RULES, else the checkout's
-    `rules/`, else the installed copy (share/driftaudit/rules)."""
+def rules_dirs(extra: list[Path] | None = None) -> list[Path | Traversable]:
+    """Where packs are found: --rules DIR, else $DRIFTAUDIT_RULES, else the built-in packs.
+    A directory named either way must exist."""
+    if not extra and (env := os.environ.get("DRIFTAUDIT_RULES")):
+        extra = [Path(env)]
     if extra:
         for directory in extra:
             if not directory.is_dir():
                 raise DriftauditError(f"rules directory {str(directory)!r} does not exist")
         return list(extra)
-    if env := os.environ.get("DRIFTAUDIT_RULES"):
-        return [Path(env)] if Path(env).is_dir() else []
-    for candidate in (
-        Path(__file__).resolve().parent.parent / "rules",
-        Path(sys.prefix) / "share" / "driftaudit" / "rules",
-    ):
-        if candidate.is_dir():
-            return [candidate]
-    return []
+    return [resources.files(BUILTIN_PACKS)]
 
 
-def load_packs(directories: list[Path], old: str | None, new: str | None) -> list[PackEntry]:
+def load_packs(
+    directories: list[Path | Traversable], old: str | None, new: str | None
+) -> list[PackEntry]:
     """Every valid entry that applies to old -> new (all entries when versions unknown)."""
     entries: list[PackEntry] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for directory in directories:
-        for path in sorted(directory.glob("*.toml")):
-            if path.resolve() in seen:
+        packs = sorted((p for p in directory.iterdir() if p.name.endswith(".toml")), key=_name)
+        for path in packs:
+            key = str(path.resolve()) if isinstance(path, Path) else str(path)
+            if key in seen or not path.is_file():
                 continue
-            seen.add(path.resolve())
+            seen.add(key)
             entries += load_pack(path)
     if old is None or new is None:
         return entries
     return [e for e in entries if in_range(e.introduced, old, new)]
 
 
-def load_pack(path: Path) -> list[PackEntry]:
+def _name(path: Path | Traversable) -> str:
+    return path.name
+
+
+def load_pack(path: Path | Traversable) -> list[PackEntry]:
     def fail(where: str, problem: str) -> DriftauditError:
         return DriftauditError(f"rule pack {path.name}: {where}: {problem}")
+
+    def version(text: str, where: str, what: str):
+        try:
+            return parse_version(text, what)
+        except DriftauditError as exc:
+            raise fail(where, str(exc)) from None
 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -102,10 +125,13 @@ def load_pack(path: Path) -> list[PackEntry]:
     for key in ("name", "from", "to"):
         if not isinstance(pack.get(key), str):
             raise fail("[pack]", f"`{key}` must be a string")
-    if version_key(pack["from"]) >= version_key(pack["to"]):
+    if version(pack["from"], "[pack]", "`from`") >= version(pack["to"], "[pack]", "`to`"):
         raise fail("[pack]", "`from` must be an older release than `to`")
+    raw_entries = data.get("entry", [])
+    if not isinstance(raw_entries, list):
+        raise fail("file", "`entry` must be an array of tables ([[entry]])")
     entries, ids = [], set()
-    for index, raw in enumerate(data.get("entry", []), start=1):
+    for index, raw in enumerate(raw_entries, start=1):
         where = f"entry {raw.get('id', index)!r}" if isinstance(raw, dict) else f"entry {index}"
         if not isinstance(raw, dict):
             raise fail(where, "must be a table")
@@ -115,6 +141,7 @@ def load_pack(path: Path) -> list[PackEntry]:
         if raw["id"] in ids:
             raise fail(where, "duplicate id")
         ids.add(raw["id"])
+        version(raw["introduced"], where, "`introduced`")
         if not in_range(raw["introduced"], pack["from"], pack["to"]):
             raise fail(where, f"introduced {raw['introduced']} is outside the pack's range")
         severity = raw.get("severity", "warning")
@@ -122,6 +149,8 @@ def load_pack(path: Path) -> list[PackEntry]:
             raise fail(where, f"severity must be one of {sorted(SEVERITIES)}")
         patterns = raw.get("pattern")
         patterns = patterns if isinstance(patterns, list) else [patterns]
+        if not patterns:
+            raise fail(where, "`pattern` must be a pattern or a non-empty list of them")
         for pattern in patterns:
             _check_pattern(pattern, lambda p, w=where: fail(w, p))
         for condition in ("within", "after"):
@@ -164,6 +193,9 @@ def _check_pattern(pattern, fail) -> None:
         raise fail(f"{pattern['kind']} pattern needs {sorted(missing)}")
     if unknown := keys - needed - optional:
         raise fail(f"{pattern['kind']} pattern does not take {sorted(unknown)}")
+    for key in sorted(keys):
+        if not isinstance(pattern[key], str) or not pattern[key].strip():
+            raise fail(f"{pattern['kind']} pattern: `{key}` must be a non-empty string")
     if pattern.get("access", "any") not in ACCESS:
         raise fail(f"access must be one of {sorted(ACCESS)}")
     if pattern["kind"] == "text":
@@ -171,3 +203,8 @@ def _check_pattern(pattern, fail) -> None:
             re.compile(pattern["regex"])
         except re.error as exc:
             raise fail(f"bad regex: {exc}") from None
+        if _NESTED_QUANTIFIER.search(pattern["regex"]):
+            raise fail(
+                f"regex {pattern['regex']!r} repeats a repeated group (catastrophic "
+                "backtracking); write it without the nested quantifier"
+            )

@@ -18,11 +18,11 @@ from driftaudit.packs import load_packs, rules_dirs
 from driftaudit.progress import step
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
-from driftaudit.sources.pin import read_pin
 from driftaudit.usage import UsageSet, collect_usages
 from driftaudit.usage.patches import collect_patches
-from driftaudit.usage.pins import read_pins
+from driftaudit.usage.pins import read_pins, sglang_pin
 from driftaudit.usage.surfaces import scan_surfaces
+from driftaudit.versions import parse_version
 
 
 @dataclass
@@ -57,8 +57,9 @@ def run_compare(
     if not consumer.is_dir():
         raise DriftauditError(f"consumer path {str(consumer)!r} is not a directory")
     pin_location = None
+    pins = read_pins(consumer)
     if old_spec is None:
-        pin = read_pin(consumer)
+        pin = sglang_pin(pins)
         if pin is None:
             raise DriftauditError(
                 "no --old given and no sglang pin found in pyproject.toml, "
@@ -74,12 +75,13 @@ def run_compare(
     step(f"reading {consumer}")
     usages = collect_usages(consumer, exclude)
     surfaces = scan_surfaces(consumer, prefixes, exclude)
-    pins = read_pins(consumer)
     patches = collect_patches(consumer, exclude)
     timings["usage"] = time.perf_counter() - start
     start = time.perf_counter()
     packs = []
     if old.tree.version and new.tree.version:
+        for tree in (old.tree, new.tree):  # packs select entries by version: must parse
+            parse_version(tree.version, f"sglang version of {tree.spec!r}")
         packs = load_packs(rules_dirs(pack_dirs), old.tree.version, new.tree.version)
     step("matching (parsing the sglang modules reached, once)")
     differ = Differ(old, new)

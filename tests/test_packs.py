@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from driftaudit.errors import DriftauditError
 from driftaudit.packs import load_pack, load_packs, rules_dirs
+
+from .conftest import write_tree
+
+V1 = '__version__ = "0.5.9"\n'
+V2 = '__version__ = "0.5.14"\n'
 
 GOOD_ENTRY = """
 [[entry]]
@@ -37,6 +44,40 @@ def _pack(tmp_path, body: str, header: str = '[pack]\nname = "p"\nfrom = "0.5.9"
             GOOD_ENTRY.replace('"sglang.x.f" }', '"sglang.x.f", keyword = 3, extra = 1 }'),
             "does not take",
         ),
+        # values of the wrong type: one line naming the entry, never a traceback
+        (GOOD_ENTRY.replace('symbol = "sglang.x.f"', "symbol = 5"), "`symbol` must be a"),
+        (GOOD_ENTRY.replace('"sglang.x.f" }', '"sglang.x.f", keyword = 3 }'), "`keyword` must"),
+        (
+            GOOD_ENTRY.replace('kind = "call", symbol = "sglang.x.f"', 'kind = "text", regex = 5'),
+            "`regex` must be a non-empty string",
+        ),
+        (
+            GOOD_ENTRY.replace(
+                'kind = "call", symbol = "sglang.x.f"', 'kind = "text", regex = "x", glob = ""'
+            ),
+            "`glob` must be a non-empty string",
+        ),
+        (GOOD_ENTRY.replace("pattern = {", "pattern = [] # {"), "non-empty list"),
+        (GOOD_ENTRY.replace('introduced = "0.5.13"', 'introduced = "0.5.x"'), "`introduced`"),
+        (
+            GOOD_ENTRY
+            + '[[entry.codemod]]\nprimitive = "replace-len-of-member"\nmember = "m"\n'
+            + 'template = "{receiver}.{nope}"\n',
+            "template names ['nope']",
+        ),
+        (
+            GOOD_ENTRY
+            + '[[entry.codemod]]\nprimitive = "rewrite-assignment"\nold = "a"\nmember = "b"\n'
+            + 'after = ["{receiver}.n = len({value})"]\n',
+            "template names ['value']",
+        ),
+        # a regex that backtracks catastrophically is refused
+        (
+            GOOD_ENTRY.replace(
+                'kind = "call", symbol = "sglang.x.f"', "kind = \"text\", regex = '(\\w+\\s?)*$'"
+            ),
+            "catastrophic backtracking",
+        ),
     ],
 )
 def test_invalid_entries_name_file_and_entry(tmp_path, body, problem):
@@ -48,6 +89,12 @@ def test_invalid_entries_name_file_and_entry(tmp_path, body, problem):
 
 
 def test_invalid_header_and_toml(tmp_path):
+    with pytest.raises(DriftauditError, match=r"pack.toml: file: `entry` must be an array"):
+        load_pack(
+            _pack(tmp_path, 'entry = 5\n[pack]\nname = "p"\nfrom = "0.5.9"\nto = "0.5.14"\n', "")
+        )
+    with pytest.raises(DriftauditError, match=r"pack.toml: \[pack\]: `to` '0.5.x' is not a valid"):
+        load_pack(_pack(tmp_path, "", header='[pack]\nname = "p"\nfrom = "0.5.9"\nto = "0.5.x"\n'))
     with pytest.raises(DriftauditError, match="pack.toml: file: not valid TOML"):
         load_pack(_pack(tmp_path, "[[entry", header=""))
     with pytest.raises(DriftauditError, match=r"\[pack\]: `from` must be an older release"):
@@ -72,6 +119,67 @@ def test_shipped_packs_are_valid_and_cover_both_seed_upgrades():
     assert not early & late
 
 
-def test_missing_rules_directory_is_an_error(tmp_path):
+def test_dev_and_pre_releases_select_entries(tmp_path):
+    _pack(tmp_path, GOOD_ENTRY.replace('introduced = "0.5.13"', 'introduced = "0.5.13rc0"'))
+    assert [e.id for e in load_packs([tmp_path], "0.5.12.post1", "0.5.13rc0")] == ["one"]
+    assert load_packs([tmp_path], "0.5.13rc0", "0.5.14.post1.dev0") == []
+    assert [e.id for e in load_packs([tmp_path], "0.5.9", "0.5.14.post1.dev0")] == ["one"]
+    with pytest.raises(DriftauditError, match="'main' is not a valid PEP 440 version"):
+        load_packs([tmp_path], "main", "0.5.14")
+
+
+def test_missing_rules_directory_is_an_error(tmp_path, monkeypatch):
     with pytest.raises(DriftauditError, match="does not exist"):
         rules_dirs([tmp_path / "nope"])
+    monkeypatch.setenv("DRIFTAUDIT_RULES", str(tmp_path / "nope"))
+    with pytest.raises(DriftauditError, match=f"rules directory {str(tmp_path / 'nope')!r}"):
+        rules_dirs()
+    monkeypatch.setenv("DRIFTAUDIT_RULES", str(tmp_path))
+    assert rules_dirs() == [tmp_path]
+
+
+def test_missing_rules_directory_from_the_environment_exits_2(tmp_path, monkeypatch, capsys):
+    from driftaudit.cli import main
+
+    write_tree(tmp_path / "sglang", {"sglang/__init__.py": "", "sglang/version.py": V1})
+    write_tree(tmp_path / "sglang2", {"sglang/__init__.py": "", "sglang/version.py": V2})
+    write_tree(tmp_path / "consumer", {"app.py": "import sglang\n"})
+    monkeypatch.setenv("DRIFTAUDIT_RULES", str(tmp_path / "nope"))
+    code = main(
+        [
+            "compare",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--old",
+            str(tmp_path / "sglang"),
+            "--new",
+            str(tmp_path / "sglang2"),
+            str(tmp_path / "consumer"),
+        ]
+    )
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.count("\n") == 0
+    assert repr(str(tmp_path / "nope")) in err
+
+
+def test_text_patterns_are_matched_line_by_line_with_a_length_cap(tmp_path):
+    from driftaudit.match.packs import PackMatcher
+    from driftaudit.packs import MAX_TEXT_LINE
+
+    consumer = write_tree(
+        tmp_path,
+        {"Dockerfile": "RUN pip install flash-mla\n" + "x" * (MAX_TEXT_LINE + 1) + " flash_mla\n"},
+    )
+    matcher = PackMatcher(None, None, None, consumer)
+    found = matcher._text_matches({"kind": "text", "regex": "flash[-_]mla$", "glob": "Dock*"})
+    assert found == [("Dockerfile", 1, 17)]  # `$` is the line's end; line 2 is too long
+
+
+def test_builtin_packs_are_read_as_package_resources():
+    from importlib import resources
+
+    (directory,) = rules_dirs()
+    assert directory == resources.files("driftaudit.builtin_packs")
+    assert {p.name for p in directory.iterdir() if p.name.endswith(".toml")} == {
+        p.name for p in (Path(__file__).parents[1] / "rules").glob("*.toml")
+    }

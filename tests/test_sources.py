@@ -1,16 +1,14 @@
-"""Version specs -> source trees, and the consumer's own pin."""
+"""Version specs -> source trees."""
 
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from driftaudit.errors import DriftauditError
 from driftaudit.sources import index as index_source
 from driftaudit.sources import resolve_spec
-from driftaudit.sources.pin import read_pin
 
 from .conftest import write_tree
 
@@ -88,22 +86,6 @@ def test_interrupted_unpack_is_redone(monkeypatch, tmp_path, cache_dir):
     assert not (tree.root / "tools").exists(), "only the sglang package is unpacked"
     resolve_spec("1.2.3", cache_dir)
     assert calls == ["1.2.3"], "second use is served from the cache"
-
-
-@pytest.mark.parametrize(
-    ("files", "expected"),
-    [
-        ({"pyproject.toml": 'dependencies = ["torch", "sglang[all]==0.5.9"]\n'}, "0.5.9"),
-        ({"requirements.txt": "# sglang==0.1.0\nsglang==0.5.14\n"}, "0.5.14"),
-        ({"setup.py": 'install_requires=["sglang == 0.5.2"]\n'}, "0.5.2"),
-        ({"docker/Dockerfile": "ARG SGLANG_IMAGE_TAG=v0.5.16\n"}, "0.5.16"),
-        ({"requirements.txt": "sglang-router>=0.2.3\n"}, None),
-    ],
-)
-def test_read_pin(tmp_path: Path, files, expected):
-    write_tree(tmp_path, files)
-    pin = read_pin(tmp_path)
-    assert (pin[0] if pin else None) == expected
 
 
 def test_installed_spec_locates_without_importing(monkeypatch, tmp_path, cache_dir):

@@ -10,7 +10,7 @@ from driftaudit import codes
 from driftaudit.drift import Differ
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.members import MemberMatcher
-from driftaudit.packs import PackEntry
+from driftaudit.packs import MAX_TEXT_LINE, PackEntry
 from driftaudit.usage import (
     AttributeNameUsage,
     CallUsage,
@@ -30,6 +30,7 @@ class PackMatcher:
         self.root = root
         self._canonical: dict[str, str] = {}
         self._texts: dict[str, str] | None = None
+        self._lines: dict[str, list[str]] = {}  # a consumer file's lines, split once
 
     def canonical(self, symbol: str) -> str:
         """A path as the old tree defines it (re-exports followed), unknown tail kept."""
@@ -81,20 +82,19 @@ class PackMatcher:
         return None
 
     def _text_matches(self, pattern: dict) -> list[tuple[str, int, int]]:
-        regex = re.compile(pattern["regex"])
+        """One place per matching line; lines longer than MAX_TEXT_LINE are skipped, so a
+        regex never runs on an unbounded string."""
+        search = re.compile(pattern["regex"]).search
         glob = pattern.get("glob", "*")
         found = []
         for relpath, text in self._consumer_texts().items():
             if not Path(relpath).match(glob):
                 continue
-            lines_seen = set()
-            for match in regex.finditer(text):
-                line = text.count("\n", 0, match.start()) + 1
-                if line in lines_seen:
-                    continue  # one finding a line
-                lines_seen.add(line)
-                column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
-                found.append((relpath, line, column))
+            if self._lines.get(relpath) is None:
+                self._lines[relpath] = text.splitlines()
+            for number, line in enumerate(self._lines[relpath], 1):
+                if len(line) <= MAX_TEXT_LINE and (match := search(line)):
+                    found.append((relpath, number, match.start() + 1))
         return found
 
     def _consumer_texts(self) -> dict[str, str]:

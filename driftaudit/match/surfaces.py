@@ -21,8 +21,10 @@ from driftaudit.drift.surfaces import (
     RouteMethodChanged,
     RouteRemoved,
 )
+from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding, Fix, Place, finding_at
 from driftaudit.match.members import MemberMatcher
+from driftaudit.requirements import applies, satisfiable
 from driftaudit.usage import (
     CallUsage,
     ClassFieldUsage,
@@ -33,7 +35,7 @@ from driftaudit.usage import (
 )
 from driftaudit.usage.pins import Pin
 from driftaudit.usage.surfaces import SurfaceUsages
-from driftaudit.versions import version_key
+from driftaudit.versions import parse_version
 
 PARSER_FLAGS = {"--tool-call-parser": "tool_call", "--reasoning-parser": "reasoning"}
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
@@ -254,30 +256,38 @@ class SurfaceMatcher:
         ]
 
     def pin_findings(self, pins: list[Pin]) -> list[Finding]:
-        required = {r.name: r for r in self.differ.new.surface("requirements") if not r.extra}
+        """DA507: a pin no version of which the new wheel's Requires-Dist accepts, in the
+        environment driftaudit.requirements assumes (markers false there do not apply)."""
+        required: dict[str, list] = {}
+        for requirement in self.differ.new.surface("requirements"):
+            if not requirement.extra and requirement.specifier and applies(requirement.marker):
+                required.setdefault(requirement.name, []).append(requirement)
         findings = []
         old_version = self.differ.old.tree.version
         for pin in pins:
-            if pin.sglang and old_version and pin.sglang != old_version:
-                continue  # that file pins another sglang (another stack, e.g. ROCm)
-            requirement = required.get(pin.name)
-            if requirement is None or not requirement.specifier:
+            if pin.name == "sglang" or not applies(pin.marker):
                 continue
-            if not _compatible(pin.specifier, requirement.specifier):
-                message = (
-                    f"pins `{pin.name}{pin.specifier}`; sglang {self.differ.new.tree.version} "
-                    f"requires `{requirement.name}{requirement.specifier}`"
+            if pin.sglang and old_version and not _same_release(pin.sglang, old_version):
+                continue  # that file pins another sglang (another stack, e.g. ROCm)
+            wanted = required.get(pin.name, [])
+            verdict = satisfiable(pin.specifier, *(r.specifier for r in wanted))
+            if not wanted or verdict is not False:  # None: cannot be told (`===`, a URL)
+                continue
+            requires = ", ".join(f"`{r.name}{r.specifier}`" for r in wanted)
+            message = (
+                f"pins `{pin.name}{pin.specifier}`; sglang {self.differ.new.tree.version} "
+                f"requires {requires}"
+            )
+            findings.append(
+                _finding(
+                    codes.REQUIREMENT_CONFLICT,
+                    (pin.path, pin.line, pin.column),
+                    pin.name,
+                    message,
+                    None,
+                    "METADATA: Requires-Dist",
                 )
-                findings.append(
-                    _finding(
-                        codes.REQUIREMENT_CONFLICT,
-                        (pin.path, pin.line, pin.column),
-                        pin.name,
-                        message,
-                        None,
-                        "METADATA: Requires-Dist",
-                    )
-                )
+            )
         return findings
 
 
@@ -294,27 +304,9 @@ def _struct_for(route: str) -> str:
     return "".join(part.capitalize() for part in last.split("_")) + "ReqInput"
 
 
-def _compatible(pin: str, required: str) -> bool:
-    """Can one version satisfy both? Exact pins are checked; other ranges trusted."""
-    exact = re.fullmatch(r"===?([^,]+)", pin)
-    if not exact:
-        return True
-    version = exact.group(1).split("+")[0]
-    for clause in required.split(","):
-        match = re.fullmatch(r"\s*(==|!=|>=|<=|>|<|~=)\s*(\S+)\s*", clause)
-        if not match or "*" in match.group(2):
-            continue
-        op, bound = match.group(1), match.group(2)
-        mine, theirs = version_key(version), version_key(bound)
-        ok = {
-            "==": mine == theirs,
-            "!=": mine != theirs,
-            ">=": mine >= theirs,
-            "<=": mine <= theirs,
-            ">": mine > theirs,
-            "<": mine < theirs,
-            "~=": mine >= theirs,
-        }[op]
-        if not ok:
-            return False
-    return True
+def _same_release(a: str, b: str) -> bool:
+    """0.5.9 and v0.5.9.0 are one release; text that is no version compares as text."""
+    try:
+        return parse_version(a) == parse_version(b)
+    except DriftauditError:
+        return a == b

@@ -13,10 +13,11 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from driftaudit.cache import BlobStore
 from driftaudit.snapshot.extract import EXTRACTOR_VERSION, extract_module
@@ -31,6 +32,9 @@ _TOP_LEVEL_DEF_RE = re.compile(
 )
 _MAX_DEPTH = 25
 SERVER_ARGS_MODULE = "sglang.srt.server_args"
+# what loading a corrupt or outdated cache entry raises: the value is computed again
+_CORRUPT = (ValueError, KeyError, TypeError, AttributeError, IndexError)
+T = TypeVar("T")
 
 
 @dataclass
@@ -59,11 +63,14 @@ def _module_name(relpath: Path) -> str:
     return ".".join(parts)
 
 
+def _encode(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
 def _extract_job(job: tuple[str, str, str]) -> tuple[str, bytes]:
     name, relpath, root = job
     code = (Path(root) / relpath).read_text(encoding="utf-8", errors="replace")
-    module = extract_module(name, relpath, code)
-    return name, json.dumps(module.to_json(), separators=(",", ":")).encode()
+    return name, _encode(extract_module(name, relpath, code).to_json())
 
 
 class Snapshot:
@@ -122,6 +129,22 @@ class Snapshot:
         if seen != known:
             self.store.put(stat_key, json.dumps(seen).encode())
 
+    def _get_or_compute(
+        self, key: str, compute: Callable[[], bytes], load: Callable[[Any], T]
+    ) -> T:
+        """The value stored under `key`; else `compute()` (its JSON encoding) is stored.
+        Either way the value is loaded from the JSON, so a cold run sees what a warm run
+        will; a corrupt entry is computed again."""
+        data = self.store.get(key)
+        if data is not None:
+            try:
+                return load(json.loads(data))
+            except _CORRUPT:
+                pass
+        data = compute()
+        self.store.put(key, data)
+        return load(json.loads(data))
+
     def _key(self, name: str) -> str:
         return f"module:{EXTRACTOR_VERSION}:{name}:{self._digests[name]}"
 
@@ -140,11 +163,10 @@ class Snapshot:
                 self._modules[name] = Module(name, folder + "/")
                 return self._modules[name]
             return None
-        module = self._from_cache(name)
-        if module is None:
-            _, data = _extract_job((name, self.files[name], str(self.tree.root)))
-            self.store.put(self._key(name), data)
-            module = Module.from_json(json.loads(data))
+        job = (name, self.files[name], str(self.tree.root))
+        module = self._get_or_compute(
+            self._key(name), lambda: _extract_job(job)[1], Module.from_json
+        )
         self._modules[name] = self._with_surfaces(module)
         return module
 
@@ -154,18 +176,15 @@ class Snapshot:
         """The ServerArgs field model (cached with the tree's digest)."""
         if self._server_args is not None:
             return self._server_args or None
-        key = f"serverargs:{serverargs.EXTRACTOR_VERSION}:{self.digest}"
-        cached = self.store.get(key)
-        model = None
-        if cached is not None:
-            try:
-                data = json.loads(cached)
-                model = ServerArgsModel.from_json(data) if data else None
-            except (ValueError, KeyError, TypeError):
-                cached = None
-        if cached is None:
+        def extract() -> bytes:
             model = serverargs.extract_server_args(self.tree.root)
-            self.store.put(key, json.dumps(model.to_json() if model else None).encode())
+            return _encode(model.to_json() if model else None)
+
+        model = self._get_or_compute(
+            f"serverargs:{serverargs.EXTRACTOR_VERSION}:{self.digest}",
+            extract,
+            lambda data: ServerArgsModel.from_json(data) if data else None,
+        )
         self._server_args = model or False
         return model
 
@@ -175,17 +194,11 @@ class Snapshot:
         if name in self._surfaces:
             return self._surfaces[name]
         surface = SURFACES[name]
-        key = f"surface:{name}:{SURFACES_VERSION}:{self.digest}"
-        cached = self.store.get(key)
-        value = None
-        if cached is not None:
-            try:
-                value = surface.load(json.loads(cached))
-            except (ValueError, KeyError, TypeError, AttributeError):
-                value = None  # a corrupt entry: extracted again
-        if value is None:
-            value = surface.extract(self.tree.root)
-            self.store.put(key, json.dumps(surface.dump(value)).encode())
+        value = self._get_or_compute(
+            f"surface:{name}:{SURFACES_VERSION}:{self.digest}",
+            lambda: _encode(surface.dump(surface.extract(self.tree.root))),
+            surface.load,
+        )
         self._surfaces[name] = value
         return value
 
@@ -218,8 +231,8 @@ class Snapshot:
             return None
         try:
             return Module.from_json(json.loads(data))
-        except (ValueError, KeyError, TypeError, IndexError):
-            return None  # a corrupt entry: rebuilt by the caller
+        except _CORRUPT:
+            return None  # rebuilt by the caller
 
     def load_all(self, workers: int | None = None) -> list[Module]:
         """Every module of the tree, parsing the ones not cached in parallel."""
@@ -250,14 +263,10 @@ class Snapshot:
         """Top-level name -> modules that define it (by a fast text scan; cached)."""
         if self._name_index is not None:
             return self._name_index
-        key = f"names:{self.digest}"
-        cached = self.store.get(key)
-        if cached is not None:
-            try:
-                self._name_index = json.loads(cached)
-                return self._name_index
-            except ValueError:
-                pass
+        self._name_index = self._get_or_compute(f"names:{self.digest}", self._scan_names, dict)
+        return self._name_index
+
+    def _scan_names(self) -> bytes:
         index: dict[str, list[str]] = {}
         for name, relpath in self.files.items():
             data = (self.tree.root / relpath).read_bytes()
@@ -266,9 +275,7 @@ class Snapshot:
                 modules = index.setdefault(symbol, [])
                 if not modules or modules[-1] != name:
                     modules.append(name)
-        self.store.put(key, json.dumps(index).encode())
-        self._name_index = index
-        return index
+        return _encode(index)
 
     def definitions(self, name: str) -> Iterator[Resolved]:
         """Every top-level definition (not import) of `name` in the tree."""

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from email.parser import Parser
+from dataclasses import dataclass
+from importlib.metadata import PathDistribution
 from pathlib import Path
 
 _VERSION_RE = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']""", re.M)
@@ -16,7 +16,6 @@ class SourceTree:
     origin: str  # index | directory | git | installed
     root: Path  # the folder that contains the `sglang` package
     version: str | None = None
-    requires: list[str] = field(default_factory=list)  # Requires-Dist, when known
 
     @property
     def package_dir(self) -> Path:
@@ -41,9 +40,19 @@ def find_package_root(directory: Path) -> Path | None:
     return None
 
 
+def distribution(root: Path) -> PathDistribution | None:
+    """The wheel's `sglang-*.dist-info` next to the package (first one), if any: its
+    `.version` and `.requires` (Requires-Dist) come from METADATA."""
+    for info in sorted(root.glob("sglang-*.dist-info")):
+        if (info / "METADATA").is_file():
+            return PathDistribution(info)
+    return None
+
+
 def read_version(root: Path) -> str | None:
-    for meta in sorted(root.glob("sglang-*.dist-info/METADATA")):
-        return Parser().parsestr(meta.read_text(errors="replace")).get("Version")
+    dist = distribution(root)
+    if dist is not None and dist.version:
+        return dist.version
     version_file = root / "sglang" / "version.py"
     if version_file.is_file():
         match = _VERSION_RE.search(version_file.read_text(errors="replace"))
@@ -52,12 +61,5 @@ def read_version(root: Path) -> str | None:
     return None
 
 
-def read_requires(root: Path) -> list[str]:
-    for meta in sorted(root.glob("sglang-*.dist-info/METADATA")):
-        message = Parser().parsestr(meta.read_text(errors="replace"))
-        return list(message.get_all("Requires-Dist") or [])
-    return []
-
-
 def tree_from_root(spec: str, origin: str, root: Path) -> SourceTree:
-    return SourceTree(spec, origin, root, read_version(root), read_requires(root))
+    return SourceTree(spec, origin, root, read_version(root))

@@ -15,6 +15,7 @@ class ReplaceLenOfMember(Primitive):
     kind = "replace-len-of-member"
     node_type = cst.Call  # matched through its only argument, see apply.py
     required = ("member", "template")
+    templates = {"template": {"receiver"}}
     anchor = "argument"  # the edit's position is the call's first argument
 
     def apply(self, node: cst.Call):

@@ -18,6 +18,7 @@ class RewriteAssignment(Primitive):
     kind = "rewrite-assignment"
     node_type = cst.Assign
     required = ("old", "member")
+    templates = {"value": {"value", "receiver"}, "after": {"receiver"}}
 
     def apply(self, node: cst.Assign) -> cst.Assign:
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Attribute):

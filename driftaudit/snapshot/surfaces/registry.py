@@ -10,7 +10,7 @@ from typing import Any
 
 from driftaudit.snapshot.surfaces import envs, http, io_structs, parsers, requirements
 
-SURFACES_VERSION = "2"  # bump when an extractor changes: invalidates the cache
+SURFACES_VERSION = "3"  # bump when an extractor changes: invalidates the cache
 
 
 @dataclass(frozen=True)

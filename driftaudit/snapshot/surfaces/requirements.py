@@ -1,45 +1,24 @@
 """sglang's declared dependencies: the `Requires-Dist` lines of the wheel's
 `sglang-*.dist-info/METADATA`, and how they change between two releases.
 
-A small PEP 508 reader (stdlib only, no `packaging`): name, package extras
-(`flashinfer_python[cu13]`), a version specifier (bare or in parentheses) or a direct
-reference (`name @ url`), and an environment marker. The `extra == "x"` clause of the
-marker is lifted out into `extra` (the sglang extra that pulls the requirement in);
-what remains of the marker is kept in `marker`. Names are normalised as PEP 503 does
-(lowercase, runs of `-`, `_`, `.` become `-`); specifiers are sorted and unspaced, so
-`<0.15, >=0.14.1` and `>=0.14.1,<0.15` are equal.
+Each line is parsed by `packaging` (driftaudit/requirements.py). The `extra == "x"`
+clause of the marker is lifted out into `extra` (the sglang extra that pulls the
+requirement in); what remains of the marker is kept in `marker`. Names are normalised as
+PEP 503 does; specifiers are sorted and unspaced, so `<0.15, >=0.14.1` and
+`>=0.14.1,<0.15` are equal.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from email.parser import Parser
 from pathlib import Path
 
-_REQ_RE = re.compile(
-    r"""^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*
-    (?:\[(?P<extras>[^\]]*)\])?\s*
-    (?:
-        @\s*(?P<url>[^;\s]+)
-      | \(\s*(?P<pspec>[^)]*)\)
-      | (?P<spec>[<>=!~][^;]*)
-    )?\s*
-    (?:;\s*(?P<marker>.*))?$""",
-    re.X,
-)
+from driftaudit.requirements import normalize_name
+from driftaudit.requirements import parse_requirement as parse_pep508
+from driftaudit.sources.tree import distribution
+
 _EXTRA_RE = re.compile(r"""extra\s*==\s*(['"])(?P<extra>[^'"]+)\1""")
-
-
-def normalize_name(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def normalize_specifier(spec: str | None) -> str:
-    if not spec:
-        return ""
-    parts = [re.sub(r"\s+", "", p) for p in spec.split(",")]
-    return ",".join(sorted(p for p in parts if p))
 
 
 @dataclass
@@ -77,24 +56,24 @@ class Requirement:
 
 def parse_requirement(raw: str) -> Requirement | None:
     """One Requires-Dist value, or None when it is not a PEP 508 requirement."""
-    match = _REQ_RE.match(raw.strip())
-    if match is None:
+    parsed = parse_pep508(raw)
+    if parsed is None:
         return None
-    marker = (match.group("marker") or "").strip() or None
+    # packaging writes markers back normalised (double quotes, single spaces), so the
+    # extra clause is found and cut out of that text
+    marker = str(parsed.marker) if parsed.marker is not None else None
     extra = None
     if marker:
         found = _EXTRA_RE.search(marker)
         if found:
             extra = normalize_name(found.group("extra"))
             marker = _strip_extra(marker, found)
-    if match.group("url"):
-        specifier = "@ " + match.group("url")
+    if parsed.url:
+        specifier = "@ " + parsed.url
     else:
-        specifier = normalize_specifier(match.group("pspec") or match.group("spec"))
-    extras = [normalize_name(e) for e in (match.group("extras") or "").split(",") if e.strip()]
-    return Requirement(
-        normalize_name(match.group("name")), specifier, marker, extra, raw.strip(), sorted(extras)
-    )
+        specifier = ",".join(sorted(str(s) for s in parsed.specifier))
+    extras = sorted(normalize_name(e) for e in parsed.extras)
+    return Requirement(normalize_name(parsed.name), specifier, marker, extra, raw.strip(), extras)
 
 
 def _strip_extra(marker: str, found: re.Match) -> str | None:
@@ -120,15 +99,10 @@ def _balanced(text: str) -> bool:
 def read_requirements(root: Path) -> list[Requirement]:
     """The Requires-Dist of `root/sglang-*.dist-info/METADATA` (first one found), in file
     order; [] for a tree without dist-info (a checkout)."""
-    for meta in sorted(Path(root).glob("sglang-*.dist-info/METADATA")):
-        message = Parser().parsestr(meta.read_text(errors="replace"), headersonly=True)
-        out = []
-        for raw in message.get_all("Requires-Dist") or []:
-            requirement = parse_requirement(raw)
-            if requirement is not None:
-                out.append(requirement)
-        return out
-    return []
+    dist = distribution(Path(root))
+    raws = (dist.requires or []) if dist is not None else []
+    parsed = (parse_requirement(raw) for raw in raws)
+    return [requirement for requirement in parsed if requirement is not None]
 
 
 def diff_requirements(old: list[Requirement], new: list[Requirement]) -> list[dict]:

@@ -1,0 +1,93 @@
+"""The built-in rule packs ship inside the wheel and are found by an installed copy
+(non-editable, in a fresh venv), not only in a checkout. Building the wheel fetches
+setuptools from the package index (build isolation), hence the integration mark."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """`pip wheel . --no-deps` on a copy of what the build reads (no stale build/ dir)."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for name in ("driftaudit", "rules"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--quiet", "-w", str(out)],
+        check=True,
+        cwd=source,
+    )
+    (built,) = out.glob("driftaudit-*.whl")
+    return built
+
+
+def test_wheel_holds_the_packs_as_package_data(wheel: Path):
+    names = zipfile.ZipFile(wheel).namelist()
+    packs = sorted(p.name for p in (ROOT / "rules").glob("*.toml"))
+    assert packs
+    for pack in packs:
+        assert f"driftaudit/builtin_packs/{pack}" in names
+    assert not [n for n in names if "share/driftaudit" in n or ".data/data" in n]
+
+
+def test_installed_wheel_finds_the_builtin_packs(wheel: Path, tmp_path: Path):
+    env = tmp_path / "venv"
+    venv.create(env, with_pip=False)
+    python = env / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        check=True,
+    )
+    # the fresh venv borrows this one's dependencies (griffe, libcst, packaging), but
+    # driftaudit itself comes from the wheel installed in it
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (Path(site) / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    script = (
+        "import driftaudit.packs as p\n"
+        "dirs = p.rules_dirs()\n"
+        "print(p.__file__)\n"
+        "print(dirs[0])\n"
+        "print(len(p.load_packs(dirs, '0.5.9', '0.5.14')))\n"
+    )
+    result = subprocess.run(
+        [str(python), "-c", script],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    module, packs, count = result.stdout.split("\n")[:3]
+    assert module.startswith(site) and packs.startswith(site), result.stdout
+    assert int(count) > 0

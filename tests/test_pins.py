@@ -1,0 +1,135 @@
+"""The consumer's requirement pins (one reader) and the sglang pin derived from them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from driftaudit.usage.pins import read_pin, read_pins
+
+from .conftest import write_tree
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {"pyproject.toml": 'dependencies = ["torch", "sglang[all]==0.5.9"]\n'},
+            ("0.5.9", "pyproject.toml:1"),
+        ),
+        (
+            {
+                "pyproject.toml": '[project]\nname = "x"\n'
+                'dependencies = [\n  "sglang[all]==0.5.9",\n]\n'
+            },
+            ("0.5.9", "pyproject.toml:4"),
+        ),
+        (
+            {"requirements.txt": "# sglang==0.1.0\nsglang==0.5.14\n"},
+            ("0.5.14", "requirements.txt:2"),
+        ),
+        ({"setup.py": 'install_requires=["sglang == 0.5.2"]\n'}, ("0.5.2", "setup.py:1")),
+        (
+            {"setup.cfg": "[options]\ninstall_requires =\n    numpy\n    sglang==0.5.3\n"},
+            ("0.5.3", "setup.cfg:4"),
+        ),
+        (
+            {"docker/Dockerfile": "ARG SGLANG_IMAGE_TAG=v0.5.16\n"},
+            ("0.5.16", "docker/Dockerfile:1"),
+        ),
+        (
+            {"Dockerfile": "# FROM lmsysorg/sglang:v0.5.1\nFROM lmsysorg/sglang:v0.5.10rc0\n"},
+            ("0.5.10rc0", "Dockerfile:2"),
+        ),
+        (
+            {"Dockerfile": "ARG SGLANG_IMAGE_TAG=v0.5.16-rocm720-mi35x\n"},
+            ("0.5.16", "Dockerfile:1"),
+        ),
+        ({"requirements.txt": "sglang-router>=0.2.3\nsglang>=0.5\n"}, None),
+        (
+            {"requirements.txt": "sglang==0.5.10rc0\n", "pyproject.toml": "[project]\nname='x'\n"},
+            ("0.5.10rc0", "requirements.txt:1"),
+        ),
+    ],
+)
+def test_read_pin(tmp_path: Path, files, expected):
+    write_tree(tmp_path, files)
+    assert read_pin(tmp_path) == expected
+
+
+def test_pyproject_comes_first(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "requirements.txt": "sglang==0.5.2\n",
+            "pyproject.toml": '[project]\nname = "x"\ndependencies = ["sglang==0.5.9"]\n',
+        },
+    )
+    assert read_pin(tmp_path) == ("0.5.9", "pyproject.toml:3")
+
+
+def test_dependency_pins_keep_lines_columns_and_markers(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "requirements.txt": (
+                "--extra-index-url https://example.com/simple\n"
+                "torch==2.9.1+cu128  # the CUDA build\n"
+                "backports.strenum; python_version < '3.11'\n"
+                "nvidia_resiliency_ext~=0.6.0; platform_system == 'Linux'\n"
+                "numpy\n"
+                "-r other.txt\n"
+                "./local/path\n"
+                "sglang[all]==0.5.9\n"
+                "requests==2.0 --hash=sha256:abc\n"
+            ),
+            "pyproject.toml": (
+                '[project]\nname = "x"\ndependencies = [\n'
+                '    "transformers >= 4.0, < 5",  # comment\n'
+                "]\n[project.optional-dependencies]\n"
+                'dev = ["pytest==8.0"]\n'
+                '[tool.other]\nlist = ["not==1.0"]\n'
+            ),
+        },
+    )
+    pins = {(p.path, p.name): p for p in read_pins(tmp_path)}
+    assert set(pins) == {
+        ("pyproject.toml", "transformers"),
+        ("pyproject.toml", "pytest"),
+        ("requirements.txt", "torch"),
+        ("requirements.txt", "nvidia-resiliency-ext"),
+        ("requirements.txt", "sglang"),
+        ("requirements.txt", "requests"),
+    }
+    torch = pins["requirements.txt", "torch"]
+    assert (torch.line, torch.column, torch.specifier, torch.sglang) == (
+        2,
+        1,
+        "==2.9.1+cu128",
+        "0.5.9",
+    )
+    nvidia = pins["requirements.txt", "nvidia-resiliency-ext"]
+    assert (nvidia.line, nvidia.specifier, nvidia.marker) == (
+        4,
+        "~=0.6.0",
+        'platform_system == "Linux"',
+    )
+    transformers = pins["pyproject.toml", "transformers"]
+    assert (transformers.line, transformers.column, transformers.specifier) == (4, 6, "<5,>=4.0")
+    assert transformers.sglang is None  # that file pins no sglang
+    assert pins["pyproject.toml", "pytest"].line == 7
+    assert pins["requirements.txt", "requests"].specifier == "==2.0"
+
+
+def test_unreadable_files_are_skipped(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": "[project\n",
+            "setup.py": "def (:\n",
+            "setup.cfg": "not an ini file\n",
+            "requirements.txt": "sglang==0.5.9\n",
+        },
+    )
+    assert read_pin(tmp_path) == ("0.5.9", "requirements.txt:1")
