@@ -34,7 +34,8 @@ def findings_markdown(
         lines.append("| --- | --- | --- | --- | --- |")
         for f in group:
             evidence = " / ".join(x for x in (f.old_location, f.new_location) if x)
-            fix = (f.fix.description + (" (autofix)" if f.fix.autofixable else "")) if f.fix else ""
+            tag = f" ({f.fix_applicability} autofix)" if f.fix_applicability else ""
+            fix = f.fix.description + tag if f.fix else ""
             lines.append(
                 f"| {f.line} | {f.code.code} {f.severity} | {_cell(f.message)} | "
                 f"{_cell(evidence)} | {_cell(fix)} |"

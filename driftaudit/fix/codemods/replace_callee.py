@@ -23,5 +23,5 @@ class ReplaceCallee(Primitive):
         args = list(node.args)
         if self.params.get("drop_first_argument") and args and args[0].keyword is None:
             args = args[1:]
-        self.imports.append((self.params["module"], name))
-        return node.with_changes(func=cst.Name(name), args=args)
+        func = cst.parse_expression(self.reference(self.params["module"], name))
+        return node.with_changes(func=func, args=args)
