@@ -48,7 +48,7 @@ class Code:
 
     @property
     def applicability(self) -> str | None:
-        """"safe" (behaviour kept), "unsafe" (behaviour may change) or None (no codemod)."""
+        """ "safe" (behaviour kept), "unsafe" (behaviour may change) or None (no codemod)."""
         head = self.fix_safety.partition(":")[0]
         return head if head in APPLICABILITIES else None
 

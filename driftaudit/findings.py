@@ -51,7 +51,7 @@ class Finding:
 
     @property
     def fix_applicability(self) -> str | None:
-        """"safe" or "unsafe" when the fix is a codemod (as the code documents it)."""
+        """ "safe" or "unsafe" when the fix is a codemod (as the code documents it)."""
         return self.code.applicability if self.fix and self.fix.autofixable else None
 
     def sort_key(self) -> tuple:

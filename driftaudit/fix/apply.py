@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from driftaudit.fix.codemods import PRIMITIVES, Primitive
 from driftaudit.fix.codemods.add_import import ImportNames, insert_imports
@@ -60,7 +60,7 @@ class _Frame:
 class _Composer(cst.CSTTransformer):
     """One pass over the original tree; each edit fires on the node at its position."""
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    METADATA_DEPENDENCIES = (PositionProvider, ScopeProvider)
 
     def __init__(self, placed: list[tuple[tuple[int, int], Edit]]):
         super().__init__()
@@ -81,7 +81,8 @@ class _Composer(cst.CSTTransformer):
         position = self.get_metadata(PositionProvider, node, None)
         return (position.start.line, position.start.column + 1) if position else None
 
-    def _fire(self, edit: Edit, primitive: Primitive, updated: cst.CSTNode):
+    def _fire(self, edit: Edit, primitive: Primitive, original, updated: cst.CSTNode):
+        primitive.scope = self.get_metadata(ScopeProvider, original, None)
         result = primitive.apply(updated)
         if primitive.after:
             if self._frames:  # counted as applied once the statement takes them
@@ -105,11 +106,11 @@ class _Composer(cst.CSTTransformer):
             anchored = getattr(primitive, "anchor", None) == "argument"
             if isinstance(original_node, primitive.node_type) and not anchored:
                 if not isinstance(primitive, MoveImport):
-                    updated = self._fire(edit, primitive, updated)
+                    updated = self._fire(edit, primitive, original_node, updated)
         if isinstance(original_node, cst.Call) and original_node.args:
             for edit, primitive in self.at.get(self._position(original_node.args[0].value), ()):
                 if getattr(primitive, "anchor", None) == "argument":
-                    updated = self._fire(edit, primitive, updated)
+                    updated = self._fire(edit, primitive, original_node, updated)
         if isinstance(updated, cst.CSTNode) and type(updated) is type(original_node):
             return super().on_leave(original_node, updated)
         return updated

@@ -140,16 +140,29 @@ class ImportNames:
                 elif not alias.asname:
                     self.module_imports.setdefault(dotted, dotted)
 
-    def _only_binding(self, local: str) -> bool:
-        return self.bound[local.split(".")[0]] == 1
+    def _reaches(self, local: str, scope) -> bool:
+        """Does `local` at this place name the module-level import? It does when nothing
+        else binds it in the file or, knowing the place's scope, at module level or in a
+        scope between (a parameter or local of the same name would shadow it)."""
+        root = local.split(".")[0]
+        if self.bound[root] == 1:
+            return True
+        if scope is None or len(scope.globals.assignments[root]) != 1:
+            return False
+        while scope is not scope.globals:
+            if scope.assignments[root]:
+                return False
+            scope = scope.parent
+        return True
 
-    def reference(self, module: str, name: str) -> str:
-        """The expression that names `module.name` everywhere in this file."""
+    def reference(self, module: str, name: str, scope=None) -> str:
+        """The expression that names `module.name` at a place of this file (`scope`,
+        libcst's, when known; without it, a name bound twice anywhere is not reused)."""
         local = self.from_imports.get((module, name))
-        if local and self._only_binding(local):
+        if local and self._reaches(local, scope):
             return local
         spelled = self.module_imports.get(module)
-        if spelled and self._only_binding(spelled):
+        if spelled and self._reaches(spelled, scope):
             return f"{spelled}.{name}"
         for source, imported, local in self.new:
             if (source, imported) == (module, name):

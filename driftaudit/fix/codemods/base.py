@@ -27,12 +27,15 @@ class Primitive:
         self.params = params
         self.after: list[cst.BaseStatement] = []
         self.names = None  # the composer's ImportNames, set before apply
+        self.scope = None  # libcst's scope of the node being edited, set before apply
 
     def apply(self, node: cst.CSTNode) -> cst.CSTNode:
         raise NotImplementedError
 
     def reference(self, module: str, name: str) -> str:
-        return self.names.reference(module, name) if self.names is not None else name
+        if self.names is None:
+            return name
+        return self.names.reference(module, name, self.scope)
 
 
 def code(node: cst.CSTNode) -> str:
