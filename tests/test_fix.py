@@ -89,3 +89,39 @@ def test_likely_findings_are_never_rewritten(cache_dir, tmp_path):
         consumer, str(trees / "old"), str(trees / "new"), cache_dir, apply=True, unsafe_fixes=True
     )
     assert (consumer / "uses.py").read_text() == before
+
+
+def test_reports_say_whether_each_fix_is_safe(cache_dir, capsys):
+    """JSON `fix.applicability`, the console and markdown reports, and `fix` itself."""
+    import io
+    import json
+
+    from rich.console import Console
+
+    from driftaudit.cli import main
+    from driftaudit.report import findings_json, findings_markdown, render_console
+
+    root = FIXTURES / "themes" / "calls"
+    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    document = json.loads(findings_json(result.findings, result.old, result.new, "c"))
+    by_rule = {}
+    for finding in document["findings"]:
+        if finding["fix"] and finding["fix"]["autofixable"]:
+            by_rule.setdefault(finding["rule"], set()).add(finding["fix"]["applicability"])
+    assert by_rule["DA201"] == {"unsafe"} and by_rule["DA202"] == {"safe"}
+    without_codemod = [f for f in document["findings"] if f["fix"] and not f["fix"]["autofixable"]]
+    assert all(f["fix"]["applicability"] is None for f in without_codemod)
+    markdown = findings_markdown(result.findings, result.old, result.new, "c")
+    assert "(unsafe autofix)" in markdown and "(safe autofix)" in markdown
+    console = Console(record=True, width=200, file=io.StringIO())
+    render_console(console, result.findings, result.old, result.new, "c")
+    text = console.export_text()
+    assert "(autofixable, unsafe fix)" in text and "(autofixable, safe fix)" in text
+    args = ["fix", str(root / "consumer"), "--old", str(root / "old"), "--new", str(root / "new")]
+    assert main([*args, "--cache-dir", str(cache_dir)]) == 0
+    captured = capsys.readouterr()
+    assert "2 unsafe fixes not applied" in captured.err and "--unsafe-fixes" in captured.err
+    assert "-    init_group" not in captured.out and "+    renamed_kw(1, mm_data=2)" in captured.out
+    assert main([*args, "--unsafe-fixes", "--cache-dir", str(cache_dir)]) == 0
+    captured = capsys.readouterr()
+    assert "unsafe fixes not applied" not in captured.err and "-    init_group" in captured.out

@@ -191,3 +191,36 @@ def test_dry_run_writes_nothing_and_sweeps_nothing(tmp_path, cache_dir):
     result = fix(consumer, cache_dir, apply=False)
     assert result.fixed == 2 and not result.written
     untouched(consumer)
+
+
+KILLED_MID_WRITE = """
+import os, sys, time
+from pathlib import Path
+from driftaudit.fix.write import write_all
+from driftaudit.fix.source import read_source
+
+def stop(source, target):
+    print("ready", flush=True)
+    time.sleep(60)
+
+os.replace = stop
+root = Path(sys.argv[1])
+write_all(root, [("a.py", b"x = 1\\n", read_source(root / "a.py").digest)])
+"""
+
+
+def test_a_kill_9_between_create_and_rename_is_swept_by_the_next_run(tmp_path, cache_dir):
+    consumer = two_files(tmp_path)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_MID_WRITE, str(consumer)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout.readline().strip() == "ready"
+    finally:
+        child.kill()
+        child.wait()
+    left = sorted(p.suffix for p in consumer.glob(".driftaudit-*"))
+    assert left == [".bak", ".tmp"], "the residual risk: a kill -9 leaves its temporary files"
+    result = fix(consumer, cache_dir)
+    assert len(result.swept) == 2 and result.written
+    assert not list(consumer.rglob(".driftaudit-*")) and fixed(consumer / "a.py")
