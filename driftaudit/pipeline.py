@@ -149,6 +149,7 @@ def run_fix(
         write_all,
     )
 
+    scanned_at = time.time_ns()  # a file written after this may not match its findings
     compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, pack_dirs, prefixes)
     edits = edits_from_findings(compare.findings, select, ignore, unsafe_fixes)
     held = (
@@ -156,7 +157,7 @@ def run_fix(
         if unsafe_fixes
         else [f for f in fixable(compare.findings, select, ignore) if f.fix_applicability != "safe"]
     )
-    changes = apply_edits(consumer, edits)
+    changes = apply_edits(consumer, edits, scanned_at)
     result = FixResult(compare, changes, False, held)
     if apply:
         result.swept = sweep_stale(consumer)

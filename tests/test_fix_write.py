@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -62,12 +63,12 @@ def test_write_protected_file_refuses_the_whole_apply(tmp_path, cache_dir, capsy
     untouched(consumer)
 
 
-def test_file_changed_since_the_scan_is_refused(tmp_path, cache_dir, monkeypatch):
+def test_file_changed_while_the_fix_is_prepared_is_refused(tmp_path, cache_dir, monkeypatch):
     consumer = two_files(tmp_path)
     prepare = driftaudit.fix.apply_edits
 
-    def edited_meanwhile(root, edits):
-        changes = prepare(root, edits)
+    def edited_meanwhile(root, edits, scanned_at=None):
+        changes = prepare(root, edits, scanned_at)
         with open(root / "a.py", "ab") as stream:
             stream.write(b"# edited by hand since the scan\n")
         return changes
@@ -224,3 +225,32 @@ def test_a_kill_9_between_create_and_rename_is_swept_by_the_next_run(tmp_path, c
     result = fix(consumer, cache_dir)
     assert len(result.swept) == 2 and result.written
     assert not list(consumer.rglob(".driftaudit-*")) and fixed(consumer / "a.py")
+
+
+def test_a_file_edited_between_the_scan_and_the_fix_is_left_alone(tmp_path, cache_dir, monkeypatch):
+    """The findings' positions are the scan's: a file written since is not rewritten."""
+    import driftaudit.pipeline
+
+    consumer = two_files(tmp_path)
+    scan = driftaudit.pipeline.run_compare
+    edited = b"# a line added by hand after the scan\n" + ORIGINAL
+
+    def edit_after_scan(*args, **kwargs):
+        result = scan(*args, **kwargs)
+        (consumer / "a.py").write_bytes(edited)
+        return result
+
+    monkeypatch.setattr(driftaudit.pipeline, "run_compare", edit_after_scan)
+    result = fix(consumer, cache_dir)
+    assert (consumer / "a.py").read_bytes() == edited
+    reasons = {e.path: r for c in result.changes for e, r in c.skipped}
+    assert reasons == {"a.py": "changed since the scan; run again"}
+    assert result.written and fixed(consumer / "b.py")
+
+
+def test_a_file_dated_in_the_future_is_still_fixed(tmp_path, cache_dir):
+    consumer = two_files(tmp_path)
+    future = (time.time() + 3600) * 1e9
+    os.utime(consumer / "a.py", ns=(int(future), int(future)))
+    result = fix(consumer, cache_dir)
+    assert result.written and fixed(consumer / "a.py")

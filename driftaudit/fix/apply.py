@@ -14,7 +14,15 @@ from driftaudit.fix.codemods import PRIMITIVES, Primitive
 from driftaudit.fix.codemods.add_import import ImportNames, insert_imports
 from driftaudit.fix.codemods.move_import import MoveImport, move_names
 from driftaudit.fix.edits import Edit
-from driftaudit.fix.source import Source, UnreadableSource, char_column, decode, parses, read_source
+from driftaudit.fix.source import (
+    ChangedSinceScan,
+    Source,
+    UnreadableSource,
+    char_column,
+    decode,
+    parses,
+    read_source,
+)
 
 
 @dataclass
@@ -199,8 +207,9 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     return change
 
 
-def apply_edits(root: Path, edits: list[Edit]) -> list[FileChange]:
-    """Each file's new content (nothing is written here)."""
+def apply_edits(root: Path, edits: list[Edit], scanned_at: int | None = None) -> list[FileChange]:
+    """Each file's new content (nothing is written here); a file modified after
+    `scanned_at` (ns) is left alone."""
     by_file: dict[str, list[Edit]] = defaultdict(list)
     for edit in edits:
         by_file[edit.path].append(edit)
@@ -208,7 +217,10 @@ def apply_edits(root: Path, edits: list[Edit]) -> list[FileChange]:
     for path in sorted(by_file):
         unique = _unique(by_file[path])
         try:
-            source = read_source(root / path)
+            source = read_source(root / path, scanned_at)
+        except ChangedSinceScan as exc:
+            changes.append(FileChange(path, None, "", skipped=[(e, str(exc)) for e in unique]))
+            continue
         except (OSError, UnreadableSource) as exc:
             reason = f"cannot read: {exc.strerror if isinstance(exc, OSError) else exc}"
             changes.append(FileChange(path, None, "", skipped=[(e, reason) for e in unique]))

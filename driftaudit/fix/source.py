@@ -10,7 +10,9 @@ import ast
 import codecs
 import hashlib
 import io
+import os
 import re
+import time
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +22,10 @@ _LINES = re.compile(r"\r\n|\r|\n")  # ast's line ends (str.splitlines knows more
 
 class UnreadableSource(Exception):
     """The file cannot be decoded (say why in the message)."""
+
+
+class ChangedSinceScan(Exception):
+    """The file was written after the scan that found its findings."""
 
 
 @dataclass(frozen=True)
@@ -54,8 +60,15 @@ def decode(data: bytes) -> Source:
     return Source(text, encoding, bom, digest_of(data))
 
 
-def read_source(path: Path) -> Source:
-    """Read and decode one consumer file (the shared file index can take this over)."""
+def read_source(path: Path, scanned_at: int | None = None) -> Source:
+    """Read and decode one consumer file (the shared file index can take this over, with
+    the digest of the text it scanned). `scanned_at` (time.time_ns() when the scan
+    began): a file modified since is refused, its findings' positions may be stale."""
+    if scanned_at is not None:
+        modified = os.stat(path).st_mtime_ns
+        # a file dated in the future (clock skew, an unpacked archive) cannot tell
+        if scanned_at < modified <= time.time_ns():
+            raise ChangedSinceScan("changed since the scan; run again")
     return decode(path.read_bytes())
 
 
