@@ -92,18 +92,15 @@ class _Composer(cst.CSTTransformer):
     def _fire(self, edit: Edit, primitive: Primitive, original, updated: cst.CSTNode):
         primitive.scope = self.get_metadata(ScopeProvider, original, None)
         result = primitive.apply(updated)
-        if primitive.after:
-            if self._frames:  # counted as applied once the statement takes them
-                self._frames[-1].after.extend(primitive.after)
-                self._frames[-1].pending.append(edit)
-                result_counts = False
-            else:
-                return updated
-        else:
-            result_counts = result is not updated
-        if result_counts:
-            self.applied.append(edit)
-        primitive.after = []
+        after, primitive.after = primitive.after, []
+        if not after:
+            if result is not updated:
+                self.applied.append(edit)
+            return result
+        if not self._frames:
+            return updated  # nowhere to put the statements: not applied
+        self._frames[-1].after.extend(after)
+        self._frames[-1].pending.append(edit)  # applied once the statement takes them
         return result
 
     def on_leave(self, original_node, updated_node):
