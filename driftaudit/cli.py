@@ -82,7 +82,14 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("path", nargs="?", default=".", type=Path, help="the consumer repo")
     fix.add_argument("--old", help="version spec; default: the consumer's sglang pin")
     fix.add_argument("--new", help="version spec")
-    fix.add_argument("--apply", action="store_true", help="write the changes (default: diff)")
+    fix.add_argument(
+        "--apply", action="store_true", help="write the changes, all or none (default: diff)"
+    )
+    fix.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply fixes that may change behaviour (`driftaudit rule CODE` says which)",
+    )
     fix.add_argument("--select", action="append", default=[], help="only these codes (or prefixes)")
     fix.add_argument("--ignore", action="append", default=[], help="skip these codes (or prefixes)")
     fix.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
@@ -260,20 +267,37 @@ def _fix(args, cache_dir: Path) -> int:
             select=[s.upper() for s in args.select],
             ignore=[i.upper() for i in args.ignore],
             exclude=[*config.exclude, *args.exclude],
-            rules=args.packs,
+            pack_dirs=args.packs,
             prefixes=config.wrap_prefixes,
+            unsafe_fixes=args.unsafe_fixes,
         )
     if not args.apply:
         for change in result.changes:
             if change.changed:
                 sys.stdout.write(change.diff())
     err = Console(stderr=True, soft_wrap=True)
+    if result.swept:
+        err.print(f"removed {len(result.swept)} temporary files left by an interrupted run")
     files = sum(1 for c in result.changes if c.changed)
-    verb = "fixed" if args.apply else "would fix"
+    if result.refused:
+        err.print(
+            f"nothing written: {len(result.refused)} files cannot be written safely", markup=False
+        )
+        for path, reason in result.refused:
+            err.print(f"  {path}: {reason}", markup=False)
+    verb = "fixed" if result.written else "would fix"
     err.print(f"{verb} {result.fixed} findings in {files} files")
     for change in result.changes:
         for edit, reason in change.skipped:
-            err.print(f"  not fixed: {edit.path}:{edit.line}:{edit.column} {edit.kind}: {reason}")
+            err.print(
+                f"  not fixed: {edit.path}:{edit.line}:{edit.column} {edit.kind}: {reason}",
+                markup=False,
+            )
+    if result.unsafe_held:
+        err.print(
+            f"{len(result.unsafe_held)} unsafe fixes not applied (behaviour may change): "
+            "pass --unsafe-fixes to apply them"
+        )
     remaining = result.needs_a_human()
     if remaining:
         err.print(f"{len(remaining)} findings need a human:")
@@ -283,7 +307,7 @@ def _fix(args, cache_dir: Path) -> int:
                 f"{finding.message}",
                 markup=False,
             )
-    return EXIT_OK
+    return EXIT_USAGE if result.refused else EXIT_OK
 
 
 def _diff(args, cache_dir: Path) -> int:
@@ -309,8 +333,8 @@ def _rule(args) -> int:
     """`driftaudit rule`: every code, one line each; `driftaudit rule DA102`: one explained."""
     if args.code is None:
         for code in sorted(CODES.values(), key=lambda c: c.code):
-            fixable = "fix" if code.fix_safety != "no automatic fix" else ""
-            print(f"{code.code}  {code.kind:28} {code.severity:8} {fixable:3}  {code.summary}")
+            fix = code.applicability or ""
+            print(f"{code.code}  {code.kind:28} {code.severity:8} {fix:6}  {code.summary}")
         return EXIT_OK
     code = lookup(args.code)
     if code is None:

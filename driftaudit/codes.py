@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 SEVERITIES = ("error", "warning", "info")
+NO_FIX = "no automatic fix"
+APPLICABILITIES = ("safe", "unsafe")  # as in ruff: unsafe fixes need --unsafe-fixes
 ORIGINS = ("drift", "usage", "consumer", "pack")
 
 
@@ -36,10 +38,20 @@ class Code:
     why: str
     example: str
     fix: str
-    fix_safety: str = "no automatic fix"
+    fix_safety: str = NO_FIX  # "safe: why" or "unsafe: why" when a codemod fixes it
     origin: str = "drift"
     variant_of: tuple[str, ...] = ()
     use: str = ""  # with variant_of: "patch" (assigned or patched), "override"
+
+    def __post_init__(self) -> None:
+        if self.fix_safety != NO_FIX and self.applicability is None:
+            raise ValueError(f"{self.code}: fix_safety must start with 'safe:' or 'unsafe:'")
+
+    @property
+    def applicability(self) -> str | None:
+        """ "safe" (behaviour kept), "unsafe" (behaviour may change) or None (no codemod)."""
+        head = self.fix_safety.partition(":")[0]
+        return head if head in APPLICABILITIES else None
 
 
 CODES: dict[str, Code] = {}
@@ -104,7 +116,7 @@ IMPORT_MOVED = _code(
     "`from old.module import name` raises ImportError.",
     "from sglang.srt.managers.scheduler_dp_attn_mixin import prepare_mlp_sync_batch_raw",
     "Import it from the module named in the finding.",
-    "safe: same name, compatible signature",
+    "safe: the same name, with a compatible signature, imported from its new module",
 )
 
 SYMBOL_REMOVED = _code(
@@ -141,7 +153,8 @@ KEYWORD_REMOVED = _code(
     "TypeError: unexpected keyword argument.",
     "init_model_parallel_group(..., pynccl_use_current_stream=False)",
     "Drop the argument (check the new signature for a replacement).",
-    "safe when the parameter was removed, not renamed",
+    "unsafe: what the argument asked for is dropped with it; check the new signature for "
+    "a replacement",
 )
 
 KEYWORD_RENAMED = _code(
@@ -152,7 +165,7 @@ KEYWORD_RENAMED = _code(
     "TypeError: unexpected keyword argument.",
     "f(old_name=1)  # now def f(new_name)",
     "Rename the keyword to the new parameter name.",
-    "safe: same position and kind",
+    "safe: the same parameter (same position and kind) under its new name",
 )
 
 REQUIRED_PARAMETER_ADDED = _code(
@@ -214,7 +227,8 @@ RETURN_ARITY_CHANGED = _code(
     "ValueError: too many (or not enough) values to unpack.",
     "a, b, c = compute_dp_attention_world_info(...)  # now returns 4 values",
     "Unpack the new number of values (the finding shows the new return statement).",
-    "safe when the new return statement shows the order",
+    "safe: the values keep their places as the new return statement orders them; "
+    "new values go to `_`",
 )
 
 DEAD_OVERRIDE = _code(
@@ -437,7 +451,7 @@ PACK_CHANGE = _code(
     "The code alone does not show it (a field replaced by two, a removed step).",
     "req.fill_ids = ids  # 0.5.13: full_untruncated_fill_ids + fill_len",
     "`driftaudit fix` applies the entry's codemod where the receiver's type is certain.",
-    "as reviewed in the pack",
+    "unsafe: a semantic rewrite written by the pack's authors; review the diff",
     origin="pack",
 )
 

@@ -56,6 +56,11 @@ class Finding:
         if self.end_column is None:
             self.end_column = self.column
 
+    @property
+    def fix_applicability(self) -> str | None:
+        """ "safe" or "unsafe" when the fix is a codemod (as the code documents it)."""
+        return self.code.applicability if self.fix and self.fix.autofixable else None
+
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.code.code, self.symbol)
 
@@ -72,7 +77,9 @@ class Finding:
             "message": self.message,
             "old_location": self.old_location,
             "new_location": self.new_location,
-            "fix": self.fix.as_dict() if self.fix else None,
+            "fix": self.fix.as_dict() | {"applicability": self.fix_applicability}
+            if self.fix
+            else None,
         }
 
 

@@ -122,13 +122,16 @@ class FixResult:
     compare: CompareResult
     changes: list  # of driftaudit.fix.FileChange
     written: bool
+    unsafe_held: list[Finding] = field(default_factory=list)  # fixes that need --unsafe-fixes
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (path, why): nothing written
+    swept: list[Path] = field(default_factory=list)  # leftovers of a killed run, removed
 
     @property
     def fixed(self) -> int:
         return sum(len(c.applied) for c in self.changes if c.changed)
 
     def needs_a_human(self) -> list[Finding]:
-        """Findings no edit took care of."""
+        """Findings no edit took care of (unsafe fixes held back included)."""
         done = {(e.path, e.line, e.column, e.code) for c in self.changes for e in c.applied}
         return [
             f for f in self.compare.findings if (f.path, f.line, f.column, f.code.code) not in done
@@ -146,16 +149,35 @@ def run_fix(
     exclude: list[str] | None = None,
     pack_dirs: list[Path] | None = None,
     prefixes: list[str] | None = None,
+    unsafe_fixes: bool = False,
 ) -> FixResult:
-    """Compare, turn the mechanical findings into edits, rewrite (only with apply)."""
-    from driftaudit.fix import apply_edits, edits_from_findings  # libcst: only to fix
-    from driftaudit.fix.apply import write_atomically
+    """Compare, turn the mechanical findings into edits, rewrite (only with apply: every
+    changed file or none, see `driftaudit.fix.write`)."""
+    from driftaudit.fix import (  # libcst: only to fix
+        WriteRefused,
+        apply_edits,
+        edits_from_findings,
+        fixable,
+        sweep_stale,
+        write_all,
+    )
 
+    scanned_at = time.time_ns()  # a file written after this may not match its findings
     compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, pack_dirs, prefixes)
-    edits = edits_from_findings(compare.findings, select, ignore)
-    changes = apply_edits(consumer, edits)
+    edits = edits_from_findings(compare.findings, select, ignore, unsafe_fixes)
+    held = (
+        []
+        if unsafe_fixes
+        else [f for f in fixable(compare.findings, select, ignore) if f.fix_applicability != "safe"]
+    )
+    changes = apply_edits(consumer, edits, scanned_at)
+    result = FixResult(compare, changes, False, held)
     if apply:
-        for change in changes:
-            if change.changed:
-                write_atomically(consumer / change.path, change.after)
-    return FixResult(compare, changes, apply)
+        result.swept = sweep_stale(consumer)
+        files = [(c.path, c.data(), c.source.digest) for c in changes if c.changed]
+        try:
+            write_all(consumer, files)
+            result.written = True
+        except WriteRefused as exc:
+            result.refused = exc.problems
+    return result

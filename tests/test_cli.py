@@ -48,7 +48,7 @@ def test_json_report_follows_the_contract(capsys, tmp_path):
         "fix",
     }
     assert finding["path"] == "calls.py" and finding["line"] >= 1 and finding["column"] >= 1
-    assert set(finding["fix"]) == {"description", "autofixable"}
+    assert set(finding["fix"]) == {"description", "autofixable", "applicability"}
     summary = report["summary"]
     assert summary["error"] + summary["warning"] + summary["info"] == len(report["findings"])
 

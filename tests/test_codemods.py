@@ -190,3 +190,54 @@ def test_output_that_would_not_parse_is_not_produced():
 def test_missing_parameter_is_an_error():
     with pytest.raises(ValueError, match="missing parameter"):
         rewrite("m.py", "x\n", [Edit("m.py", 1, 1, "drop-keyword", {})])
+
+
+def test_rewrite_assignment_in_a_one_line_suite_adds_every_statement():
+    change = rewrite(
+        "m.py",
+        "if c: req.fill_ids = ids  # why\n",
+        [Edit("m.py", 1, 7, "rewrite-assignment", FILL)],
+    )
+    assert change.after == (
+        "from array import array\n"
+        'if c: req.full_untruncated_fill_ids = array("q", ids); '
+        "req.fill_len = len(req.full_untruncated_fill_ids)  # why\n"
+    )
+    assert change.applied and not change.skipped
+
+
+def test_rewrite_assignment_respells_a_taken_name():
+    check(
+        "from numpy import array\n\nreq.fill_ids = array(ids)\n",
+        "from numpy import array\nfrom array import array as _array\n\n"
+        'req.full_untruncated_fill_ids = _array("q", array(ids))\n'
+        "req.fill_len = len(req.full_untruncated_fill_ids)\n",
+        (3, 1, "rewrite-assignment", FILL),
+    )
+
+
+def test_rewrite_assignment_reuses_import_module():
+    check(
+        "import array\n\nreq.fill_ids = ids\n",
+        'import array\n\nreq.full_untruncated_fill_ids = array.array("q", ids)\n'
+        "req.fill_len = len(req.full_untruncated_fill_ids)\n",
+        (3, 1, "rewrite-assignment", FILL),
+    )
+
+
+def test_replace_callee_under_a_free_name():
+    check(
+        "from s import Scheduler\n\ndef f(raw):\n    Scheduler.raw(raw)\n",
+        "from s import Scheduler\nfrom s.dp import raw as _raw\n\ndef f(raw):\n    _raw(raw)\n",
+        (4, 5, "replace-callee", {"module": "s.dp", "name": "raw"}),
+    )
+
+
+def test_edit_columns_are_ast_byte_columns():
+    source = "s = 'ééé'; n = len(req.fill_ids) + len(o.fill_ids)\n"
+    params = {"member": "fill_ids", "template": "{receiver}.fill_len"}
+    byte_column = source.encode().index(b"req.fill_ids") + 1
+    change = rewrite(
+        "m.py", source, [Edit("m.py", 1, byte_column, "replace-len-of-member", params)]
+    )
+    assert change.after == "s = 'ééé'; n = req.fill_len + len(o.fill_ids)\n"

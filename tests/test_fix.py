@@ -33,28 +33,32 @@ def test_pack_entries_fire_where_the_code_is(case, cache_dir):
 def test_fix_writes_the_expected_code_and_is_idempotent(case, cache_dir, tmp_path):
     root = PACKS / case
     consumer = _copy(root, tmp_path)
-    first = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, apply=True)
+    old, new = str(root / "old"), str(root / "new")
+    held = run_fix(consumer, old, new, cache_dir, apply=True)
+    assert held.fixed == 0 and held.unsafe_held, "pack rewrites are unsafe fixes"
+    first = run_fix(consumer, old, new, cache_dir, apply=True, unsafe_fixes=True)
     assert first.fixed > 0
     for expected in sorted((root / "expected").rglob("*.py")):
         relative = expected.relative_to(root / "expected")
         assert (consumer / relative).read_text() == expected.read_text(), relative
-    second = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, apply=True)
+    second = run_fix(consumer, old, new, cache_dir, apply=True, unsafe_fixes=True)
     assert second.fixed == 0 and not any(c.changed for c in second.changes)
     after = run_compare(consumer, str(root / "old"), str(root / "new"), cache_dir)
     assert not [f for f in after.findings if f.fix and f.fix.autofixable]
-    assert not list(consumer.rglob(".*.tmp")), "no temporary file is left behind"
+    assert not list(consumer.rglob(".driftaudit-*")), "no temporary file is left behind"
 
 
 def test_dry_run_writes_nothing_and_select_ignore_filter(cache_dir, tmp_path):
     root = PACKS / "sglang-0.5.14"
     consumer = _copy(root, tmp_path)
     before = (consumer / "capture.py").read_text()
-    dry = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir)
+    old, new = str(root / "old"), str(root / "new")
+    dry = run_fix(consumer, old, new, cache_dir, unsafe_fixes=True)
     assert dry.fixed > 0 and (consumer / "capture.py").read_text() == before
     assert "+        req.fill_len = len(req.full_untruncated_fill_ids)" in dry.changes[0].diff()
-    none = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, ignore=["DA9"])
+    none = run_fix(consumer, old, new, cache_dir, ignore=["DA9"], unsafe_fixes=True)
     assert none.fixed == 0
-    only = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, select=["DA901"])
+    only = run_fix(consumer, old, new, cache_dir, select=["DA901"], unsafe_fixes=True)
     assert only.fixed == dry.fixed
     assert {f.code.code for f in dry.needs_a_human()} == {"DA902"}
 
@@ -63,12 +67,16 @@ def test_derived_codemods_on_the_code_fixtures(cache_dir, tmp_path):
     """Moved imports, dropped and renamed keywords from drift alone (no pack)."""
     root = FIXTURES / "themes" / "calls"
     consumer = _copy(root, tmp_path)
-    result = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, apply=True)
+    old, new = str(root / "old"), str(root / "new")
+    safe = run_fix(consumer, old, new, cache_dir, apply=True)
+    assert safe.fixed == 1 and {f.code.code for f in safe.unsafe_held} == {"DA201"}
+    assert "use_stream=False" in (consumer / "calls.py").read_text()  # held: unsafe
+    result = run_fix(consumer, old, new, cache_dir, apply=True, unsafe_fixes=True)
     text = (consumer / "calls.py").read_text()
     assert 'init_group([0], 0, "nccl")  # expect: DA201' in text
     assert 'ps.init_group([0], 0, "nccl", name="x")' in text
     assert "renamed_kw(1, mm_data=2)" in text
-    assert result.fixed == 3
+    assert safe.fixed + result.fixed == 3
     compile(text, "calls.py", "exec")
 
 
@@ -77,5 +85,44 @@ def test_likely_findings_are_never_rewritten(cache_dir, tmp_path):
     trees = FIXTURES / "themes" / "receivers"
     consumer = _copy(root, tmp_path)
     before = (consumer / "uses.py").read_text()
-    run_fix(consumer, str(trees / "old"), str(trees / "new"), cache_dir, apply=True)
+    run_fix(
+        consumer, str(trees / "old"), str(trees / "new"), cache_dir, apply=True, unsafe_fixes=True
+    )
     assert (consumer / "uses.py").read_text() == before
+
+
+def test_reports_say_whether_each_fix_is_safe(cache_dir, capsys):
+    """JSON `fix.applicability`, the console and markdown reports, and `fix` itself."""
+    import io
+    import json
+
+    from rich.console import Console
+
+    from driftaudit.cli import main
+    from driftaudit.report import findings_json, findings_markdown, render_console
+
+    root = FIXTURES / "themes" / "calls"
+    result = run_compare(root / "consumer", str(root / "old"), str(root / "new"), cache_dir)
+    document = json.loads(findings_json(result.findings, result.old, result.new, "c"))
+    by_rule = {}
+    for finding in document["findings"]:
+        if finding["fix"] and finding["fix"]["autofixable"]:
+            by_rule.setdefault(finding["rule"], set()).add(finding["fix"]["applicability"])
+    assert by_rule["DA201"] == {"unsafe"} and by_rule["DA202"] == {"safe"}
+    without_codemod = [f for f in document["findings"] if f["fix"] and not f["fix"]["autofixable"]]
+    assert all(f["fix"]["applicability"] is None for f in without_codemod)
+    markdown = findings_markdown(result.findings, result.old, result.new, "c")
+    assert "(unsafe autofix: `driftaudit fix --apply --unsafe-fixes`)" in markdown
+    assert "(safe autofix: `driftaudit fix --apply`)" in markdown
+    console = Console(record=True, width=200, file=io.StringIO())
+    render_console(console, result.findings, result.old, result.new, "c")
+    text = console.export_text()
+    assert "(autofixable, unsafe fix)" in text and "(autofixable, safe fix)" in text
+    args = ["fix", str(root / "consumer"), "--old", str(root / "old"), "--new", str(root / "new")]
+    assert main([*args, "--cache-dir", str(cache_dir)]) == 0
+    captured = capsys.readouterr()
+    assert "2 unsafe fixes not applied" in captured.err and "--unsafe-fixes" in captured.err
+    assert "-    init_group" not in captured.out and "+    renamed_kw(1, mm_data=2)" in captured.out
+    assert main([*args, "--unsafe-fixes", "--cache-dir", str(cache_dir)]) == 0
+    captured = capsys.readouterr()
+    assert "unsafe fixes not applied" not in captured.err and "-    init_group" in captured.out

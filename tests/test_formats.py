@@ -168,7 +168,7 @@ def test_markdown_renders_as_a_pr_comment(tmp_path):
         for f in findings
         if (f["fix"] or {}).get("autofixable")
     }
-    assert autofixable and html.count("(autofix:") == len(autofixable)
+    assert autofixable and html.count(" autofix: <code>driftaudit fix --apply") == len(autofixable)
 
 
 @pytest.mark.parametrize("fmt", ["json", "markdown", "sarif", "console"])

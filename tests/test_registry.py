@@ -84,15 +84,35 @@ def test_every_code_is_documented():
 
 def test_rule_lists_every_code(capsys):
     assert main(["rule"]) == 0
-    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    lines = capsys.readouterr().out.splitlines()
+    listed = [line.split()[0] for line in lines]
     assert listed == sorted(codes.CODES)
+    shown = {line.split()[0]: line.split()[3] for line in lines}
+    assert shown["DA102"] == "safe" and shown["DA201"] == "unsafe" and shown["DA901"] == "unsafe"
+
+
+def test_fix_safety_says_safe_or_unsafe_for_every_code_with_a_codemod():
+    """The applicability the fixer, the report and `rule` use comes from here."""
+    applicability = {c.code: c.applicability for c in codes.CODES.values()}
+    assert {k for k, v in applicability.items() if v} == {
+        "DA102",
+        "DA201",
+        "DA202",
+        "DA303",
+        "DA901",
+    }
+    assert {v for v in applicability.values()} == {"safe", "unsafe", None}
+    with pytest.raises(ValueError, match="safe:"):
+        codes.Code("DA999", "x", "error", "s", "w", "e", "f", "maybe")
 
 
 def test_rule_explains_a_code_with_its_fix_safety(capsys):
     assert main(["rule", "da102"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("DA102 (import-moved) — severity error")
-    assert "Fix safety\n  safe: same name, compatible signature" in out
+    assert "Fix safety\n  safe: the same name, with a compatible signature" in out
+    assert main(["rule", "DA201"]) == 0
+    assert "Fix safety\n  unsafe: " in capsys.readouterr().out
     assert main(["rule", "DA304"]) == 0
     assert "Reported instead of DA301 where the consumer overrides" in capsys.readouterr().out
 

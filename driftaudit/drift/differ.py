@@ -83,6 +83,16 @@ def _tokens(module: str) -> set[str]:
     return set(re.split(r"[._]", module)) - {"sglang", "srt", ""}
 
 
+def _common_prefix(module: str, other: str) -> int:
+    """How many leading package names two dotted module paths share."""
+    shared = 0
+    for a, b in zip(module.split("."), other.split("."), strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared
+
+
 class Differ:
     def __init__(self, old: Snapshot, new: Snapshot):
         self.old = old
@@ -170,14 +180,20 @@ class Differ:
         return found.location if found else None
 
     def find_moved(self, name: str, old: Resolved) -> Resolved | None:
-        """The best definition of `name` elsewhere in the new tree that is compatible."""
+        """The compatible definition of `name` elsewhere in the new tree whose module is
+        closest to the old one: the longest common package path first, then the most
+        shared name parts (`dp_mixin` ~ `dp_attn`), then the shortest."""
         old_module = old.canonical.rpartition(".")[0]
         best, best_score = None, None
         for candidate in self.new.definitions(name):
             if not _compatible(old.obj, candidate.obj):
                 continue
             module = candidate.canonical.rpartition(".")[0]
-            score = (len(_tokens(module) & _tokens(old_module)), -len(module))
+            score = (
+                _common_prefix(module, old_module),
+                len(_tokens(module) & _tokens(old_module)),
+                -len(module),
+            )
             if best_score is None or score > best_score:
                 best, best_score = candidate, score
         return best
@@ -328,15 +344,33 @@ def _slots(fn: Function) -> dict[str, str]:
 
 
 def _compatible(old: Obj | Module, new: Obj | Module) -> bool:
-    """Could `new` stand in for `old`? Same kind; a function accepts the old calls."""
+    """Could `new` stand in for `old`? Same kind; a function (a class's constructor)
+    accepts every old call the same way and returns the same shape."""
     if old.kind != new.kind:
         return False
-    if isinstance(old, Function) and isinstance(new, Function):
-        new_names = {p.name for p in new.params}
-        old_names = {p.name for p in old.params}
-        takes_any = new.accepts_var_keyword
-        for param in old.params:
-            if param.kind not in _VARIADIC and param.name not in new_names and not takes_any:
+    old_fn, new_fn = callable_signature(old), callable_signature(new)
+    if old_fn is None or new_fn is None:
+        return True
+    old_slots, new_slots = _slots(old_fn), _slots(new_fn)
+    for param in old_fn.params:
+        if param.kind in _VARIADIC:
+            continue
+        if param.name not in new_slots:
+            if not new_fn.accepts_var_keyword:
                 return False
-        return all(p.name in old_names for p in new.params if p.required)
-    return True
+        elif not _binds_alike(old_slots[param.name], new_slots[param.name]):
+            return False  # a positional argument would bind elsewhere
+    old_required = {p.name for p in old_fn.params if p.required}
+    if any(p.name not in old_required for p in new_fn.params if p.required):
+        return False  # calls that leave it out fail
+    old_arity, new_arity = old_fn.return_arity, new_fn.return_arity
+    return old_arity is None or new_arity is None or old_arity == new_arity
+
+
+def _binds_alike(old_slot: str, new_slot: str) -> bool:
+    """Does an argument passed for the old parameter reach the same new one?"""
+    if old_slot == "keyword-only":
+        return not new_slot.startswith("positional-only")  # passed by keyword
+    if old_slot.startswith("position "):  # positionally or by keyword
+        return new_slot == old_slot
+    return new_slot.split()[-1] == old_slot.split()[-1] and new_slot.startswith("posi")

@@ -1,34 +1,49 @@
-"""Compose the primitives over one file, check the result, write it atomically."""
+"""Compose the primitives over one file and check the result (writing: `write.py`)."""
 
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from driftaudit.fix.codemods import PRIMITIVES, Primitive
-from driftaudit.fix.codemods.add_import import insert_imports
+from driftaudit.fix.codemods.add_import import ImportNames, insert_imports
 from driftaudit.fix.codemods.move_import import MoveImport, move_names
 from driftaudit.fix.edits import Edit
+from driftaudit.fix.source import (
+    ChangedSinceScan,
+    Source,
+    UnreadableSource,
+    char_column,
+    decode,
+    parses,
+    read_source,
+)
 
 
 @dataclass
 class FileChange:
     path: str
-    before: str
+    source: Source | None  # None when the file could not be read
     after: str
     applied: list[Edit] = field(default_factory=list)
     skipped: list[tuple[Edit, str]] = field(default_factory=list)  # and why
 
     @property
+    def before(self) -> str:
+        return self.source.text if self.source else ""
+
+    @property
     def changed(self) -> bool:
-        return self.before != self.after
+        return self.source is not None and self.before != self.after
+
+    def data(self) -> bytes:
+        """The new file's bytes: its encoding, BOM and newlines as they were."""
+        return self.source.encode(self.after)
 
     def diff(self) -> str:
         return "".join(
@@ -41,33 +56,51 @@ class FileChange:
         )
 
 
+class _Frame:
+    """What the statement being left gets added: statements after it, moved imports."""
+
+    def __init__(self):
+        self.after: list[cst.BaseStatement] = []
+        self.moved: list[cst.BaseSmallStatement] = []
+        self.pending: list[Edit] = []  # applied once `after` is in place
+
+
 class _Composer(cst.CSTTransformer):
     """One pass over the original tree; each edit fires on the node at its position."""
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    METADATA_DEPENDENCIES = (PositionProvider, ScopeProvider)
 
-    def __init__(self, edits: list[Edit]):
+    def __init__(self, placed: list[tuple[tuple[int, int], Edit]]):
         super().__init__()
         self.at: dict[tuple[int, int], list[tuple[Edit, Primitive]]] = defaultdict(list)
-        for edit in edits:
-            self.at[edit.position].append((edit, PRIMITIVES[edit.kind](edit.params)))
+        for position, edit in placed:
+            self.at[position].append((edit, PRIMITIVES[edit.kind](edit.params)))
         self.applied: list[Edit] = []
-        self.imports: list[tuple[str, str]] = []
-        self._after: list[list[cst.BaseStatement]] = []
-        self._moved: list[list[cst.BaseSmallStatement]] = []
+        self.names: ImportNames | None = None
+        self._frames: list[_Frame] = []
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.names = ImportNames(node)
+        for primitives in self.at.values():
+            for _, primitive in primitives:
+                primitive.names = self.names
 
     def _position(self, node: cst.CSTNode) -> tuple[int, int] | None:
         position = self.get_metadata(PositionProvider, node, None)
         return (position.start.line, position.start.column + 1) if position else None
 
-    def _fire(self, edit: Edit, primitive: Primitive, updated: cst.CSTNode):
+    def _fire(self, edit: Edit, primitive: Primitive, original, updated: cst.CSTNode):
+        primitive.scope = self.get_metadata(ScopeProvider, original, None)
         result = primitive.apply(updated)
-        if result is not updated or primitive.after or primitive.imports:
-            self.applied.append(edit)
-        if self._after:
-            self._after[-1].extend(primitive.after)
-        self.imports.extend(primitive.imports)
-        primitive.after, primitive.imports = [], []
+        after, primitive.after = primitive.after, []
+        if not after:
+            if result is not updated:
+                self.applied.append(edit)
+            return result
+        if not self._frames:
+            return updated  # nowhere to put the statements: not applied
+        self._frames[-1].after.extend(after)
+        self._frames[-1].pending.append(edit)  # applied once the statement takes them
         return result
 
     def on_leave(self, original_node, updated_node):
@@ -78,18 +111,20 @@ class _Composer(cst.CSTTransformer):
             anchored = getattr(primitive, "anchor", None) == "argument"
             if isinstance(original_node, primitive.node_type) and not anchored:
                 if not isinstance(primitive, MoveImport):
-                    updated = self._fire(edit, primitive, updated)
+                    updated = self._fire(edit, primitive, original_node, updated)
         if isinstance(original_node, cst.Call) and original_node.args:
             for edit, primitive in self.at.get(self._position(original_node.args[0].value), ()):
                 if getattr(primitive, "anchor", None) == "argument":
-                    updated = self._fire(edit, primitive, updated)
+                    updated = self._fire(edit, primitive, original_node, updated)
         if isinstance(updated, cst.CSTNode) and type(updated) is type(original_node):
             return super().on_leave(original_node, updated)
         return updated
 
     def visit_SimpleStatementLine(self, node) -> None:
-        self._after.append([])
-        self._moved.append([])
+        self._frames.append(_Frame())
+
+    def visit_SimpleStatementSuite(self, node) -> None:
+        self._frames.append(_Frame())
 
     def leave_ImportFrom(self, original_node, updated_node):
         moves = {}
@@ -101,45 +136,64 @@ class _Composer(cst.CSTTransformer):
         if not moves:
             return updated_node
         kept, new_statements = move_names(updated_node, moves)
-        if self._moved:
-            self._moved[-1].extend(new_statements)
+        self._frames[-1].moved.extend(new_statements)
         return kept if kept is not None else cst.RemoveFromParent()
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
-        after, moved = self._after.pop(), self._moved.pop()
-        if not after and not moved:
+        frame = self._frames.pop()
+        self.applied.extend(frame.pending)
+        if not frame.after and not frame.moved:
             return updated_node
         lines = []
         if updated_node.body:
             lines.append(updated_node)
-        for statement in moved:
+        for statement in frame.moved:
             lines.append(
                 cst.SimpleStatementLine(body=[statement], leading_lines=[])
                 if updated_node.body
                 else updated_node.with_changes(body=[statement])
             )
-        lines.extend(after)
+        lines.extend(frame.after)
         return cst.FlattenSentinel(lines) if lines else cst.RemoveFromParent()
 
+    def leave_SimpleStatementSuite(self, original_node, updated_node):
+        """`if c: req.fill_ids = ids` -> `if c: req.full_... = ...; req.fill_len = ...`."""
+        frame = self._frames.pop()
+        self.applied.extend(frame.pending)
+        if not frame.after and not frame.moved:
+            return updated_node
+        body = list(updated_node.body) + frame.moved
+        for statement in frame.after:
+            body.extend(statement.body)
+        body = [s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in body]
+        return updated_node.with_changes(body=body)
+
     def leave_Module(self, original_node, updated_node):
-        return insert_imports(updated_node, self.imports)
+        return insert_imports(updated_node, self.names.new if self.names else [])
 
 
-def rewrite(path: str, source: str, edits: list[Edit]) -> FileChange:
+def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     """Apply the edits to one file's source; the result always parses, or nothing changes."""
-    change = FileChange(path, source, source)
+    if isinstance(source, str):
+        source = decode(source.encode("utf-8"))
+    change = FileChange(path, source, source.text)
     try:
-        module = cst.parse_module(source)
+        module = cst.parse_module(source.text)
     except cst.ParserSyntaxError as exc:
         change.skipped = [(e, f"does not parse: {exc.message}") for e in edits]
         return change
-    composer = _Composer(edits)
+    placed = [((e.line, char_column(source.text, e.line, e.column)), e) for e in edits]
+    composer = _Composer(placed)
     try:
         code = MetadataWrapper(module, unsafe_skip_copy=True).visit(composer).code
         cst.parse_module(code)
-        compile(code, path, "exec")
-    except (cst.ParserSyntaxError, SyntaxError, ValueError, cst.CSTValidationError) as exc:
-        change.skipped = [(e, f"the result would not parse ({exc}); left unchanged") for e in edits]
+        problem = parses(source.encode(code), path)
+    except (cst.ParserSyntaxError, ValueError, cst.CSTValidationError) as exc:
+        problem = str(exc)  # UnicodeEncodeError is a ValueError: new text the encoding lacks
+    if problem is not None:
+        change.skipped = [
+            (e, f"the result would not parse ({problem}); left unchanged") for e in edits
+        ]
         return change
     change.after = code
     applied = {id(e) for e in composer.applied}
@@ -150,14 +204,25 @@ def rewrite(path: str, source: str, edits: list[Edit]) -> FileChange:
     return change
 
 
-def apply_edits(root: Path, edits: list[Edit]) -> list[FileChange]:
+def apply_edits(root: Path, edits: list[Edit], scanned_at: int | None = None) -> list[FileChange]:
+    """Each file's new content (nothing is written here); a file modified after
+    `scanned_at` (ns) is left alone."""
     by_file: dict[str, list[Edit]] = defaultdict(list)
     for edit in edits:
         by_file[edit.path].append(edit)
     changes = []
     for path in sorted(by_file):
-        source = (root / path).read_text(encoding="utf-8")
-        changes.append(rewrite(path, source, _unique(by_file[path])))
+        unique = _unique(by_file[path])
+        try:
+            source = read_source(root / path, scanned_at)
+        except ChangedSinceScan as exc:
+            changes.append(FileChange(path, None, "", skipped=[(e, str(exc)) for e in unique]))
+            continue
+        except (OSError, UnreadableSource) as exc:
+            reason = f"cannot read: {exc.strerror if isinstance(exc, OSError) else exc}"
+            changes.append(FileChange(path, None, "", skipped=[(e, reason) for e in unique]))
+            continue
+        changes.append(rewrite(path, source, unique))
     return changes
 
 
@@ -173,18 +238,3 @@ def _unique(edits: list[Edit]) -> list[Edit]:
             seen.add(key)
             unique.append(edit)
     return unique
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and rename: never a half file."""
-    mode = path.stat().st_mode if path.exists() else None
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

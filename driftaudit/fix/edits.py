@@ -15,6 +15,7 @@ class Edit:
     kind: str  # the primitive: move-import, drop-keyword, ...
     params: dict = field(default_factory=dict)
     code: str = ""  # the finding's code (for --select / --ignore and the summary)
+    applicability: str = "safe"  # or "unsafe": applied only with --unsafe-fixes
 
     @property
     def position(self) -> tuple[int, int]:
@@ -27,14 +28,30 @@ def _selected(code: str, select: list[str] | None, ignore: list[str] | None) -> 
     return not (ignore and any(code.startswith(i) for i in ignore))
 
 
-def edits_from_findings(
+def fixable(
     findings: list[Finding], select: list[str] | None = None, ignore: list[str] | None = None
+) -> list[Finding]:
+    """The findings whose codemod `fix` may apply: certain, selected, with an edit."""
+    return [
+        f
+        for f in findings
+        if f.fix is not None
+        and f.fix.edit is not None
+        and f.confidence == "certain"
+        and _selected(f.code.code, select, ignore)
+    ]
+
+
+def edits_from_findings(
+    findings: list[Finding],
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    unsafe_fixes: bool = False,
 ) -> list[Edit]:
+    """The edits of the fixable findings; unsafe ones only with `unsafe_fixes`."""
     edits = []
-    for finding in findings:
-        if finding.fix is None or finding.fix.edit is None:
-            continue
-        if finding.confidence != "certain" or not _selected(finding.code.code, select, ignore):
+    for finding in fixable(findings, select, ignore):
+        if finding.fix_applicability != "safe" and not unsafe_fixes:
             continue
         steps = finding.fix.edit.get("steps", [finding.fix.edit])
         for step in steps:
@@ -47,6 +64,7 @@ def edits_from_findings(
                     step["kind"],
                     params,
                     finding.code.code,
+                    finding.fix_applicability or "unsafe",
                 )
             )
     return edits

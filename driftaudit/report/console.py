@@ -46,7 +46,8 @@ def render_console(
             if evidence:
                 console.print(Text("      sglang: " + ", ".join(evidence), style="dim"))
             if finding.fix:
-                tag = " (autofixable)" if finding.fix.autofixable else ""
+                applicability = finding.fix_applicability
+                tag = f" (autofixable, {applicability} fix)" if applicability else ""
                 console.print(Text(f"      fix: {finding.fix.description}{tag}", style="green"))
     counts = summarize(findings)
     console.print()

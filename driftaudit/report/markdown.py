@@ -82,7 +82,10 @@ def findings_markdown(
         if evidence:
             lines += ["", "sglang evidence: " + ", ".join(evidence)]
         if first.fix:
-            tag = " (autofix: `driftaudit fix --apply`)" if first.fix.autofixable else ""
+            tag = ""
+            if first.fix.autofixable:
+                unsafe = " --unsafe-fixes" if first.fix_applicability == "unsafe" else ""
+                tag = f" ({first.fix_applicability} autofix: `driftaudit fix --apply{unsafe}`)"
             lines += ["", f"Fix: {first.fix.description}{tag}"]
         lines += ["", f"{len(group)} place{'s' if len(group) > 1 else ''}:", ""]
         lines += [f"- `{f.path}:{f.line}:{f.column}`" for f in group]

@@ -69,17 +69,22 @@ def _fix_of(finding: Finding, root: Path | None, prefix: str) -> list[dict]:
         return []
     from driftaudit.fix import edits_from_findings  # libcst: only when there is a fix
     from driftaudit.fix.apply import rewrite
+    from driftaudit.fix.source import UnreadableSource, read_source
 
     try:
-        source = (root / finding.path).read_text(encoding="utf-8")
-    except OSError:
+        source = read_source(root / finding.path)
+    except (OSError, UnreadableSource):
         return []
-    change = rewrite(finding.path, source, edits_from_findings([finding]))
+    # a suggestion, not a write: unsafe fixes are offered too, and say so
+    change = rewrite(finding.path, source, edits_from_findings([finding], unsafe_fixes=True))
     if not change.changed:
         return []
+    description = finding.fix.description
+    if finding.fix_applicability == "unsafe":
+        description += " (unsafe: behaviour may change; review before applying)"
     return [
         {
-            "description": {"text": finding.fix.description},
+            "description": {"text": description},
             "artifactChanges": [
                 {
                     "artifactLocation": {"uri": prefix + finding.path, "uriBaseId": "%SRCROOT%"},

@@ -129,8 +129,13 @@ def test_fix_on_real_releases(release_cache, tmp_path):
 
     consumer = tmp_path / "consumer"
     shutil.copytree(EXAMPLE, consumer)
-    result = run_fix(consumer, None, "0.5.14", release_cache, apply=True)
-    assert result.fixed == 4
+    safe = run_fix(consumer, None, "0.5.14", release_cache, apply=True)
+    assert safe.fixed == 2 and {e.applicability for c in safe.changes for e in c.applied} == {
+        "safe"
+    }
+    assert {f.code.code for f in safe.unsafe_held} == {"DA201", "DA901"}
+    result = run_fix(consumer, None, "0.5.14", release_cache, apply=True, unsafe_fixes=True)
+    assert result.fixed == 2 and not result.unsafe_held
     batch = (consumer / "capture/batch.py").read_text()
     parallel = (consumer / "capture/parallel.py").read_text()
     assert (
@@ -142,8 +147,10 @@ def test_fix_on_real_releases(release_cache, tmp_path):
     assert "attn_tp_rank, attn_tp_size, attn_dp_rank, _ = compute_dp_attention_world_info(" in (
         parallel
     )
-    again = run_fix(consumer, None, "0.5.14", release_cache, apply=True)
-    assert again.fixed == 0
+    for path in consumer.rglob("*.py"):
+        compile(path.read_bytes(), str(path), "exec")
+    again = run_fix(consumer, None, "0.5.14", release_cache, apply=True, unsafe_fixes=True)
+    assert again.fixed == 0 and not any(c.changed for c in again.changes)
     after = run_compare(consumer, None, "0.5.14", release_cache)
     assert not [f for f in after.findings if f.fix and f.fix.autofixable]
     assert {(f.path, f.line) for f in after.findings} >= {("capture/batch.py", 27)}

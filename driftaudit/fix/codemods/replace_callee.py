@@ -18,10 +18,10 @@ class ReplaceCallee(Primitive):
 
     def apply(self, node: cst.Call) -> cst.Call:
         name = self.params["name"]
-        if isinstance(node.func, cst.Name) and node.func.value == name:
-            return node
+        if not isinstance(node.func, cst.Attribute):
+            return node  # already a plain function call (`name` or its respelling)
         args = list(node.args)
         if self.params.get("drop_first_argument") and args and args[0].keyword is None:
             args = args[1:]
-        self.imports.append((self.params["module"], name))
-        return node.with_changes(func=cst.Name(name), args=args)
+        func = cst.parse_expression(self.reference(self.params["module"], name))
+        return node.with_changes(func=func, args=args)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive, fill
+from driftaudit.fix.codemods.base import Primitive, build
 
 
 class ReplaceLenOfMember(Primitive):
@@ -26,4 +26,4 @@ class ReplaceLenOfMember(Primitive):
         attribute = node.args[0].value
         if attribute.attr.value != self.params["member"]:
             return node
-        return cst.parse_expression(fill(self.params["template"], receiver=attribute.value))
+        return build(self.params["template"], receiver=attribute.value)

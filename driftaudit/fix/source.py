@@ -1,0 +1,91 @@
+"""A consumer file as the fixer reads it: decoded text plus what writing it back must keep
+(encoding, BOM, the digest taken when it was read), and ast positions made libcst's.
+
+`read_source` is the one place `fix/` reads a consumer file.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import hashlib
+import io
+import os
+import re
+import time
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+_LINES = re.compile(r"\r\n|\r|\n")  # ast's line ends (str.splitlines knows more)
+
+
+class UnreadableSource(Exception):
+    """The file cannot be decoded (say why in the message)."""
+
+
+class ChangedSinceScan(Exception):
+    """The file was written after the scan that found its findings."""
+
+
+@dataclass(frozen=True)
+class Source:
+    text: str  # decoded, newlines as in the file (CRLF stays CRLF), without the BOM
+    encoding: str  # the PEP 263 encoding (utf-8 when none is declared)
+    bom: bool
+    digest: str  # sha256 of the bytes read
+
+    def encode(self, text: str) -> bytes:
+        data = text.encode(self.encoding)
+        return codecs.BOM_UTF8 + data if self.bom else data
+
+
+def digest_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def decode(data: bytes) -> Source:
+    """Decode bytes as Python does (BOM, PEP 263 cookie), keeping every newline as is."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise UnreadableSource(str(exc)) from None
+    bom = encoding == "utf-8-sig"
+    encoding = "utf-8" if bom else encoding
+    body = data[len(codecs.BOM_UTF8) :] if bom else data
+    try:
+        text = body.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise UnreadableSource(f"cannot decode as {encoding}: {exc}") from None
+    return Source(text, encoding, bom, digest_of(data))
+
+
+def read_source(path: Path, scanned_at: int | None = None) -> Source:
+    """Read and decode one consumer file (the shared file index can take this over, with
+    the digest of the text it scanned). `scanned_at` (time.time_ns() when the scan
+    began): a file modified since is refused, its findings' positions may be stale."""
+    if scanned_at is not None:
+        modified = os.stat(path).st_mtime_ns
+        # a file dated in the future (clock skew, an unpacked archive) cannot tell
+        if scanned_at < modified <= time.time_ns():
+            raise ChangedSinceScan("changed since the scan; run again")
+    return decode(path.read_bytes())
+
+
+def char_column(text: str, line: int, byte_column: int) -> int:
+    """An ast column (1-based, counted in UTF-8 bytes of the line) as a character column
+    (1-based, as libcst counts). Findings carry ast columns; this is the one conversion."""
+    lines = _LINES.split(text)
+    if not 1 <= line <= len(lines):
+        return byte_column
+    prefix = lines[line - 1].encode("utf-8")[: byte_column - 1]
+    return len(prefix.decode("utf-8", errors="ignore")) + 1
+
+
+def parses(data: bytes, path: str) -> str | None:
+    """None when the bytes parse as Python (with their own encoding), else why not."""
+    try:
+        ast.parse(data, path)
+    except (SyntaxError, ValueError) as exc:
+        return str(exc)
+    return None
