@@ -129,7 +129,7 @@ def _text(value) -> str | None:
 
 
 def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
-    if obj.is_alias:
+    if isinstance(obj, griffe.Alias):  # never resolved here: its target is only a path
         return Alias(obj.name, obj.alias_lineno, obj.target_path)
     if obj.is_function:
         shapes = obj.extra.get("driftaudit", {}).get("returns", ([], False, [], False))
@@ -213,7 +213,9 @@ def extract_module(module_name: str, relpath: str, code: str) -> Module:
         if member.is_alias and name.endswith("/*"):
             module.wildcards.append(member.target_path)
             continue
-        if name in _FACTS.classes and not member.is_class and not member.is_alias:
+        # `is_alias` first: `is_class` on an alias resolves it, and an import griffe
+        # cannot follow (a conditional re-binding, a name from outside sglang) would raise
+        if name in _FACTS.classes and not member.is_alias and not member.is_class:
             member = _FACTS.classes[name]  # rebound class: keep the class and its members
         converted = _convert(member)
         if converted is not None:
