@@ -33,10 +33,18 @@ class CompareResult:
     old_pin: str | None = None  # where --old came from, when read from the consumer
 
 
-def open_snapshots(old_spec: str, new_spec: str, cache_dir: Path) -> tuple[Snapshot, Snapshot]:
+def open_snapshots(
+    old_spec: str,
+    new_spec: str,
+    cache_dir: Path,
+    allow_paths: tuple[bool, bool] = (True, True),
+    consumer: Path | None = None,
+) -> tuple[Snapshot, Snapshot]:
+    """`allow_paths`: whether each spec may name a directory or git repository (False
+    for a spec read from the consumer's config; see sources.resolve_spec)."""
     store = BlobStore(cache_dir / "snapshots.sqlite")
-    old_tree = resolve_spec(old_spec, cache_dir)
-    new_tree = resolve_spec(new_spec, cache_dir)
+    old_tree = resolve_spec(old_spec, cache_dir, allow_paths[0], consumer)
+    new_tree = resolve_spec(new_spec, cache_dir, allow_paths[1], consumer)
     return Snapshot(old_tree, store), Snapshot(new_tree, store)
 
 
@@ -48,6 +56,7 @@ def run_compare(
     exclude: list[str] | None = None,
     rules: list[Path] | None = None,
     prefixes: list[str] | None = None,
+    allow_paths: tuple[bool, bool] = (True, True),
 ) -> CompareResult:
     if not consumer.exists():
         raise DriftauditError(f"consumer path {str(consumer)!r} does not exist")
@@ -64,7 +73,7 @@ def run_compare(
         old_spec, pin_location = pin
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    old, new = open_snapshots(old_spec, new_spec, cache_dir)
+    old, new = open_snapshots(old_spec, new_spec, cache_dir, allow_paths, consumer)
     timings["resolve"] = time.perf_counter() - start
     start = time.perf_counter()
     usages = collect_usages(consumer, exclude)
@@ -133,12 +142,15 @@ def run_fix(
     exclude: list[str] | None = None,
     rules: list[Path] | None = None,
     prefixes: list[str] | None = None,
+    allow_paths: tuple[bool, bool] = (True, True),
 ) -> FixResult:
     """Compare, turn the mechanical findings into edits, rewrite (only with apply)."""
     from driftaudit.fix import apply_edits, edits_from_findings  # libcst: only to fix
     from driftaudit.fix.apply import write_atomically
 
-    compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, rules, prefixes)
+    compare = run_compare(
+        consumer, old_spec, new_spec, cache_dir, exclude, rules, prefixes, allow_paths
+    )
     edits = edits_from_findings(compare.findings, select, ignore)
     changes = apply_edits(consumer, edits)
     if apply:

@@ -13,6 +13,28 @@ POSITIONAL_OR_KEYWORD = "positional or keyword"
 VAR_POSITIONAL = "variadic positional"
 KEYWORD_ONLY = "keyword-only"
 VAR_KEYWORD = "variadic keyword"
+_KINDS = (POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD)
+
+
+class ModelError(ValueError):
+    """A cached entry that does not decode to the model (the caller recomputes it)."""
+
+
+def _expect(condition: bool, what: str) -> None:
+    if not condition:
+        raise ModelError(f"not {what}")
+
+
+def _optional_str(value) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _ints(value) -> bool:
+    return isinstance(value, list) and all(type(v) is int for v in value)
 
 
 @dataclass
@@ -39,6 +61,9 @@ class Param:
 
     @classmethod
     def from_json(cls, data: list) -> Param:
+        _expect(isinstance(data, list) and len(data) == 4, "a parameter")
+        _expect(isinstance(data[0], str) and data[1] in _KINDS, "a parameter")
+        _expect(all(_optional_str(v) for v in data[2:]), "a parameter")
         return cls(*data)
 
 
@@ -181,6 +206,14 @@ class Module:
 
     @classmethod
     def from_json(cls, data: dict) -> Module:
+        """The module a cache entry holds; ModelError if it is not of the model's shape."""
+        _expect(isinstance(data, dict), "a module")
+        _expect(isinstance(data.get("name"), str), "a module")
+        _expect(isinstance(data.get("file"), str), "a module")
+        _expect(isinstance(data.get("members"), dict), "a module")
+        _expect(_strings(data.get("wildcards")), "a module")
+        _expect(data.get("exports") is None or _strings(data["exports"]), "a module")
+        _expect(_optional_str(data.get("parse_error")), "a module")
         return cls(
             data["name"],
             data["file"],
@@ -192,8 +225,13 @@ class Module:
 
 
 def obj_from_json(data: dict) -> Obj:
-    kind, name, lineno = data["k"], data["n"], data["l"]
+    _expect(isinstance(data, dict), "a model object")
+    kind, name, lineno = data.get("k"), data.get("n"), data.get("l")
+    _expect(isinstance(name, str) and (lineno is None or type(lineno) is int), "a model object")
     if kind == "function":
+        _expect(isinstance(data["p"], list) and _strings(data["lb"]), "a function")
+        _expect(_ints(data["rt"]) and isinstance(data["ro"], bool), "a function")
+        _expect(_strings(data["re"]) and _optional_str(data["r"]), "a function")
         return Function(
             name,
             lineno,
@@ -205,8 +243,13 @@ def obj_from_json(data: dict) -> Obj:
             data["r"],
         )
     if kind == "class":
+        _expect(_strings(data["b"]) and _strings(data["lb"]), "a class")
+        _expect(isinstance(data["m"], dict), "a class")
         members = {k: obj_from_json(v) for k, v in data["m"].items()}
         return Class(name, lineno, data["b"], members, data["lb"])
     if kind == "alias":
+        _expect(isinstance(data["t"], str), "an alias")
         return Alias(name, lineno, data["t"])
+    _expect(kind == "attribute" and _strings(data["lb"]), "an attribute")
+    _expect(all(_optional_str(data[k]) for k in ("a", "v", "ty", "f")), "an attribute")
     return Attribute(name, lineno, data["a"], data["v"], data["lb"], data["ty"], data["f"])

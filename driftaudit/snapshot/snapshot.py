@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ _TOP_LEVEL_DEF_RE = re.compile(
     rb"^(?:async[ \t]+def|def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.M
 )
 _MAX_DEPTH = 25
+_UNREADABLE = "unreadable-"  # the digest of a file that cannot be read (never cached)
 SERVER_ARGS_MODULE = "sglang.srt.server_args"
 
 
@@ -61,7 +63,11 @@ def _module_name(relpath: Path) -> str:
 
 def _extract_job(job: tuple[str, str, str]) -> tuple[str, bytes]:
     name, relpath, root = job
-    code = (Path(root) / relpath).read_text(encoding="utf-8", errors="replace")
+    try:
+        code = (Path(root) / relpath).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:  # dangling link, no permission: known to exist, not what it holds
+        module = Module(name, relpath, parse_error=f"unreadable: {exc.strerror}")
+        return name, json.dumps(module.to_json(), separators=(",", ":")).encode()
     module = extract_module(name, relpath, code)
     return name, json.dumps(module.to_json(), separators=(",", ":")).encode()
 
@@ -78,6 +84,7 @@ class Snapshot:
         self._server_args: ServerArgsModel | bool | None = None
         self._resolved: dict[str, tuple[Resolved | None, int]] = {}
         self._surfaces: dict[str, object] = {}
+        self.unreadable: list[str] = []  # files listed in the tree that cannot be read
         self._scan()
 
     # ---- the tree -------------------------------------------------------------
@@ -94,6 +101,8 @@ class Snapshot:
             known = json.loads(self.store.get(stat_key) or b"{}")
         except ValueError:
             known = {}
+        if not isinstance(known, dict):
+            known = {}
         seen: dict[str, list] = {}
         tree_hash = hashlib.sha1(EXTRACTOR_VERSION.encode())
         for dirpath, dirnames, filenames in os.walk(self.tree.package_dir):
@@ -107,20 +116,39 @@ class Snapshot:
                 name = _module_name(relpath)
                 if not all(part.isidentifier() for part in name.split(".")):
                     continue
-                stat = (root / relpath).stat()
                 posix = relpath.as_posix()
-                previous = known.get(posix)
-                if previous and previous[:2] == [stat.st_size, stat.st_mtime_ns]:
-                    digest = previous[2]
+                try:
+                    stat = (root / relpath).stat()
+                    previous = known.get(posix)
+                    if (
+                        isinstance(previous, list)
+                        and len(previous) == 3
+                        and previous[:2] == [stat.st_size, stat.st_mtime_ns]
+                        and isinstance(previous[2], str)
+                    ):
+                        digest = previous[2]
+                    else:
+                        digest = hashlib.sha1((root / relpath).read_bytes()).hexdigest()
+                except OSError as exc:
+                    self._unreadable(posix, exc)
+                    digest = f"{_UNREADABLE}{exc.errno}"
                 else:
-                    digest = hashlib.sha1((root / relpath).read_bytes()).hexdigest()
-                seen[posix] = [stat.st_size, stat.st_mtime_ns, digest]
+                    seen[posix] = [stat.st_size, stat.st_mtime_ns, digest]
                 self.files[name] = posix
                 self._digests[name] = digest
                 tree_hash.update(f"{name}\0{digest}\n".encode())
         self.digest = tree_hash.hexdigest()
         if seen != known:
             self.store.put(stat_key, json.dumps(seen).encode())
+
+    def _unreadable(self, posix: str, exc: OSError) -> None:
+        """A module that cannot be read stays a module (opaque), with a warning."""
+        self.unreadable.append(posix)
+        print(
+            f"driftaudit: warning: cannot read {posix} in sglang {self.tree.spec}: "
+            f"{exc.strerror}; its names are treated as unknown",
+            file=sys.stderr,
+        )
 
     def _key(self, name: str) -> str:
         return f"module:{EXTRACTOR_VERSION}:{name}:{self._digests[name]}"
@@ -213,13 +241,19 @@ class Snapshot:
         return module
 
     def _from_cache(self, name: str) -> Module | None:
+        """The cached model of `name`, if the entry is whole and is that module."""
+        if self._digests[name].startswith(_UNREADABLE):
+            return None
         data = self.store.get(self._key(name))
         if data is None:
             return None
         try:
-            return Module.from_json(json.loads(data))
-        except (ValueError, KeyError, TypeError, IndexError):
+            module = Module.from_json(json.loads(data))
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
             return None  # a corrupt entry: rebuilt by the caller
+        if module.name != name or module.file != self.files[name]:
+            return None  # another module's entry: rebuilt by the caller
+        return module
 
     def load_all(self, workers: int | None = None) -> list[Module]:
         """Every module of the tree, parsing the ones not cached in parallel."""
@@ -254,13 +288,20 @@ class Snapshot:
         cached = self.store.get(key)
         if cached is not None:
             try:
-                self._name_index = json.loads(cached)
-                return self._name_index
+                index = json.loads(cached)
             except ValueError:
-                pass
+                index = None
+            if isinstance(index, dict) and all(
+                isinstance(v, list) and all(isinstance(m, str) for m in v) for v in index.values()
+            ):
+                self._name_index = index
+                return index
         index: dict[str, list[str]] = {}
         for name, relpath in self.files.items():
-            data = (self.tree.root / relpath).read_bytes()
+            try:
+                data = (self.tree.root / relpath).read_bytes()
+            except OSError:
+                continue  # warned about in _scan
             for match in _TOP_LEVEL_DEF_RE.finditer(data):
                 symbol = (match.group(1) or match.group(2)).decode()
                 modules = index.setdefault(symbol, [])
