@@ -26,15 +26,11 @@ def _expect(condition: bool, what: str) -> None:
 
 
 def _optional_str(value) -> bool:
-    return value is None or isinstance(value, str)
+    return value is None or type(value) is str
 
 
 def _strings(value) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
-def _ints(value) -> bool:
-    return isinstance(value, list) and all(type(v) is int for v in value)
+    return type(value) is list and all(type(v) is str for v in value)
 
 
 @dataclass
@@ -61,10 +57,12 @@ class Param:
 
     @classmethod
     def from_json(cls, data: list) -> Param:
-        _expect(isinstance(data, list) and len(data) == 4, "a parameter")
-        _expect(isinstance(data[0], str) and data[1] in _KINDS, "a parameter")
-        _expect(all(_optional_str(v) for v in data[2:]), "a parameter")
-        return cls(*data)
+        if type(data) is not list or len(data) != 4 or data[1] not in _KINDS:
+            raise ModelError("not a parameter")
+        name, kind, default, annotation = data
+        if type(name) is not str or not _optional_str(default) or not _optional_str(annotation):
+            raise ModelError("not a parameter")
+        return cls(name, kind, default, annotation)
 
 
 @dataclass
@@ -225,31 +223,55 @@ class Module:
 
 
 def obj_from_json(data: dict) -> Obj:
-    _expect(isinstance(data, dict), "a model object")
+    """One object of a cache entry; ModelError if it is not of the model's shape.
+
+    Checked inline, field by field (this runs for every object of a warm run): the
+    types a reader relies on, not every element of every list.
+    """
+    if type(data) is not dict:
+        raise ModelError("not a model object")
     kind, name, lineno = data.get("k"), data.get("n"), data.get("l")
-    _expect(isinstance(name, str) and (lineno is None or type(lineno) is int), "a model object")
+    if type(name) is not str or (lineno is not None and type(lineno) is not int):
+        raise ModelError("not a model object")
     if kind == "function":
-        _expect(isinstance(data["p"], list) and _strings(data["lb"]), "a function")
-        _expect(_ints(data["rt"]) and isinstance(data["ro"], bool), "a function")
-        _expect(_strings(data["re"]) and _optional_str(data["r"]), "a function")
+        params, labels, tuples, elements = data["p"], data["lb"], data["rt"], data["re"]
+        if (
+            type(params) is not list
+            or type(labels) is not list
+            or type(tuples) is not list
+            or type(elements) is not list
+            or type(data["ro"]) is not bool
+            or not _optional_str(data["r"])
+        ):
+            raise ModelError("not a function")
         return Function(
             name,
             lineno,
-            [Param.from_json(p) for p in data["p"]],
-            data["lb"],
-            data["rt"],
+            [Param.from_json(p) for p in params],
+            labels,
+            tuples,
             data["ro"],
-            data["re"],
+            elements,
             data["r"],
         )
     if kind == "class":
-        _expect(_strings(data["b"]) and _strings(data["lb"]), "a class")
-        _expect(isinstance(data["m"], dict), "a class")
-        members = {k: obj_from_json(v) for k, v in data["m"].items()}
-        return Class(name, lineno, data["b"], members, data["lb"])
+        bases, labels, members = data["b"], data["lb"], data["m"]
+        if type(members) is not dict or type(labels) is not list or not _strings(bases):
+            raise ModelError("not a class")
+        members = {k: obj_from_json(v) for k, v in members.items()}
+        return Class(name, lineno, bases, members, labels)
     if kind == "alias":
-        _expect(isinstance(data["t"], str), "an alias")
+        if type(data["t"]) is not str:
+            raise ModelError("not an alias")
         return Alias(name, lineno, data["t"])
-    _expect(kind == "attribute" and _strings(data["lb"]), "an attribute")
-    _expect(all(_optional_str(data[k]) for k in ("a", "v", "ty", "f")), "an attribute")
-    return Attribute(name, lineno, data["a"], data["v"], data["lb"], data["ty"], data["f"])
+    annotation, value, labels, type_, file = (data[k] for k in ("a", "v", "lb", "ty", "f"))
+    if (
+        kind != "attribute"
+        or type(labels) is not list
+        or not _optional_str(annotation)
+        or not _optional_str(value)
+        or not _optional_str(type_)
+        or not _optional_str(file)
+    ):
+        raise ModelError("not an attribute")
+    return Attribute(name, lineno, annotation, value, labels, type_, file)
