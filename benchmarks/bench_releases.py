@@ -33,7 +33,7 @@ def main() -> None:
         (cache / "sources").symlink_to((args.cache_dir / "sources").resolve())
     total = 0.0
     try:
-        for old, new in zip(args.versions, args.versions[1:]):
+        for old, new in zip(args.versions, args.versions[1:], strict=False):
             start = time.perf_counter()
             _, _, changes = run_diff(old, new, cache, None)
             elapsed = time.perf_counter() - start

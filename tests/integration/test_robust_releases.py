@@ -34,7 +34,7 @@ RELEASES = [
     "0.5.22",
     "0.5.23",
 ]
-PAIRS = list(zip(RELEASES, RELEASES[1:]))
+PAIRS = list(zip(RELEASES, RELEASES[1:], strict=False))
 
 
 @pytest.mark.parametrize(("old", "new"), PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
