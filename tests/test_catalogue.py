@@ -442,3 +442,17 @@ def test_two_cold_runs_fetch_the_same_release_at_once(monkeypatch, tmp_path):
         thread.join()
     assert not errors and len(set(roots)) == 1
     assert index_source.verify_manifest(roots[0]) is None
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_module_that_is_not_a_regular_file_is_a_warning(capsys, tmp_path, kind):
+    new = _copy_tree(CASE / "new", tmp_path / "new")
+    odd = new / "sglang" / "odd.py"
+    if kind == "fifo":
+        os.mkfifo(odd)
+    else:
+        odd.symlink_to("/dev/zero")
+    argv = ["compare", "--old", OLD, "--new", str(new), "--cache-dir", str(tmp_path / "k")]
+    code, _, err = _run(capsys, [*argv, str(CASE / "consumer")])
+    assert code == 1 and "warning: cannot read sglang/odd.py" in err
+    assert "not a regular file" in err

@@ -9,6 +9,7 @@ another release with the same file) never parses it again.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 
 from driftaudit.cache import BlobStore
 from driftaudit.snapshot.extract import EXTRACTOR_VERSION, extract_module
@@ -64,7 +66,10 @@ def _module_name(relpath: Path) -> str:
 def _extract_job(job: tuple[str, str, str]) -> tuple[str, bytes]:
     name, relpath, root = job
     try:
-        code = (Path(root) / relpath).read_text(encoding="utf-8", errors="replace")
+        path = Path(root) / relpath
+        if not S_ISREG(path.stat().st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        code = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:  # dangling link, no permission: known to exist, not what it holds
         module = Module(name, relpath, parse_error=f"unreadable: {exc.strerror}")
         return name, json.dumps(module.to_json(), separators=(",", ":")).encode()
@@ -119,6 +124,8 @@ class Snapshot:
                 posix = relpath.as_posix()
                 try:
                     stat = (root / relpath).stat()
+                    if not S_ISREG(stat.st_mode):  # a FIFO or a device would block or never end
+                        raise OSError(errno.EINVAL, "not a regular file")
                     previous = known.get(posix)
                     if (
                         isinstance(previous, list)
