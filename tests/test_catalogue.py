@@ -456,3 +456,24 @@ def test_module_that_is_not_a_regular_file_is_a_warning(capsys, tmp_path, kind):
     code, _, err = _run(capsys, [*argv, str(CASE / "consumer")])
     assert code == 1 and "warning: cannot read sglang/odd.py" in err
     assert "not a regular file" in err
+
+
+def test_snapshot_store_that_is_a_directory(capsys, tmp_path):
+    (tmp_path / "cache" / "snapshots.sqlite").mkdir(parents=True)
+    argv = ["compare", "--old", OLD, "--new", NEW, "--cache-dir", str(tmp_path / "cache")]
+    _one_line_error(capsys, [*argv, str(CASE / "consumer")], "snapshots.sqlite")
+
+
+def test_cached_release_that_is_a_file_is_fetched_again(monkeypatch, tmp_path):
+    calls: list[str] = []
+    monkeypatch.setattr(index_source, "_download_wheel", _fake_wheel(calls))
+    target = index_source.release_dir(tmp_path / "cache", "1.2.3")
+    target.parent.mkdir(parents=True)
+    target.write_text("junk")
+    assert resolve_spec("1.2.3", tmp_path / "cache").version == "1.2.3" and calls == ["1.2.3"]
+
+
+def test_git_spec_on_a_directory_that_is_no_repository(capsys, tmp_path):
+    argv = ["compare", "--old", OLD, "--new", f"git:{tmp_path}@HEAD"]
+    argv += ["--cache-dir", str(tmp_path / "cache"), str(CASE / "consumer")]
+    _one_line_error(capsys, argv, "unknown ref 'HEAD'")
