@@ -477,3 +477,45 @@ def test_git_spec_on_a_directory_that_is_no_repository(capsys, tmp_path):
     argv = ["compare", "--old", OLD, "--new", f"git:{tmp_path}@HEAD"]
     argv += ["--cache-dir", str(tmp_path / "cache"), str(CASE / "consumer")]
     _one_line_error(capsys, argv, "unknown ref 'HEAD'")
+
+
+# ---- what griffe cannot resolve -------------------------------------------------------------
+
+REBOUND = {
+    "sglang/__init__.py": "",
+    "sglang/layers/norm.py": (
+        "class RMSNorm:\n    def __init__(self, hidden): ...\n"
+        "if _fallback:\n    from vllm.layers import RMSNorm  # noqa\n"
+    ),
+    "sglang/layers/comp.py": (
+        "class Compressor:\n    def __init__(self, a): ...\n"
+        "if _is_hip:\n    from sglang.layers.hip import CompressorHip as Compressor\n"
+    ),
+}
+
+
+def test_names_rebound_by_unresolvable_imports_are_aliases(tmp_path):
+    from driftaudit.snapshot import Snapshot
+    from driftaudit.snapshot.model import Alias
+    from driftaudit.sources.tree import tree_from_root
+
+    root = write_tree(tmp_path / "tree", REBOUND)
+    snapshot = Snapshot(tree_from_root("d", "directory", root), BlobStore(tmp_path / "s.db"))
+    norm, comp = snapshot.module("sglang.layers.norm"), snapshot.module("sglang.layers.comp")
+    assert norm.parse_error is None and comp.parse_error is None
+    assert norm.members["RMSNorm"] == Alias("RMSNorm", 4, "vllm.layers.RMSNorm")
+    assert comp.members["Compressor"].target == "sglang.layers.hip.CompressorHip"
+    assert snapshot.resolve("sglang.layers.norm.RMSNorm").opaque
+
+
+def test_griffe_failing_on_a_module_leaves_it_opaque(monkeypatch):
+    import griffe
+
+    from driftaudit.snapshot import extract
+
+    def broken(*args, **kwargs):
+        raise KeyError("griffe internals")
+
+    monkeypatch.setattr(griffe, "visit", broken)
+    module = extract.extract_module("sglang.x", "sglang/x.py", "x = 1\n")
+    assert module.members == {} and "griffe could not read it: KeyError" in module.parse_error

@@ -209,6 +209,20 @@ def extract_module(module_name: str, relpath: str, code: str) -> Module:
     except (SyntaxError, ValueError, RecursionError) as exc:
         module.parse_error = f"{type(exc).__name__}: {exc}"
         return module
+    except Exception as exc:  # noqa: BLE001 - griffe failed on code Python accepts
+        module.parse_error = f"griffe could not read it: {type(exc).__name__}: {exc}"
+        return module
+    try:
+        _add_members(module, visited)
+        module.exports = _literal_exports(visited)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError) as exc:
+        # a name the model cannot hold: the module stays, opaque (nothing is reported
+        # about its names) rather than ending the run
+        return Module(module_name, relpath, parse_error=f"{type(exc).__name__}: {exc}")
+    return module
+
+
+def _add_members(module: Module, visited: griffe.Module) -> None:
     for name, member in visited.members.items():
         if member.is_alias and name.endswith("/*"):
             module.wildcards.append(member.target_path)
@@ -220,8 +234,6 @@ def extract_module(module_name: str, relpath: str, code: str) -> Module:
         converted = _convert(member)
         if converted is not None:
             module.members[name] = converted
-    module.exports = _literal_exports(visited)
-    return module
 
 
 def _literal_exports(visited: griffe.Module) -> list[str] | None:
