@@ -19,11 +19,17 @@ def default_cache_dir() -> Path:
     return Path(base) / "driftaudit"
 
 
+SCHEMA_VERSION = 2  # bump when the table layout or the meaning of its keys changes
+
+
 class BlobStore:
     """A key -> bytes store in one SQLite file, compressed.
 
-    A corrupt database or entry is never fatal: the database is recreated, and an
-    entry that does not decompress reads as missing (the caller rebuilds it).
+    A corrupt database is never fatal and never stays corrupt: a file that is not a
+    database, is shorter than its header says, or reports corruption on a read or
+    write is deleted and recreated (the cache only costs time). A store of another
+    schema version is emptied. An entry that does not decompress reads as missing;
+    the caller validates what it decodes and rebuilds it.
     """
 
     def __init__(self, path: Path):
@@ -32,33 +38,74 @@ class BlobStore:
         try:
             self._db = self._open()
         except sqlite3.DatabaseError:
-            path.unlink(missing_ok=True)
-            self._db = self._open()
+            self._db = self._recreate()
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-        db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB)")
-        db.execute("PRAGMA journal_mode=WAL")
+        try:
+            if not self._whole(db):
+                raise sqlite3.DatabaseError("truncated")
+            db.execute("PRAGMA journal_mode=WAL")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version != SCHEMA_VERSION:
+                with db:
+                    db.execute("DROP TABLE IF EXISTS blobs")
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB)")
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
         return db
+
+    def _whole(self, db: sqlite3.Connection) -> bool:
+        """A cheap check on open (a full integrity check reads every page): the file is
+        as long as its header says, unless a WAL still holds pages."""
+        if not self.path.exists() or Path(f"{self.path}-wal").exists():
+            return True
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+        return self.path.stat().st_size >= pages * size
+
+    def _recreate(self) -> sqlite3.Connection:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        return self._open()
+
+    def _corrupt(self, exc: sqlite3.DatabaseError) -> bool:
+        """Rebuild the database after a corruption error; True if it was one."""
+        if isinstance(exc, sqlite3.OperationalError):  # locked, busy, read-only: transient
+            return False
+        try:
+            self._db.close()
+            self._db = self._recreate()
+        except sqlite3.DatabaseError:
+            return False
+        return True
 
     def get(self, key: str) -> bytes | None:
         try:
             row = self._db.execute("SELECT data FROM blobs WHERE key = ?", (key,)).fetchone()
             return zlib.decompress(row[0]) if row else None
-        except (sqlite3.DatabaseError, zlib.error, TypeError):
+        except sqlite3.DatabaseError as exc:
+            self._corrupt(exc)
+            return None
+        except (zlib.error, TypeError):
             return None
 
     def put_many(self, items: list[tuple[str, bytes]]) -> None:
         if not items:
             return
-        try:
-            with self._db:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO blobs (key, data) VALUES (?, ?)",
-                    [(k, zlib.compress(v, 3)) for k, v in items],
-                )
-        except sqlite3.DatabaseError:
-            pass  # a cache that cannot be written only costs time
+        rows = [(k, zlib.compress(v, 3)) for k, v in items]
+        for _attempt in range(2):
+            try:
+                with self._db:
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO blobs (key, data) VALUES (?, ?)", rows
+                    )
+                return
+            except sqlite3.DatabaseError as exc:
+                if not self._corrupt(exc):
+                    return  # a cache that cannot be written only costs time
 
     def put(self, key: str, data: bytes) -> None:
         self.put_many([(key, data)])

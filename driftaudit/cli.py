@@ -6,6 +6,9 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad in
 from __future__ import annotations
 
 import argparse
+import errno
+import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -75,6 +78,11 @@ def _parser() -> argparse.ArgumentParser:
             action="store_true",
             help="write every current finding to the baseline and exit 0",
         )
+        compare.add_argument(
+            "--trust-config-paths",
+            action="store_true",
+            help="let old/new in the consumer's config name a directory or git repository",
+        )
 
     fix = commands.add_parser(
         "fix", parents=[common, run], help="rewrite the mechanical fixes (a diff; --apply writes)"
@@ -94,6 +102,11 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--ignore", action="append", default=[], help="skip these codes (or prefixes)")
     fix.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
     _packs_option(fix)
+    fix.add_argument(
+        "--trust-config-paths",
+        action="store_true",
+        help="let old/new in the consumer's config name a directory or git repository",
+    )
 
     diff = commands.add_parser(
         "diff", parents=[common, run], help="sglang-side API changelog between two versions"
@@ -123,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     cache_dir = args.cache_dir or default_cache_dir()
     try:
+        if args.command != "rule":
+            _check_cache_dir(cache_dir)
         if args.command in ("compare", "check"):
             return _compare(args, cache_dir)
         if args.command == "diff":
@@ -135,6 +150,32 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # the environment, not driftaudit: a full disk, a lost mount
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"driftaudit: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_USAGE
+    except sqlite3.Error as exc:
+        print(f"driftaudit: error: snapshot cache in {cache_dir}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _check_cache_dir(cache_dir: Path) -> None:
+    """The cache must be a writable directory: say so in one line, before any work."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise DriftauditError(f"cache directory {str(cache_dir)!r} is not a directory") from None
+    except OSError as exc:
+        raise DriftauditError(
+            f"cannot create cache directory {str(cache_dir)!r}: {exc.strerror}"
+        ) from None
+    if not cache_dir.is_dir():
+        raise DriftauditError(f"cache directory {str(cache_dir)!r} is not a directory")
+    if not os.access(cache_dir, os.W_OK | os.X_OK):
+        raise DriftauditError(
+            f"cache directory {str(cache_dir)!r} is not writable "
+            f"({os.strerror(errno.EACCES)}); use --cache-dir or $DRIFTAUDIT_CACHE_DIR"
+        )
 
 
 def _emit(text_or_render, args) -> None:
@@ -172,6 +213,7 @@ def _compare(args, cache_dir: Path) -> int:
             exclude,
             args.packs,
             config.wrap_prefixes,
+            _allow_paths(args, config),
         )
     gate = triage(result.findings, args.path, exclude, _baseline_path(args, config))
     if args.min_confidence == "certain":  # after triage: a suppression of it is still used
@@ -253,6 +295,13 @@ def _consumer_settings(args, cache_dir: Path):
     return config, resolve_latest(new, cache_dir, args.offline)
 
 
+def _allow_paths(args, config) -> tuple[bool, bool]:
+    """A spec from the command line may be a path; one from the consumer's config only
+    with --trust-config-paths (the consumer's files are not the user's word)."""
+    trusted = args.trust_config_paths
+    return (args.old is not None or trusted, args.new is not None or trusted)
+
+
 def _fix(args, cache_dir: Path) -> int:
     from driftaudit.pipeline import run_fix
 
@@ -270,6 +319,7 @@ def _fix(args, cache_dir: Path) -> int:
             pack_dirs=args.packs,
             prefixes=config.wrap_prefixes,
             unsafe_fixes=args.unsafe_fixes,
+            allow_paths=_allow_paths(args, config),
         )
     if not args.apply:
         for change in result.changes:

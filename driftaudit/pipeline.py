@@ -36,10 +36,18 @@ class CompareResult:
     old_pin: str | None = None  # where --old came from, when read from the consumer
 
 
-def open_snapshots(old_spec: str, new_spec: str, cache_dir: Path) -> tuple[Snapshot, Snapshot]:
+def open_snapshots(
+    old_spec: str,
+    new_spec: str,
+    cache_dir: Path,
+    allow_paths: tuple[bool, bool] = (True, True),
+    consumer: Path | None = None,
+) -> tuple[Snapshot, Snapshot]:
+    """`allow_paths`: whether each spec may name a directory or git repository (False
+    for a spec read from the consumer's config; see sources.resolve_spec)."""
     store = BlobStore(cache_dir / "snapshots.sqlite")
-    old_tree = resolve_spec(old_spec, cache_dir)
-    new_tree = resolve_spec(new_spec, cache_dir)
+    old_tree = resolve_spec(old_spec, cache_dir, allow_paths[0], consumer)
+    new_tree = resolve_spec(new_spec, cache_dir, allow_paths[1], consumer)
     return Snapshot(old_tree, store), Snapshot(new_tree, store)
 
 
@@ -51,6 +59,7 @@ def run_compare(
     exclude: list[str] | None = None,
     pack_dirs: list[Path] | None = None,
     prefixes: list[str] | None = None,
+    allow_paths: tuple[bool, bool] = (True, True),
 ) -> CompareResult:
     if not consumer.exists():
         raise DriftauditError(f"consumer path {str(consumer)!r} does not exist")
@@ -69,7 +78,7 @@ def run_compare(
     timings: dict[str, float] = {}
     start = time.perf_counter()
     step(f"resolving sglang {old_spec} and {new_spec}")
-    old, new = open_snapshots(old_spec, new_spec, cache_dir)
+    old, new = open_snapshots(old_spec, new_spec, cache_dir, allow_paths, consumer)
     timings["resolve"] = time.perf_counter() - start
     start = time.perf_counter()
     step(f"reading {consumer}")
@@ -150,6 +159,7 @@ def run_fix(
     pack_dirs: list[Path] | None = None,
     prefixes: list[str] | None = None,
     unsafe_fixes: bool = False,
+    allow_paths: tuple[bool, bool] = (True, True),
 ) -> FixResult:
     """Compare, turn the mechanical findings into edits, rewrite (only with apply: every
     changed file or none, see `driftaudit.fix.write`)."""
@@ -163,7 +173,9 @@ def run_fix(
     )
 
     scanned_at = time.time_ns()  # a file written after this may not match its findings
-    compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, pack_dirs, prefixes)
+    compare = run_compare(
+        consumer, old_spec, new_spec, cache_dir, exclude, pack_dirs, prefixes, allow_paths
+    )
     edits = edits_from_findings(compare.findings, select, ignore, unsafe_fixes)
     held = (
         []

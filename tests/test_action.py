@@ -86,16 +86,19 @@ def run_action(inputs: dict[str, str], workspace: Path, tmp_path: Path) -> dict:
     }
 
 
+TREES = {"old": str(CASE / "old"), "new": str(CASE / "new")}
+
+
 def _workspace(tmp_path: Path) -> Path:
     """A repository with the consumer in a subdirectory, as a monorepo would have it."""
-    config = f'[tool.driftaudit]\nold = "{CASE / "old"}"\nnew = "{CASE / "new"}"\n'
+    config = '[tool.driftaudit]\nfail-on = "error"\n'  # trees from the workflow, not the config
     calls = (CASE / "consumer" / "calls.py").read_text()
     return write_tree(tmp_path / "repo", {"svc/pyproject.toml": config, "svc/calls.py": calls})
 
 
 def test_the_action_reports_and_fails_on_findings(tmp_path):
     workspace = _workspace(tmp_path)
-    run = run_action({"path": "svc", "annotations": "true"}, workspace, tmp_path)
+    run = run_action({"path": "svc", "annotations": "true", **TREES}, workspace, tmp_path)
     assert run["used"] == [
         "actions/setup-python",
         "actions/cache",
@@ -120,8 +123,9 @@ def test_the_action_reports_and_fails_on_findings(tmp_path):
 def test_the_action_passes_with_a_baseline(tmp_path):
     workspace = _workspace(tmp_path)
     cache = ["--cache-dir", str(tmp_path / "cache"), "-q"]
-    assert main(["check", *cache, "--update-baseline", str(workspace / "svc")]) == 0
-    run = run_action({"path": "svc", "upload-sarif": "false"}, workspace, tmp_path)
+    trees = ["--old", TREES["old"], "--new", TREES["new"]]
+    assert main(["check", *cache, *trees, "--update-baseline", str(workspace / "svc")]) == 0
+    run = run_action({"path": "svc", "upload-sarif": "false", **TREES}, workspace, tmp_path)
     assert run["codes"]["Fail on findings"] == 0
     assert run["stdout"]["driftaudit annotations"] == ""  # off by default
     assert "**0 findings**" in run["summary"]
@@ -146,5 +150,6 @@ def test_pre_commit_hook(tmp_path, capsys):
     command = shlex.split(hook["entry"])
     assert command[0] == "driftaudit"
     consumer = _workspace(tmp_path) / "svc"
-    assert main([*command[1:], "--cache-dir", str(tmp_path / "cache"), str(consumer)]) == 1
+    trees = ["--old", TREES["old"], "--new", TREES["new"]]  # a hook's `args:` in practice
+    assert main([*command[1:], *trees, "--cache-dir", str(tmp_path / "cache"), str(consumer)]) == 1
     assert capsys.readouterr().err == ""

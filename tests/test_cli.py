@@ -143,7 +143,10 @@ def test_settings_from_tool_driftaudit(capsys, tmp_path):
             "skipped/more.py": (CASE / "consumer" / "calls.py").read_text(),
         },
     )
-    assert main(["compare", "--format", "json", "--cache-dir", str(tmp_path), str(consumer)]) == 0
+    argv = ["compare", "--format", "json", "--cache-dir", str(tmp_path), str(consumer)]
+    assert main(argv) == 2  # directories from the consumer's config need the opt-in
+    assert "--trust-config-paths" in capsys.readouterr().err
+    assert main([*argv, "--trust-config-paths"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["findings"] and {f["path"] for f in report["findings"]} == {"calls.py"}
 
@@ -173,5 +176,6 @@ def test_check_reads_everything_from_the_config(capsys, tmp_path):
             "calls.py": (CASE / "consumer" / "calls.py").read_text(),
         },
     )
-    assert main(["check", "--cache-dir", str(tmp_path), str(consumer)]) == 1
+    argv = ["check", "--cache-dir", str(tmp_path), "--trust-config-paths", str(consumer)]
+    assert main(argv) == 1
     assert "DA201" in capsys.readouterr().out

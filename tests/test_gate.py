@@ -35,7 +35,7 @@ def _check(tmp_path, consumer, *extra) -> tuple[int, list[dict]]:
     out = tmp_path / "report.json"
     cache = ["--cache-dir", str(tmp_path / "cache")]
     code = main(
-        ["check", *cache, "-q", "--format", "json", "--output", str(out), str(consumer), *extra]
+        ["check", "--trust-config-paths", *cache, "-q", "--format", "json", "--output", str(out), str(consumer), *extra]
     )
     return code, json.loads(out.read_text())["findings"] if out.exists() else []
 
@@ -49,7 +49,7 @@ def test_check_fails_only_on_what_is_new(tmp_path):
     assert (
         main(
             [
-                "check",
+                "check", "--trust-config-paths",
                 "--cache-dir",
                 str(tmp_path / "cache"),
                 "-q",
@@ -80,7 +80,7 @@ def test_check_fails_only_on_what_is_new(tmp_path):
     assert [(f["rule"], f["line"]) for f in findings] == [("DA201", 10)]
     # the same as a CI job runs it: a process, its exit code and the annotation
     ci = subprocess.run(
-        [sys.executable, "-m", "driftaudit", "check", "--format", "github", "."],
+        [sys.executable, "-m", "driftaudit", "check", "--trust-config-paths", "--format", "github", "."],
         cwd=consumer,
         env={**os.environ, "DRIFTAUDIT_CACHE_DIR": str(tmp_path / "cache")},
         capture_output=True,
@@ -93,7 +93,7 @@ def test_check_fails_only_on_what_is_new(tmp_path):
     out = tmp_path / "report.sarif"
     main(
         [
-            "check",
+            "check", "--trust-config-paths",
             "-q",
             "--cache-dir",
             str(tmp_path / "cache"),
@@ -123,7 +123,7 @@ def test_check_fails_only_on_what_is_new(tmp_path):
 def test_unused_suppressions_and_stale_entries_are_info(tmp_path):
     consumer = _consumer(tmp_path, IMPORT + "\n\ndef run():\n" + OLD_CALL)
     main(
-        ["check", "--cache-dir", str(tmp_path / "cache"), "-q", "--update-baseline", str(consumer)]
+        ["check", "--trust-config-paths", "--cache-dir", str(tmp_path / "cache"), "-q", "--update-baseline", str(consumer)]
     )
     # the accepted call is fixed; a suppression is left where nothing is found
     (consumer / "app.py").write_text(
@@ -144,7 +144,7 @@ def test_baseline_setting_in_the_config(tmp_path):
         handle.write('baseline = "ci/accepted.json"\n')
     (consumer / "ci").mkdir()
     main(
-        ["check", "--cache-dir", str(tmp_path / "cache"), "-q", "--update-baseline", str(consumer)]
+        ["check", "--trust-config-paths", "--cache-dir", str(tmp_path / "cache"), "-q", "--update-baseline", str(consumer)]
     )
     assert (consumer / "ci" / "accepted.json").is_file()
     assert not (consumer / ".driftaudit-baseline.json").exists()
@@ -154,7 +154,7 @@ def test_baseline_setting_in_the_config(tmp_path):
 def test_a_broken_baseline_is_one_line(tmp_path, capsys):
     consumer = _consumer(tmp_path, IMPORT)
     (consumer / ".driftaudit-baseline.json").write_text("{not json")
-    assert main(["check", "--cache-dir", str(tmp_path / "cache"), str(consumer)]) == 2
+    assert main(["check", "--trust-config-paths", "--cache-dir", str(tmp_path / "cache"), str(consumer)]) == 2
     err = capsys.readouterr().err
     assert "not a driftaudit baseline" in err and len(err.strip().splitlines()) == 1
 

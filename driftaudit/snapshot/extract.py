@@ -129,7 +129,7 @@ def _text(value) -> str | None:
 
 
 def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
-    if obj.is_alias:
+    if isinstance(obj, griffe.Alias):  # never resolved here: its target is only a path
         return Alias(obj.name, obj.alias_lineno, obj.target_path)
     if obj.is_function:
         shapes = obj.extra.get("driftaudit", {}).get("returns", ([], False, [], False))
@@ -209,17 +209,31 @@ def extract_module(module_name: str, relpath: str, code: str) -> Module:
     except (SyntaxError, ValueError, RecursionError) as exc:
         module.parse_error = f"{type(exc).__name__}: {exc}"
         return module
+    except Exception as exc:  # noqa: BLE001 - griffe failed on code Python accepts
+        module.parse_error = f"griffe could not read it: {type(exc).__name__}: {exc}"
+        return module
+    try:
+        _add_members(module, visited)
+        module.exports = _literal_exports(visited)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError) as exc:
+        # a name the model cannot hold: the module stays, opaque (nothing is reported
+        # about its names) rather than ending the run
+        return Module(module_name, relpath, parse_error=f"{type(exc).__name__}: {exc}")
+    return module
+
+
+def _add_members(module: Module, visited: griffe.Module) -> None:
     for name, member in visited.members.items():
         if member.is_alias and name.endswith("/*"):
             module.wildcards.append(member.target_path)
             continue
-        if name in _FACTS.classes and not member.is_class and not member.is_alias:
+        # `is_alias` first: `is_class` on an alias resolves it, and an import griffe
+        # cannot follow (a conditional re-binding, a name from outside sglang) would raise
+        if name in _FACTS.classes and not member.is_alias and not member.is_class:
             member = _FACTS.classes[name]  # rebound class: keep the class and its members
         converted = _convert(member)
         if converted is not None:
             module.members[name] = converted
-    module.exports = _literal_exports(visited)
-    return module
 
 
 def _literal_exports(visited: griffe.Module) -> list[str] | None:

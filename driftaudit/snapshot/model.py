@@ -13,6 +13,24 @@ POSITIONAL_OR_KEYWORD = "positional or keyword"
 VAR_POSITIONAL = "variadic positional"
 KEYWORD_ONLY = "keyword-only"
 VAR_KEYWORD = "variadic keyword"
+_KINDS = (POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD)
+
+
+class ModelError(ValueError):
+    """A cached entry that does not decode to the model (the caller recomputes it)."""
+
+
+def _expect(condition: bool, what: str) -> None:
+    if not condition:
+        raise ModelError(f"not {what}")
+
+
+def _optional_str(value) -> bool:
+    return value is None or type(value) is str
+
+
+def _strings(value) -> bool:
+    return type(value) is list and all(type(v) is str for v in value)
 
 
 @dataclass
@@ -39,7 +57,12 @@ class Param:
 
     @classmethod
     def from_json(cls, data: list) -> Param:
-        return cls(*data)
+        if type(data) is not list or len(data) != 4 or data[1] not in _KINDS:
+            raise ModelError("not a parameter")
+        name, kind, default, annotation = data
+        if type(name) is not str or not _optional_str(default) or not _optional_str(annotation):
+            raise ModelError("not a parameter")
+        return cls(name, kind, default, annotation)
 
 
 @dataclass
@@ -181,6 +204,14 @@ class Module:
 
     @classmethod
     def from_json(cls, data: dict) -> Module:
+        """The module a cache entry holds; ModelError if it is not of the model's shape."""
+        _expect(isinstance(data, dict), "a module")
+        _expect(isinstance(data.get("name"), str), "a module")
+        _expect(isinstance(data.get("file"), str), "a module")
+        _expect(isinstance(data.get("members"), dict), "a module")
+        _expect(_strings(data.get("wildcards")), "a module")
+        _expect(data.get("exports") is None or _strings(data["exports"]), "a module")
+        _expect(_optional_str(data.get("parse_error")), "a module")
         return cls(
             data["name"],
             data["file"],
@@ -192,21 +223,55 @@ class Module:
 
 
 def obj_from_json(data: dict) -> Obj:
-    kind, name, lineno = data["k"], data["n"], data["l"]
+    """One object of a cache entry; ModelError if it is not of the model's shape.
+
+    Checked inline, field by field (this runs for every object of a warm run): the
+    types a reader relies on, not every element of every list.
+    """
+    if type(data) is not dict:
+        raise ModelError("not a model object")
+    kind, name, lineno = data.get("k"), data.get("n"), data.get("l")
+    if type(name) is not str or (lineno is not None and type(lineno) is not int):
+        raise ModelError("not a model object")
     if kind == "function":
+        params, labels, tuples, elements = data["p"], data["lb"], data["rt"], data["re"]
+        if (
+            type(params) is not list
+            or type(labels) is not list
+            or type(tuples) is not list
+            or type(elements) is not list
+            or type(data["ro"]) is not bool
+            or not _optional_str(data["r"])
+        ):
+            raise ModelError("not a function")
         return Function(
             name,
             lineno,
-            [Param.from_json(p) for p in data["p"]],
-            data["lb"],
-            data["rt"],
+            [Param.from_json(p) for p in params],
+            labels,
+            tuples,
             data["ro"],
-            data["re"],
+            elements,
             data["r"],
         )
     if kind == "class":
-        members = {k: obj_from_json(v) for k, v in data["m"].items()}
-        return Class(name, lineno, data["b"], members, data["lb"])
+        bases, labels, members = data["b"], data["lb"], data["m"]
+        if type(members) is not dict or type(labels) is not list or not _strings(bases):
+            raise ModelError("not a class")
+        members = {k: obj_from_json(v) for k, v in members.items()}
+        return Class(name, lineno, bases, members, labels)
     if kind == "alias":
+        if type(data["t"]) is not str:
+            raise ModelError("not an alias")
         return Alias(name, lineno, data["t"])
-    return Attribute(name, lineno, data["a"], data["v"], data["lb"], data["ty"], data["f"])
+    annotation, value, labels, type_, file = (data[k] for k in ("a", "v", "lb", "ty", "f"))
+    if (
+        kind != "attribute"
+        or type(labels) is not list
+        or not _optional_str(annotation)
+        or not _optional_str(value)
+        or not _optional_str(type_)
+        or not _optional_str(file)
+    ):
+        raise ModelError("not an attribute")
+    return Attribute(name, lineno, annotation, value, labels, type_, file)

@@ -9,14 +9,17 @@ another release with the same file) never parses it again.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, TypeVar
 
 from driftaudit.cache import BlobStore
@@ -31,9 +34,10 @@ _TOP_LEVEL_DEF_RE = re.compile(
     rb"^(?:async[ \t]+def|def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.M
 )
 _MAX_DEPTH = 25
+_UNREADABLE = "unreadable-"  # the digest of a file that cannot be read (never cached)
 SERVER_ARGS_MODULE = "sglang.srt.server_args"
 # what loading a corrupt or outdated cache entry raises: the value is computed again
-_CORRUPT = (ValueError, KeyError, TypeError, AttributeError, IndexError)
+_CORRUPT = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError)
 T = TypeVar("T")
 
 
@@ -63,14 +67,31 @@ def _module_name(relpath: Path) -> str:
     return ".".join(parts)
 
 
+def _name_index_of(data: Any) -> dict[str, list[str]]:
+    """A cached name index, checked for shape (a wrong one is computed again)."""
+    if not isinstance(data, dict) or not all(
+        isinstance(v, list) and all(isinstance(m, str) for m in v) for v in data.values()
+    ):
+        raise TypeError("not a name index")
+    return data
+
+
 def _encode(data: Any) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
 
 def _extract_job(job: tuple[str, str, str]) -> tuple[str, bytes]:
     name, relpath, root = job
-    code = (Path(root) / relpath).read_text(encoding="utf-8", errors="replace")
-    return name, _encode(extract_module(name, relpath, code).to_json())
+    try:
+        path = Path(root) / relpath
+        if not S_ISREG(path.stat().st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        code = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:  # dangling link, no permission: known to exist, not what it holds
+        module = Module(name, relpath, parse_error=f"unreadable: {exc.strerror}")
+        return name, _encode(module.to_json())
+    module = extract_module(name, relpath, code)
+    return name, _encode(module.to_json())
 
 
 class Snapshot:
@@ -85,6 +106,7 @@ class Snapshot:
         self._server_args: ServerArgsModel | bool | None = None
         self._resolved: dict[str, tuple[Resolved | None, int]] = {}
         self._surfaces: dict[str, object] = {}
+        self.unreadable: list[str] = []  # files listed in the tree that cannot be read
         self._scan()
 
     # ---- the tree -------------------------------------------------------------
@@ -101,6 +123,8 @@ class Snapshot:
             known = json.loads(self.store.get(stat_key) or b"{}")
         except ValueError:
             known = {}
+        if not isinstance(known, dict):
+            known = {}
         seen: dict[str, list] = {}
         tree_hash = hashlib.sha1(EXTRACTOR_VERSION.encode())
         for dirpath, dirnames, filenames in os.walk(self.tree.package_dir):
@@ -114,14 +138,26 @@ class Snapshot:
                 name = _module_name(relpath)
                 if not all(part.isidentifier() for part in name.split(".")):
                     continue
-                stat = (root / relpath).stat()
                 posix = relpath.as_posix()
-                previous = known.get(posix)
-                if previous and previous[:2] == [stat.st_size, stat.st_mtime_ns]:
-                    digest = previous[2]
+                try:
+                    stat = (root / relpath).stat()
+                    if not S_ISREG(stat.st_mode):  # a FIFO or a device would block or never end
+                        raise OSError(errno.EINVAL, "not a regular file")
+                    previous = known.get(posix)
+                    if (
+                        isinstance(previous, list)
+                        and len(previous) == 3
+                        and previous[:2] == [stat.st_size, stat.st_mtime_ns]
+                        and isinstance(previous[2], str)
+                    ):
+                        digest = previous[2]
+                    else:
+                        digest = hashlib.sha1((root / relpath).read_bytes()).hexdigest()
+                except OSError as exc:
+                    self._unreadable(posix, exc)
+                    digest = f"{_UNREADABLE}{exc.errno}"
                 else:
-                    digest = hashlib.sha1((root / relpath).read_bytes()).hexdigest()
-                seen[posix] = [stat.st_size, stat.st_mtime_ns, digest]
+                    seen[posix] = [stat.st_size, stat.st_mtime_ns, digest]
                 self.files[name] = posix
                 self._digests[name] = digest
                 tree_hash.update(f"{name}\0{digest}\n".encode())
@@ -145,6 +181,15 @@ class Snapshot:
         self.store.put(key, data)
         return load(json.loads(data))
 
+    def _unreadable(self, posix: str, exc: OSError) -> None:
+        """A module that cannot be read stays a module (opaque), with a warning."""
+        self.unreadable.append(posix)
+        print(
+            f"driftaudit: warning: cannot read {posix} in sglang {self.tree.spec}: "
+            f"{exc.strerror}; its names are treated as unknown",
+            file=sys.stderr,
+        )
+
     def _key(self, name: str) -> str:
         return f"module:{EXTRACTOR_VERSION}:{name}:{self._digests[name]}"
 
@@ -164,11 +209,25 @@ class Snapshot:
                 return self._modules[name]
             return None
         job = (name, self.files[name], str(self.tree.root))
-        module = self._get_or_compute(
-            self._key(name), lambda: _extract_job(job)[1], Module.from_json
-        )
+        if self._digests[name].startswith(_UNREADABLE):  # nothing to key a cache entry by
+            module = Module.from_json(json.loads(_extract_job(job)[1]))
+        else:
+            module = self._get_or_compute(
+                self._key(name), lambda: _extract_job(job)[1], self._module_loader(name)
+            )
         self._modules[name] = self._with_surfaces(module)
         return module
+
+    def _module_loader(self, name: str) -> Callable[[Any], Module]:
+        """Module.from_json, refusing an entry that holds another module."""
+
+        def load(data: Any) -> Module:
+            module = Module.from_json(data)
+            if module.name != name or module.file != self.files[name]:
+                raise ValueError(f"the cache entry of {name} holds {module.name}")
+            return module
+
+        return load
 
     # ---- sglang surfaces ------------------------------------------------------------
 
@@ -226,11 +285,14 @@ class Snapshot:
         return module
 
     def _from_cache(self, name: str) -> Module | None:
+        """The cached model of `name`, if the entry is whole and is that module."""
+        if self._digests[name].startswith(_UNREADABLE):
+            return None
         data = self.store.get(self._key(name))
         if data is None:
             return None
         try:
-            return Module.from_json(json.loads(data))
+            return self._module_loader(name)(json.loads(data))
         except _CORRUPT:
             return None  # rebuilt by the caller
 
@@ -263,13 +325,18 @@ class Snapshot:
         """Top-level name -> modules that define it (by a fast text scan; cached)."""
         if self._name_index is not None:
             return self._name_index
-        self._name_index = self._get_or_compute(f"names:{self.digest}", self._scan_names, dict)
+        self._name_index = self._get_or_compute(
+            f"names:{self.digest}", self._scan_names, _name_index_of
+        )
         return self._name_index
 
     def _scan_names(self) -> bytes:
         index: dict[str, list[str]] = {}
         for name, relpath in self.files.items():
-            data = (self.tree.root / relpath).read_bytes()
+            try:
+                data = (self.tree.root / relpath).read_bytes()
+            except OSError:
+                continue  # warned about in _scan
             for match in _TOP_LEVEL_DEF_RE.finditer(data):
                 symbol = (match.group(1) or match.group(2)).decode()
                 modules = index.setdefault(symbol, [])

@@ -1,16 +1,37 @@
-"""`git:PATH@REF`: the sglang package at a ref of a local clone, exported into the cache."""
+"""`git:PATH@REF`: the sglang package at a ref of a local clone, exported into the cache.
+
+The repository is read, never checked out: `git ls-tree` lists the blobs under the
+package and `git cat-file --batch` reads them, so no filter, hook or attribute of the
+repository's config runs (git is started with system and global config, hooks,
+fsmonitor and attribute files off). Symlinks and submodules in the tree are skipped,
+never followed, and a repository inside the consumer's tree is refused.
+"""
 
 from __future__ import annotations
 
-import shutil
+import os
 import subprocess
-import tarfile
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from driftaudit.errors import DriftauditError
+from driftaudit.sources.index import publish
 
 _COMPLETE = ".driftaudit-complete"
+_SAFE_CONFIG = (
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.fsmonitor=false",
+    "-c", "core.attributesFile=/dev/null",
+    "-c", "protocol.allow=never",
+)  # fmt: skip
+_SAFE_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+}
+_BLOB_MODES = ("100644", "100755")  # 120000 (symlink) and 160000 (submodule) are skipped
 
 
 def parse_git_spec(spec: str) -> tuple[Path, str]:
@@ -18,40 +39,91 @@ def parse_git_spec(spec: str) -> tuple[Path, str]:
     path, sep, ref = body.rpartition("@")
     if not sep or not path or not ref:
         raise DriftauditError(f"git spec must be git:PATH@REF, got {spec!r}")
+    if ref.startswith("-"):
+        raise DriftauditError(f"git ref must not start with '-', got {ref!r}")
     return Path(path).expanduser(), ref
 
 
-def _git(repo: Path, *args: str, binary: bool = False) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=not binary)
+def _git(repo: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, **_SAFE_ENV}
+    cmd = ["git", *_SAFE_CONFIG, "-C", str(repo), *args]
+    try:
+        return subprocess.run(cmd, input=stdin, capture_output=True, env=env)
+    except OSError as exc:
+        raise DriftauditError(f"cannot run git: {exc.strerror}") from None
 
 
-def export_ref(spec: str, cache_dir: Path) -> Path:
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def export_ref(spec: str, cache_dir: Path, consumer: Path | None = None) -> Path:
     repo, ref = parse_git_spec(spec)
     if not repo.is_dir():
         raise DriftauditError(f"git repository {str(repo)!r} does not exist")
-    rev = _git(repo, "rev-parse", "--verify", f"{ref}^{{commit}}")
+    if consumer is not None and _inside(repo.resolve(), consumer.resolve()):
+        raise DriftauditError(
+            f"git repository {str(repo)!r} lies inside the audited consumer; refused"
+        )
+    rev = _git(repo, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}")
     if rev.returncode != 0:
         raise DriftauditError(f"unknown ref {ref!r} in git repository {str(repo)!r}")
-    sha = rev.stdout.strip()
+    sha = rev.stdout.decode().strip()
     target = cache_dir / "sources" / f"git-{sha}"
     if (target / _COMPLETE).is_file():
         return target
-    shutil.rmtree(target, ignore_errors=True)
     prefix = _package_prefix(repo, sha)
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".git-") as tmp:
-        archive = _git(repo, "archive", "--format=tar", sha, prefix + "sglang", binary=True)
-        if archive.returncode != 0:
-            raise DriftauditError(f"git archive failed for {spec!r}")
-        tar_path = Path(tmp) / "src.tar"
-        tar_path.write_bytes(archive.stdout)
         staging = Path(tmp) / "tree"
-        with tarfile.open(tar_path) as tf:
-            tf.extractall(staging, filter="data")
-        root = staging / prefix if prefix else staging
-        (root / _COMPLETE).write_text(sha + "\n")
-        root.rename(target)
+        staging.mkdir()
+        _write_blobs(repo, sha, prefix, staging)
+        (staging / _COMPLETE).write_text(sha + "\n")
+        publish(staging, target)
     return target
+
+
+def _blobs(repo: Path, sha: str, prefix: str) -> list[tuple[str, str]]:
+    """(blob sha, path under the package root) of every regular file of the package."""
+    listing = _git(repo, "ls-tree", "-r", "-z", "--full-tree", sha, "--", prefix + "sglang")
+    if listing.returncode != 0:
+        raise DriftauditError(f"git ls-tree failed at {sha[:12]}")
+    blobs = []
+    for entry in listing.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, raw_path = entry.partition(b"\t")
+        mode, kind, blob = meta.decode().split()
+        path = PurePosixPath(raw_path.decode("utf-8", "surrogateescape")[len(prefix) :])
+        if kind != "blob" or mode not in _BLOB_MODES:
+            continue
+        if path.is_absolute() or any(part in ("", ".", "..") for part in path.parts):
+            continue
+        blobs.append((blob, path.as_posix()))
+    return blobs
+
+
+def _write_blobs(repo: Path, sha: str, prefix: str, staging: Path) -> None:
+    blobs = _blobs(repo, sha, prefix)
+    batch = _git(repo, "cat-file", "--batch", stdin="".join(f"{b}\n" for b, _ in blobs).encode())
+    if batch.returncode != 0:
+        raise DriftauditError(f"git cat-file failed at {sha[:12]}")
+    data, offset = batch.stdout, 0
+    for _blob, rel in blobs:
+        header_end = data.index(b"\n", offset)
+        header = data[offset:header_end].decode().split()
+        start = header_end + 1
+        if len(header) != 3:  # "<sha> missing": nothing follows
+            offset = start
+            continue
+        _, kind, size = header
+        content = data[start : start + int(size)]
+        offset = start + int(size) + 1
+        if kind != "blob":
+            continue
+        path = staging / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
 
 
 def _package_prefix(repo: Path, sha: str) -> str:

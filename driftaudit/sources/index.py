@@ -7,6 +7,9 @@ inside is the same on every platform, so any tag will do.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -14,6 +17,8 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
 
 from driftaudit.errors import DriftauditError
 from driftaudit.progress import step
@@ -25,7 +30,27 @@ _WHEEL_TAGS = [
     ("manylinux_2_17_x86_64", "3.10"),
 ]
 _COMPLETE = ".driftaudit-complete"
-VERSION_SPEC_RE = re.compile(r"^v?\d+(\.\d+)*([.\-+]?(post|dev|rc|a|b)?\d*)*$")
+_MANIFEST = ".driftaudit-manifest.json"  # relpath -> [size, mtime_ns, sha256] of the unpack
+# Only decides "is this meant as a version?" (a cheap, linear test: no nested repetition);
+# `parse_version` validates it with packaging.
+_LOOKS_LIKE_VERSION_RE = re.compile(r"^v?\d[\w.!+-]*$")
+_MAX_VERSION_LENGTH = 64
+
+
+def looks_like_version(spec: str) -> bool:
+    return bool(_LOOKS_LIKE_VERSION_RE.match(spec))
+
+
+def parse_version(spec: str) -> str:
+    """A release spec (`0.5.14`, `v0.5.4.post1`) as pip will ask for it, or an error."""
+    text = spec.removeprefix("v")
+    if len(text) > _MAX_VERSION_LENGTH:
+        raise DriftauditError(f"invalid sglang version {spec[:40]!r}...: too long")
+    try:
+        Version(text)
+    except InvalidVersion:
+        raise DriftauditError(f"invalid sglang version {spec!r} (PEP 440)") from None
+    return text
 
 
 def release_dir(cache_dir: Path, version: str) -> Path:
@@ -33,22 +58,113 @@ def release_dir(cache_dir: Path, version: str) -> Path:
 
 
 def fetch_release(version: str, cache_dir: Path) -> Path:
-    """Unpacked root of sglang==version (holds `sglang/`); offline once cached."""
-    version = version.removeprefix("v")
+    """Unpacked root of sglang==version (holds `sglang/`); offline once cached.
+
+    A cached release is checked against the manifest written when it was unpacked
+    (sizes and mtimes; a file is hashed only when they differ): a tree that lost or
+    changed files is unpacked again, never read as it is.
+    """
+    version = parse_version(version)
     target = release_dir(cache_dir, version)
     if (target / _COMPLETE).is_file() and (target / "sglang").is_dir():
-        return target
-    if target.exists():  # a partial or corrupt unpack: start again
-        shutil.rmtree(target, ignore_errors=True)
+        problem = verify_manifest(target)
+        if problem is None:
+            return target
+        print(
+            f"driftaudit: warning: cached sglang {version} is damaged ({problem}); "
+            "fetching it again",
+            file=sys.stderr,
+        )
+    if target.exists():  # a partial, corrupt or damaged unpack: start again
+        _discard(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     step(f"downloading sglang=={version} from the package index")
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
         wheel = _download_wheel(version, Path(tmp))
         staging = Path(tmp) / "unpacked"
         _unpack(wheel, staging)
+        write_manifest(staging)
         (staging / _COMPLETE).write_text(wheel.name + "\n")
-        staging.rename(target)
+        publish(staging, target)
     return target
+
+
+def publish(staging: Path, target: Path) -> None:
+    """Move a finished tree into place; another run that got there first wins."""
+    try:
+        staging.rename(target)
+    except OSError:
+        if not (target / _COMPLETE).is_file():
+            raise
+
+
+def _discard(target: Path) -> None:
+    """Move a tree aside before deleting it, so a concurrent reader never sees half."""
+    doomed = target.with_name(f".discard-{target.name}-{os.getpid()}")
+    try:
+        target.rename(doomed)
+    except OSError:
+        return
+    shutil.rmtree(doomed, ignore_errors=True)
+
+
+def _walk_files(root: Path):
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        for filename in filenames:
+            path = Path(dirpath) / filename
+            rel = path.relative_to(root).as_posix()
+            if not rel.startswith(".driftaudit-"):
+                yield rel, path
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def write_manifest(root: Path) -> None:
+    manifest = {}
+    for rel, path in _walk_files(root):
+        stat = path.stat()
+        manifest[rel] = [stat.st_size, stat.st_mtime_ns, _sha256(path)]
+    (root / _MANIFEST).write_text(json.dumps(manifest, separators=(",", ":")))
+
+
+def verify_manifest(root: Path) -> str | None:
+    """None if the tree is what was unpacked, else what is wrong with it.
+
+    A release cached before manifests existed gets one now (trusted on first use).
+    """
+    try:
+        manifest = json.loads((root / _MANIFEST).read_text())
+    except FileNotFoundError:
+        try:
+            write_manifest(root)
+        except OSError:
+            pass  # a read-only cache: still usable
+        return None
+    except (OSError, ValueError):
+        return "its manifest is unreadable"
+    if not isinstance(manifest, dict):
+        return "its manifest is unreadable"
+    present = dict(_walk_files(root))
+    missing = manifest.keys() - present.keys()
+    if missing:
+        return f"{len(missing)} files missing, e.g. {sorted(missing)[0]}"
+    extra = present.keys() - manifest.keys()
+    if extra:
+        return f"{len(extra)} unexpected files, e.g. {sorted(extra)[0]}"
+    for rel, entry in manifest.items():
+        try:
+            size, mtime, digest = entry
+            stat = present[rel].stat()
+            if [stat.st_size, stat.st_mtime_ns] != [size, mtime] and _sha256(
+                present[rel]
+            ) != digest:
+                return f"{rel} changed"
+        except (OSError, ValueError, TypeError):
+            return f"{rel} unreadable"
+    return None
 
 
 def _pip(*args: str) -> subprocess.CompletedProcess:

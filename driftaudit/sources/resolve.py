@@ -7,25 +7,37 @@ from pathlib import Path
 
 from driftaudit.errors import DriftauditError
 from driftaudit.sources.git import export_ref
-from driftaudit.sources.index import VERSION_SPEC_RE, fetch_release
+from driftaudit.sources.index import fetch_release, looks_like_version, parse_version
 from driftaudit.sources.tree import SourceTree, find_package_root, tree_from_root
 
 
-def resolve_spec(spec: str, cache_dir: Path) -> SourceTree:
+def resolve_spec(
+    spec: str, cache_dir: Path, allow_paths: bool = True, consumer: Path | None = None
+) -> SourceTree:
+    """The tree a spec names. `allow_paths=False` (a spec from the consumer's own config,
+    without --trust-config-paths) admits only releases and `installed`: a directory or
+    git spec would have driftaudit read, or run git in, whatever the consumer commits.
+    """
     spec = spec.strip()
     if spec == "installed":
         return _installed(spec)
+    if not allow_paths and not looks_like_version(spec):
+        raise DriftauditError(
+            f"the consumer's config asks for {spec!r}, a local path; only release versions "
+            "are read from config unless --trust-config-paths is given"
+        )
     if spec.startswith("git:"):
-        return tree_from_root(spec, "git", export_ref(spec, cache_dir))
+        return tree_from_root(spec, "git", export_ref(spec, cache_dir, consumer))
     path = Path(spec).expanduser()
-    if path.is_dir():
+    if allow_paths and path.is_dir():
         root = find_package_root(path)
         if root is None:
             raise DriftauditError(f"no sglang package found in directory {spec!r}")
         return tree_from_root(spec, "directory", root)
-    if VERSION_SPEC_RE.match(spec):
-        tree = tree_from_root(spec, "index", fetch_release(spec, cache_dir))
-        tree.version = tree.version or spec.removeprefix("v")
+    if looks_like_version(spec):
+        version = parse_version(spec)
+        tree = tree_from_root(spec, "index", fetch_release(version, cache_dir))
+        tree.version = tree.version or version
         return tree
     raise DriftauditError(
         f"cannot resolve sglang spec {spec!r}: expected a version (0.5.14), a directory, "
