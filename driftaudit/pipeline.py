@@ -18,6 +18,8 @@ from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
 from driftaudit.sources.pin import read_pin
 from driftaudit.usage import UsageSet, collect_usages
+from driftaudit.usage.collect import failures
+from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.pins import read_pins
 from driftaudit.usage.surfaces import scan_surfaces
 
@@ -31,6 +33,7 @@ class CompareResult:
     usages: UsageSet
     timings: dict[str, float] = field(default_factory=dict)
     old_pin: str | None = None  # where --old came from, when read from the consumer
+    files: ConsumerFiles | None = None  # the consumer's files, read once (the fixer reuses them)
 
 
 def open_snapshots(old_spec: str, new_spec: str, cache_dir: Path) -> tuple[Snapshot, Snapshot]:
@@ -67,17 +70,21 @@ def run_compare(
     old, new = open_snapshots(old_spec, new_spec, cache_dir)
     timings["resolve"] = time.perf_counter() - start
     start = time.perf_counter()
-    usages = collect_usages(consumer, exclude)
-    surfaces = scan_surfaces(consumer, prefixes, exclude)
+    files = ConsumerFiles(consumer, exclude)
+    usages = collect_usages(files)
+    surfaces = scan_surfaces(files, prefixes)
+    usages.failures = failures(files)  # the surface scanners may have found more
     pins = read_pins(consumer)
     timings["usage"] = time.perf_counter() - start
     start = time.perf_counter()
     packs = []
     if old.tree.version and new.tree.version:
         packs = load_packs(rules_dirs(rules), old.tree.version, new.tree.version)
-    findings = match_usages(usages, Differ(old, new), packs, consumer, surfaces, pins)
+    findings = match_usages(usages, Differ(old, new), packs, consumer, surfaces, pins, files)
     timings["match"] = time.perf_counter() - start
-    return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
+    return CompareResult(
+        old.tree, new.tree, consumer, findings, usages, timings, pin_location, files
+    )
 
 
 def _about_server_args_fields(change: Change, fields: set[str]) -> bool:
@@ -140,9 +147,12 @@ def run_fix(
 
     compare = run_compare(consumer, old_spec, new_spec, cache_dir, exclude, rules, prefixes)
     edits = edits_from_findings(compare.findings, select, ignore)
-    changes = apply_edits(consumer, edits)
+    files = compare.files or ConsumerFiles(consumer, exclude)
+    changes = apply_edits(files, edits)
     if apply:
         for change in changes:
             if change.changed:
-                write_atomically(consumer / change.path, change.after)
+                entry = files.get(change.path)
+                encoding, newline = (entry.encoding, entry.newline) if entry else ("utf-8", "\n")
+                write_atomically(consumer / change.path, change.after, encoding, newline)
     return FixResult(compare, changes, apply)

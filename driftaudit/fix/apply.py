@@ -16,6 +16,7 @@ from driftaudit.fix.codemods import PRIMITIVES, Primitive
 from driftaudit.fix.codemods.add_import import insert_imports
 from driftaudit.fix.codemods.move_import import MoveImport, move_names
 from driftaudit.fix.edits import Edit
+from driftaudit.usage.files import ConsumerFiles
 
 
 @dataclass
@@ -150,13 +151,22 @@ def rewrite(path: str, source: str, edits: list[Edit]) -> FileChange:
     return change
 
 
-def apply_edits(root: Path, edits: list[Edit]) -> list[FileChange]:
+def apply_edits(files: ConsumerFiles | Path, edits: list[Edit]) -> list[FileChange]:
+    """The edits applied to the consumer's files, as read by its index (once per run)."""
+    if not isinstance(files, ConsumerFiles):
+        files = ConsumerFiles(Path(files))
     by_file: dict[str, list[Edit]] = defaultdict(list)
     for edit in edits:
         by_file[edit.path].append(edit)
     changes = []
     for path in sorted(by_file):
-        source = (root / path).read_text(encoding="utf-8")
+        entry = files.get(path)
+        source = entry.text if entry is not None else None
+        if source is None:
+            change = FileChange(path, "", "")
+            change.skipped = [(e, "the file could not be read") for e in by_file[path]]
+            changes.append(change)
+            continue
         changes.append(rewrite(path, source, _unique(by_file[path])))
     return changes
 
@@ -175,12 +185,13 @@ def _unique(edits: list[Edit]) -> list[Edit]:
     return unique
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and rename: never a half file."""
+def write_atomically(path: Path, text: str, encoding: str = "utf-8", newline: str = "\n") -> None:
+    """Write via a temporary file in the same folder and rename: never a half file. The
+    text has "\n" newlines; `encoding` and `newline` are the file's own (its index entry)."""
     mode = path.stat().st_mode if path.exists() else None
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+        with os.fdopen(handle, "w", encoding=encoding, newline=newline) as stream:
             stream.write(text)
         if mode is not None:
             os.chmod(temporary, mode)
