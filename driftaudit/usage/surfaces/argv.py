@@ -1,4 +1,8 @@
-"""TODO"""
+"""Flags in a command line, whatever it was written in (shell words, a Python argv
+list, a YAML/JSON sequence): a flag is sglang's when it follows an sglang launcher
+(`python -m sglang.launch_server`, `sglang serve`, `sglang_router.launch_server`) or
+carries a wrapping prefix (anywhere).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,6 @@ from driftaudit.usage.surfaces.sink import (
     PLACEHOLDER,
     FlagHit,
 )
-
-# ---- argv analysis (shell words, Python lists, YAML/JSON sequences) ---------------
 
 
 def is_launcher(tokens: list[str], i: int) -> int:

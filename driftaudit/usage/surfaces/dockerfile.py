@@ -1,4 +1,6 @@
-"""TODO"""
+"""Dockerfiles -> env vars (`ENV`, `ARG`, `$X` reads) and flags and URLs in
+`RUN`/`CMD`/`ENTRYPOINT` (shell form read as shell, exec form as an argv).
+"""
 
 from __future__ import annotations
 
@@ -14,8 +16,6 @@ from driftaudit.usage.surfaces.sink import (
 from driftaudit.usage.surfaces.structured import (
     Structured,
 )
-
-# ---- Dockerfile --------------------------------------------------------------------
 
 _DOCKER_INSTRUCTION = re.compile(r"[ \t]*([A-Za-z]+)(?:[ \t]+|$)")
 _DOCKER_ENV_PAIR = re.compile(

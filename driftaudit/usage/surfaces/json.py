@@ -1,4 +1,7 @@
-"""TODO"""
+"""JSON files -> flags, env vars, command lines (rules: `structured`). The standard
+library's parser gives no positions: each key and string is found in the text in document
+order, from a cursor.
+"""
 
 from __future__ import annotations
 

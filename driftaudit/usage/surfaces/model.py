@@ -1,4 +1,4 @@
-"""TODO"""
+"""The records of where a consumer touches sglang's surfaces: flags, env vars, URLs."""
 
 from __future__ import annotations
 

@@ -1,11 +1,18 @@
-"""TODO"""
+"""Wrapping prefixes: a consumer that forwards flags to sglang under its own prefix
+(`--sglang-tp-size` -> `--tp-size`, `args.sglang_tp_size`).
+
+Those passed in (`--wrap-prefixes`, config) are used as given; `detect_prefixes` adds
+`--sglang-` as soon as one `--sglang-<letter>` flag appears, and another
+`--<words>-sglang-` or `--[<words>-]sgl-` prefix only when a Python keyword or
+assignment named `*prefix*` spells it (`flag_prefix="eval-sglang"`), or when two distinct
+flags carry it and one of them is also written with `--sglang-` or is a hallmark sglang
+flag (`--tp-size`, ...).
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-
-# ---- prefixes ----------------------------------------------------------------------
 
 _SGLANG_PREFIX = re.compile(r"--sglang-([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)")
 _OTHER_PREFIX = re.compile(

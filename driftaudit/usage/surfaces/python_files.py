@@ -1,4 +1,4 @@
-"""TODO"""
+"""Which parts of a Python file the surface scanner parses (see the comment below)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,26 @@
-"""TODO"""
+"""One parsed Python tree (a whole file or a unit of it, see `python_files`) ->
+flags, env vars and URLs.
+
+Flags: an argv list or command string holding an sglang launcher, what is later appended
+to such a variable, `other_args=` of `popen_launch_server`; `args.sglang_<field>`,
+`getattr(args, "sglang_<field>")` and class fields named so give `--<field>` (context
+"python-attr").
+
+Env vars: `os.environ[...]`, `.get`, `.setdefault`, `getenv`, `in os.environ`,
+`monkeypatch.setenv`, env dict literals and subscripts, keyword arguments,
+`envs.SGLANG_X.get()`/`.set()`; any other string naming one exactly counts as a read.
+
+URLs: string literals, f-strings and `+` concatenations that look like routes, with the
+method of the call using them (`requests.post`, `httpx`, `session.get`, `client.post`, a
+consumer `post(...)` helper), the keys of the `json=`/`data=` payload (a dict literal, or
+a dict variable assigned earlier in the same function plus its `payload["k"] = ...`
+additions), and the routes given to a consumer's own request helper (`def
+_make_request(self, endpoint, payload): requests.post(f"{base}/{endpoint}", json=payload)`
+called as `self._make_request("flush_cache", {})`, in any file). Not routes: route
+definitions (`@app.get("/x")`), strings bound to `*_dir`, `*checkpoint*`, ... or passed to
+`Path`/`open`. Not handled: flags held in variables built in another function or file,
+request helpers whose route parameter is not the last part of the path.
+"""
 
 from __future__ import annotations
 
@@ -21,8 +43,6 @@ from driftaudit.usage.surfaces.sink import (
     PLACEHOLDER,
     Sink,
 )
-
-# ---- Python ------------------------------------------------------------------------
 
 _HTTP_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
 _HTTP_RECEIVERS = ("requests", "httpx", "session", "client", "http", "aiohttp", "sess")

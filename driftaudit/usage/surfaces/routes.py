@@ -1,10 +1,12 @@
-"""TODO"""
+"""Which strings are sglang HTTP routes: the path of a URL or path template
+(scheme, host, port and query stripped, a leading field taken as the base URL, an inner
+one written `{}`). Not routes: file names, file-system paths (`/tmp/..`), other schemes
+(`s3://`), a bare version prefix (`/v1`), paths whose first part is a field (`/{}/runs`).
+"""
 
 from __future__ import annotations
 
 import re
-
-# ---- routes ------------------------------------------------------------------------
 
 _FS_ROOTS = {
     "tmp", "home", "root", "usr", "dev", "proc", "sys", "etc", "var", "opt", "mnt", "bin",

@@ -1,4 +1,12 @@
-"""TODO"""
+"""Shell text (a script, a Dockerfile `RUN`, a YAML block scalar, a command string
+in a config value) -> flags, env vars, curl URLs.
+
+Flags: on an sglang launcher's command line (continuation lines included), and the
+variables expanded on that line (`$SGLANG_ARGS`, `${ARGS[@]}`). Env vars `SGLANG_*`/
+`SGL_*`: `export`, `X=1 cmd`, `X=1` are sets, `$X`/`${X}` reads; array and flag-holder
+variables such as `SGLANG_ARGS=(...)` are the script's own and skipped. URLs: `curl`
+(method from `-X`, or POST with `-d`). Not handled: heredocs.
+"""
 
 from __future__ import annotations
 
@@ -17,8 +25,6 @@ from driftaudit.usage.surfaces.sink import (
     VAR_REF,
     Sink,
 )
-
-# ---- shell -------------------------------------------------------------------------
 
 
 @dataclass

@@ -1,4 +1,7 @@
-"""TODO"""
+"""What every surface scanner shares: the patterns naming sglang (env vars, flags,
+launchers, config sections), offset -> (line, column) lookup, and the `Sink` that turns
+a hit at an offset of one file into a record.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +11,6 @@ from dataclasses import dataclass
 
 from driftaudit.usage.surfaces.model import EnvUsage, FlagUsage, SurfaceUsages, UrlUsage
 from driftaudit.usage.surfaces.prefixes import Prefixes
-
-# ---- shared patterns ---------------------------------------------------------------
 
 ENV_NAME = re.compile(r"(?:SGLANG|SGL)_[A-Z0-9][A-Z0-9_]*")
 ENV_ASSIGN = re.compile(r"((?:SGLANG|SGL)_[A-Z0-9][A-Z0-9_]*)\+?=")

@@ -1,4 +1,13 @@
-"""TODO"""
+"""What YAML, JSON and TOML share: a key with its parent chain (`Entry`) and the
+rules (`Structured`) that make a key a flag, an env var or a command line.
+
+A key is an sglang flag when it sits under a section named like `sglang`, `sglang_args`,
+`server_args`, `sglang_config`, or carries a wrapping prefix (`sglang_tp_size:`). A section
+that holds an `overrides`/`server_args`/`args`/`kwargs`/`engine_args` mapping contributes
+only the keys inside it: its other keys describe the consumer's own deployment. Env vars:
+keys named `SGLANG_*`, `- name: X` under an env section, `- X=1` items. A sequence holding
+a launcher (`command: [python, -m, sglang.launch_server, ...]`) is an argv.
+"""
 
 from __future__ import annotations
 
@@ -16,8 +25,6 @@ from driftaudit.usage.surfaces.sink import (
     SECTION,
     Sink,
 )
-
-# ---- YAML, JSON, TOML --------------------------------------------------------------
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""TODO"""
+"""YAML files -> flags, env vars, command lines (rules: `structured`)."""
 
 from __future__ import annotations
 
