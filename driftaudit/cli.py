@@ -132,6 +132,7 @@ def _compare(args, cache_dir: Path) -> int:
         args.rules,
         config.wrap_prefixes,
     )
+    _note_skipped(result.files.skipped if result.files else [])
     consumer = str(args.path)
     if args.min_confidence == "certain":
         result.findings = [f for f in result.findings if f.confidence == "certain"]
@@ -149,6 +150,15 @@ def _compare(args, cache_dir: Path) -> int:
     if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in result.findings):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _note_skipped(skipped: list, shown: int = 10) -> None:
+    """Consumer files the walk left out (a bad symlink, a FIFO, too large, unreadable):
+    one line each on stderr (Python ones are DA001 findings as well)."""
+    for item in skipped[:shown]:
+        print(f"driftaudit: note: not read: {item.rel} ({item.reason})", file=sys.stderr)
+    if len(skipped) > shown:
+        print(f"driftaudit: note: {len(skipped) - shown} more files not read", file=sys.stderr)
 
 
 def _consumer_settings(args):

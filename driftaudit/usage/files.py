@@ -107,6 +107,11 @@ class ConsumerFile:
         return decoded.text
 
     @property
+    def parsed(self) -> bool:
+        """Has the tree been asked for already (it then costs nothing)?"""
+        return self._parsed
+
+    @property
     def tree(self) -> ast.Module | None:
         """The module's tree (Python files); None, and a failure recorded, when it does
         not parse."""
@@ -169,10 +174,19 @@ class ConsumerFiles:
             except OSError as exc:
                 self.skip(rel_dir or ".", _reason(exc))
                 continue
-            ignores = ignores + self._gitignore(directory, rel_dir)
+            gitignore = next((e for e in entries if e.name == ".gitignore"), None)
+            ignore_file = None
+            if gitignore is not None:
+                rel = f"{rel_dir}/.gitignore" if rel_dir else ".gitignore"
+                ignore_file = self._regular(gitignore, rel, real_root)
+                ignores = ignores + self._gitignore(ignore_file, rel_dir)
             folders = []
             for entry in entries:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                if entry is gitignore:
+                    if ignore_file is not None and not self._ignored(rel, ignores):
+                        yield ignore_file
+                    continue
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
@@ -215,16 +229,13 @@ class ConsumerFiles:
             return None
         return ConsumerFile(self, rel, info.st_size)
 
-    def _gitignore(self, directory: str, rel_dir: str) -> list[tuple[str, pathspec.PathSpec]]:
-        path = os.path.join(directory, ".gitignore")
-        if not os.path.isfile(path):
+    def _gitignore(
+        self, file: ConsumerFile | None, rel_dir: str
+    ) -> list[tuple[str, pathspec.PathSpec]]:
+        """A folder's `.gitignore`, read through its index entry (read once)."""
+        if file is None or file.text is None:
             return []
-        try:
-            with open(path, encoding="utf-8", errors="replace") as stream:
-                spec = pathspec.GitIgnoreSpec.from_lines(stream)
-        except OSError:
-            return []
-        return [(rel_dir, spec)]
+        return [(rel_dir, pathspec.GitIgnoreSpec.from_lines(file.text.splitlines()))]
 
     def _ignored(self, rel: str, ignores: list[tuple[str, pathspec.PathSpec]]) -> bool:
         if self.exclude and self._excluded.match_file(rel):

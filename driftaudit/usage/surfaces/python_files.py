@@ -192,6 +192,9 @@ class PyFile:
         the calls of request helpers found since: only their lines are visited)."""
         if self.whole and not rescan:
             return
+        if not rescan and self.entry.parsed:  # the whole tree is there already: no units
+            kept = [at for at in (*scoped, *plain) if not self._in_comment(at)]
+            return self._scan_whole(kept, launch, helpers, pending)
         kept: list[int] = []
         units: list[tuple[int, int]] = []
         for offsets, widen in ((scoped, self._unit), (plain, self._statement)):
@@ -231,6 +234,10 @@ class PyFile:
                 scan.run(tree, sorted({self.sink.text.pos(at)[0] for at in kept}))
             else:
                 scan.run(tree, None if launch else self._hot(kept, start, end))
+
+    def _in_comment(self, at: int) -> bool:
+        line = self.sink.text.pos(at)[0] - 1
+        return line not in self.in_string and self.lines[line].lstrip().startswith("#")
 
     def _parse(self, start: int, end: int) -> ast.Module | None:
         """Parse lines [start, end) where they stand (lines and columns of the file)."""
