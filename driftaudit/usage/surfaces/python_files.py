@@ -1,4 +1,4 @@
-"""Which parts of a Python file the surface scanner parses (see the comment below)."""
+"""Which parts of a Python file the surface scanner parses, and how (the comment below)."""
 
 from __future__ import annotations
 
@@ -24,13 +24,13 @@ from driftaudit.usage.surfaces.structured import (
     strip_comment,
 )
 
-# ---- Python files: candidate lines -> units -> ast -----------------------------------
+# Python files: candidate lines -> units -> ast.
 #
 # Parsing every file would cost seconds on a large consumer (miles: ~1,200 files). A literal
 # search finds the lines that can matter (`SGLANG_`, a prefix, `.sglang_`, `launch_server`,
 # a quoted "/route", `://`, `{base}/route`), skipping comments. Each line is widened to a
-# unit and only the units are parsed, padded with blank lines (and an `if 1:` when
-# indented) so that lines and columns stay those of the file:
+# unit and only the units are parsed, where they stand in the file (`pysource.parse_region`:
+# lines and columns are those of the file):
 #   - a flag, env var or attribute: its statement;
 #   - a route, a launcher or a class field: its outermost function (or class), because
 #     the URL may sit in a variable, the payload in a dict built above, the argv in a list
@@ -39,8 +39,10 @@ from driftaudit.usage.surfaces.structured import (
 # line that may make an HTTP call); assignments are recorded everywhere, for lookups.
 # A unit that does not parse on its own (a guess gone wrong around a multi-line string,
 # a backslash continuation) is widened to its function, then to the whole file; units
-# covering most of a file make it parse whole. Once every file is read, the calls of the
-# request helpers found (`_make_request("flush_cache", ...)`) are read in their units.
+# covering most of a file make it parse whole. A file usage collection has parsed already
+# (it imports sglang) is read from that tree, units unparsed. Once every file is read, the
+# calls of the request helpers found (`_make_request("flush_cache", ...)`) are read in
+# their units.
 
 _URL_LITERALS = re.compile(r"://|\"/|'/|\}/")
 _URL_SCHEME_AT = re.compile(r"""(?:https?|wss?)://[^"'\s/]*/[A-Za-z0-9_{]""")
