@@ -79,3 +79,16 @@ def test_likely_findings_are_never_rewritten(cache_dir, tmp_path):
     before = (consumer / "uses.py").read_text()
     run_fix(consumer, str(trees / "old"), str(trees / "new"), cache_dir, apply=True)
     assert (consumer / "uses.py").read_text() == before
+
+
+def test_fix_keeps_the_files_encoding_bom_and_newlines(cache_dir, tmp_path):
+    """The fixer writes a file back as the consumer index read it: CRLF and a BOM kept."""
+    root = FIXTURES / "rules" / "calls"
+    consumer = _copy(root, tmp_path)
+    source = (consumer / "calls.py").read_bytes().replace(b"\r\n", b"\n")
+    (consumer / "calls.py").write_bytes(b"\xef\xbb\xbf" + source.replace(b"\n", b"\r\n"))
+    result = run_fix(consumer, str(root / "old"), str(root / "new"), cache_dir, apply=True)
+    assert result.fixed == 3
+    data = (consumer / "calls.py").read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and data.count(b"\n") == data.count(b"\r\n")
+    assert 'init_group([0], 0, "nccl")  # expect: DA201' in data.decode("utf-8-sig")
