@@ -134,12 +134,21 @@ def rewrite(path: str, source: str, edits: list[Edit]) -> FileChange:
     except cst.ParserSyntaxError as exc:
         change.skipped = [(e, f"does not parse: {exc.message}") for e in edits]
         return change
+    except RecursionError:
+        change.skipped = [(e, "nested too deeply for the rewriter") for e in edits]
+        return change
     composer = _Composer(edits)
     try:
         code = MetadataWrapper(module, unsafe_skip_copy=True).visit(composer).code
         cst.parse_module(code)
         compile(code, path, "exec")
-    except (cst.ParserSyntaxError, SyntaxError, ValueError, cst.CSTValidationError) as exc:
+    except (
+        cst.ParserSyntaxError,
+        SyntaxError,
+        ValueError,
+        RecursionError,
+        cst.CSTValidationError,
+    ) as exc:
         change.skipped = [(e, f"the result would not parse ({exc}); left unchanged") for e in edits]
         return change
     change.after = code
