@@ -74,6 +74,7 @@ def run_compare(
     usages = collect_usages(files)
     surfaces = scan_surfaces(files, prefixes)
     usages.failures = failures(files)  # the surface scanners may have found more
+    files.release_trees()
     pins = read_pins(consumer)
     timings["usage"] = time.perf_counter() - start
     start = time.perf_counter()
