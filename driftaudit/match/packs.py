@@ -36,6 +36,7 @@ class PackMatcher:
         self.members = members
         self.root = root
         self._files = files
+        self._texts: dict[str, str] | None = None
         self._canonical: dict[str, str] = {}
 
     def canonical(self, symbol: str) -> str:
@@ -106,9 +107,10 @@ class PackMatcher:
 
     def _consumer_texts(self) -> dict[str, str]:
         """Every text file of the consumer, from its index (read once per run)."""
-        if self._files is None:
-            self._files = ConsumerFiles(self.root)
-        return {f.rel: f.text for f in sorted(self._files, key=lambda f: f.rel) if f.text}
+        if self._texts is None:
+            files = self._files if self._files is not None else ConsumerFiles(self.root)
+            self._texts = {f.rel: f.text for f in sorted(files, key=lambda f: f.rel) if f.text}
+        return self._texts
 
     # ---- findings --------------------------------------------------------------------
 
