@@ -14,9 +14,9 @@ with the method and payload keys of the call when evident; a plain string starti
 "/" that reaches no call is still reported (method None): the caller keeps the routes
 sglang knows.
 
-Not handled: heredocs, multi-line TOML arrays and YAML flow collections spread over
-lines that do not parse as YAML, flags held in variables built in another function or
-file, request helpers whose route parameter is not the last part of the path.
+Not handled: heredocs, flow collections spread over lines in YAML that does not parse
+(a template), flags held in variables built in another function or file, request helpers
+whose route parameter is not the last part of the path.
 """
 
 from driftaudit.usage.surfaces.model import EnvUsage, FlagUsage, SurfaceUsages, UrlUsage
