@@ -189,6 +189,26 @@ def test_excludes_have_gitignore_semantics(tmp_path):
     assert [f.rel for f in index] == ["keep.py", "src/tests.py"]
 
 
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["tests/**"],
+        ["tests/", "*.log", "/build", "docs/*.md", "a/**/b", "lib/"],
+        ["*.py", "!keep.py"],  # a negation: pathspec itself decides
+        [],
+    ],
+)
+def test_ignore_patterns_agree_with_pathspec(lines):
+    import pathspec
+
+    paths = ["tests/a/b.py", "tests/x.py", "src/tests/x.py", "keep.py", "x.py", "a/x/y/b",
+             "build", "build/x", "src/build", "lib/", "src/lib/x.py", "x.log", "docs/a.md",
+             "docs/sub/a.md"]  # fmt: skip
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    ignore = files_module.Ignore(lines)
+    assert [ignore.match(p) for p in paths] == [spec.match_file(p) for p in paths]
+
+
 def test_the_consumers_gitignore_files_are_honoured(tmp_path):
     root = write_tree(
         tmp_path / "c",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -45,6 +46,31 @@ SKIP_DIRS = {
     ".ruff_cache",
 }
 MAX_FILE_BYTES = 4_000_000  # larger files are data (or generated), not read
+
+
+class Ignore:
+    """Gitignore-style patterns (pathspec). Without negations (`!x`), a path is ignored
+    when any pattern matches, and one regex made of them all answers that: pathspec
+    tries each pattern in turn, a hundred searches per path for a common .gitignore."""
+
+    def __init__(self, lines: list[str]):
+        self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        active = [p for p in self.spec.patterns if p.include is not None and p.regex]
+        self.any: re.Pattern[str] | None = None
+        if all(p.include for p in active):
+            alternatives = [_GROUP_NAME.sub("(?:", p.regex.pattern) for p in active]
+            try:
+                self.any = re.compile("|".join(f"(?:{a})" for a in alternatives) or "(?!)")
+            except re.error:  # a pattern form this does not know: pathspec decides
+                self.any = None
+
+    def match(self, rel: str) -> bool:
+        if self.any is not None:
+            return self.any.search(rel) is not None
+        return self.spec.match_file(rel)
+
+
+_GROUP_NAME = re.compile(r"\(\?P<\w+>")
 
 
 @dataclass(frozen=True)
@@ -135,7 +161,7 @@ class ConsumerFiles:
         self.exclude = list(exclude or [])
         self.skipped: list[Skipped] = []
         self.failures: dict[str, ParseProblem] = {}  # Python files that could not be read
-        self._excluded = pathspec.GitIgnoreSpec.from_lines(self.exclude)
+        self._excluded = Ignore(self.exclude)
         self.files: list[ConsumerFile] = list(self._walk())
         self.by_rel = {f.rel: f for f in self.files}
 
@@ -170,7 +196,7 @@ class ConsumerFiles:
 
     def _walk(self) -> Iterator[ConsumerFile]:
         real_root = os.path.realpath(self.root)
-        stack: list[tuple[str, list[tuple[str, pathspec.PathSpec]]]] = [("", [])]
+        stack: list[tuple[str, list[tuple[str, Ignore]]]] = [("", [])]
         while stack:  # depth first, a folder's files before its subfolders, all sorted
             rel_dir, ignores = stack.pop()
             directory = os.path.join(self.root, rel_dir) if rel_dir else str(self.root)
@@ -235,20 +261,18 @@ class ConsumerFiles:
             return None
         return ConsumerFile(self, rel, info.st_size)
 
-    def _gitignore(
-        self, file: ConsumerFile | None, rel_dir: str
-    ) -> list[tuple[str, pathspec.PathSpec]]:
+    def _gitignore(self, file: ConsumerFile | None, rel_dir: str) -> list[tuple[str, Ignore]]:
         """A folder's `.gitignore`, read through its index entry (read once)."""
         if file is None or file.text is None:
             return []
-        return [(rel_dir, pathspec.GitIgnoreSpec.from_lines(file.text.splitlines()))]
+        return [(rel_dir, Ignore(file.text.splitlines()))]
 
-    def _ignored(self, rel: str, ignores: list[tuple[str, pathspec.PathSpec]]) -> bool:
-        if self.exclude and self._excluded.match_file(rel):
+    def _ignored(self, rel: str, ignores: list[tuple[str, Ignore]]) -> bool:
+        if self.exclude and self._excluded.match(rel):
             return True
         for base, spec in ignores:
             inner = rel[len(base) + 1 :] if base else rel
-            if spec.match_file(inner):
+            if spec.match(inner):
                 return True
         return False
 
