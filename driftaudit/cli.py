@@ -24,6 +24,7 @@ from driftaudit.errors import DriftauditError
 from driftaudit.findings import at_or_above
 from driftaudit.progress import progress
 from driftaudit.sources.latest import resolve_latest
+from driftaudit.usage.files import ConsumerFiles
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ("error", "warning", "info", "never")
@@ -215,7 +216,9 @@ def _compare(args, cache_dir: Path) -> int:
             config.wrap_prefixes,
             _allow_paths(args, config),
         )
-    gate = triage(result.findings, args.path, exclude, _baseline_path(args, config))
+    _note_skipped(result.files.skipped if result.files else [])
+    files = result.files or ConsumerFiles(args.path, exclude)
+    gate = triage(result.findings, files, _baseline_path(args, config))
     if args.min_confidence == "certain":  # after triage: a suppression of it is still used
         gate.findings = [f for f in gate.findings if f.confidence == "certain"]
         gate.accepted = [f for f in gate.accepted if f.confidence == "certain"]
@@ -235,6 +238,17 @@ def _compare(args, cache_dir: Path) -> int:
     if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in gate.findings):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _note_skipped(skipped: list, shown: int = 10) -> None:
+    """Consumer files the walk left out (a bad symlink, a FIFO, too large, unreadable):
+    one line each on stderr (Python ones are DA001 findings as well)."""
+    for item in skipped[:shown]:
+        print(f"driftaudit: note: not read: {item.rel} ({item.reason})", file=sys.stderr)
+    if len(skipped) > shown:
+        print(f"driftaudit: note: {len(skipped) - shown} more files not read", file=sys.stderr)
+
+
 
 
 def _baseline_path(args, config) -> Path | None:

@@ -19,6 +19,8 @@ from driftaudit.progress import step
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
 from driftaudit.usage import UsageSet, collect_usages
+from driftaudit.usage.collect import failures
+from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.patches import collect_patches
 from driftaudit.usage.pins import read_pins, sglang_pin
 from driftaudit.usage.surfaces import scan_surfaces
@@ -34,6 +36,7 @@ class CompareResult:
     usages: UsageSet
     timings: dict[str, float] = field(default_factory=dict)
     old_pin: str | None = None  # where --old came from, when read from the consumer
+    files: ConsumerFiles | None = None  # the consumer's files, read once (the fixer reuses them)
 
 
 def open_snapshots(
@@ -82,9 +85,12 @@ def run_compare(
     timings["resolve"] = time.perf_counter() - start
     start = time.perf_counter()
     step(f"reading {consumer}")
-    usages = collect_usages(consumer, exclude)
-    surfaces = scan_surfaces(consumer, prefixes, exclude)
-    patches = collect_patches(consumer, exclude)
+    files = ConsumerFiles(consumer, exclude)
+    usages = collect_usages(files)
+    surfaces = scan_surfaces(files, prefixes)
+    patches = collect_patches(files)
+    usages.failures = failures(files)  # the surface scanners may have found more
+    files.release_trees()
     timings["usage"] = time.perf_counter() - start
     start = time.perf_counter()
     packs = []
@@ -94,10 +100,12 @@ def run_compare(
         packs = load_packs(rules_dirs(pack_dirs), old.tree.version, new.tree.version)
     step("matching (parsing the sglang modules reached, once)")
     differ = Differ(old, new)
-    findings = match_usages(usages, differ, packs, consumer, surfaces, pins)
+    findings = match_usages(usages, differ, packs, consumer, surfaces, pins, files)
     findings = sorted(findings + patch_findings(patches, differ), key=Finding.sort_key)
     timings["match"] = time.perf_counter() - start
-    return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
+    return CompareResult(
+        old.tree, new.tree, consumer, findings, usages, timings, pin_location, files
+    )
 
 
 def _about_server_args_fields(change: Change, fields: set[str]) -> bool:
@@ -182,7 +190,7 @@ def run_fix(
         if unsafe_fixes
         else [f for f in fixable(compare.findings, select, ignore) if f.fix_applicability != "safe"]
     )
-    changes = apply_edits(consumer, edits, scanned_at)
+    changes = apply_edits(compare.files or ConsumerFiles(consumer, exclude), edits, scanned_at)
     result = FixResult(compare, changes, False, held)
     if apply:
         result.swept = sweep_stale(consumer)

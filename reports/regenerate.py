@@ -137,7 +137,7 @@ def audit(entry: dict, args, work: Path, cache_dir: Path) -> Path | None:
         how = f"{entry['repo']} at commit `{entry['commit']}`, sglang {old} -> {new}."
         upgrade = f"{old} -> {new}"
     result = run_compare(consumer, old, new, cache_dir)
-    findings = triage(result.findings, consumer).findings  # the consumer's own suppressions
+    findings = triage(result.findings, result.files).findings  # the consumer's suppressions
     regenerate = f"Regenerate: `python reports/regenerate.py --only {name}`."
     page = HERE / f"{name}-sglang-{old}-to-{new}.md"
     text = findings_markdown(

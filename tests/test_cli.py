@@ -102,6 +102,19 @@ def test_unparsable_consumer_file_is_a_finding_and_the_run_goes_on(capsys, tmp_p
     assert "DA001" in captured.out and "DA201" in captured.out
 
 
+def test_files_the_walk_leaves_out_are_noted_and_python_ones_are_da001(capsys, tmp_path):
+    consumer = write_tree(
+        tmp_path / "c",
+        {"good.py": "from sglang.srt.distributed import init_group\ninit_group([0], 0, 'nccl')\n"},
+    )
+    (consumer / "gone.py").symlink_to(consumer / "missing.py")
+    (consumer / "run.sh").symlink_to(consumer / "run.sh")  # a loop
+    _, captured = _compare(capsys, "--cache-dir", str(tmp_path), consumer=consumer)
+    assert "note: not read: gone.py (dangling symbolic link" in captured.err
+    assert "note: not read: run.sh (symbolic link loop)" in captured.err
+    assert "gone.py" in captured.out and "DA001" in captured.out
+
+
 def test_rule_explains_itself(capsys):
     assert main(["rule", "DA303"]) == 0
     out = capsys.readouterr().out

@@ -126,3 +126,18 @@ def test_reports_say_whether_each_fix_is_safe(cache_dir, capsys):
     assert main([*args, "--unsafe-fixes", "--cache-dir", str(cache_dir)]) == 0
     captured = capsys.readouterr()
     assert "unsafe fixes not applied" not in captured.err and "-    init_group" in captured.out
+
+
+def test_fix_keeps_the_files_encoding_bom_and_newlines(cache_dir, tmp_path):
+    """The fixer writes a file back as the consumer index read it: CRLF and a BOM kept."""
+    root = FIXTURES / "themes" / "calls"
+    consumer = _copy(root, tmp_path)
+    source = (consumer / "calls.py").read_bytes().replace(b"\r\n", b"\n")
+    (consumer / "calls.py").write_bytes(b"\xef\xbb\xbf" + source.replace(b"\n", b"\r\n"))
+    result = run_fix(
+        consumer, str(root / "old"), str(root / "new"), cache_dir, apply=True, unsafe_fixes=True
+    )
+    assert result.fixed == 3
+    data = (consumer / "calls.py").read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and data.count(b"\n") == data.count(b"\r\n")
+    assert 'init_group([0], 0, "nccl")  # expect: DA201' in data.decode("utf-8-sig")

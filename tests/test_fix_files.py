@@ -166,8 +166,11 @@ def test_undecodable_file_is_skipped_with_a_reason_and_the_others_fixed(tmp_path
     result = fix(consumer, cache_dir)
     assert (consumer / "bad.py").read_bytes() == bad
     assert b"full_untruncated_fill_ids" in (consumer / "good.py").read_bytes()
-    skipped = [reason for c in result.changes for _, reason in c.skipped]
-    assert skipped and all("cannot read" in r or "parse" in r for r in skipped), skipped
+    # the index cannot decode it: a DA001 finding, and no edit is ever made in it
+    assert any(
+        f.code.code == "DA001" and f.path == "bad.py" for f in result.compare.findings
+    )
+    assert all(c.path != "bad.py" for c in result.changes)
 
 
 def test_decode_keeps_what_encode_needs():

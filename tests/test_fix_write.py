@@ -67,9 +67,9 @@ def test_file_changed_while_the_fix_is_prepared_is_refused(tmp_path, cache_dir, 
     consumer = two_files(tmp_path)
     prepare = driftaudit.fix.apply_edits
 
-    def edited_meanwhile(root, edits, scanned_at=None):
-        changes = prepare(root, edits, scanned_at)
-        with open(root / "a.py", "ab") as stream:
+    def edited_meanwhile(files, edits, scanned_at=None):
+        changes = prepare(files, edits, scanned_at)
+        with open(files.root / "a.py", "ab") as stream:
             stream.write(b"# edited by hand since the scan\n")
         return changes
 
@@ -80,15 +80,26 @@ def test_file_changed_while_the_fix_is_prepared_is_refused(tmp_path, cache_dir, 
     assert (consumer / "b.py").read_bytes() == ORIGINAL
 
 
-def test_symlink_is_written_through(tmp_path, cache_dir):
+def test_symlink_inside_the_tree_is_written_through(tmp_path, cache_dir):
+    consumer = consumer_with(tmp_path, {"b.py": ORIGINAL})
+    real = consumer / "vendor" / "real.txt"  # not a module of its own: only the link is
+    real.parent.mkdir()
+    real.write_bytes(ORIGINAL)
+    (consumer / "a.py").symlink_to(real)
+    result = fix(consumer, cache_dir)
+    assert result.written and result.fixed == 2
+    assert (consumer / "a.py").is_symlink() and fixed(real) and fixed(consumer / "b.py")
+
+
+def test_symlink_out_of_the_tree_is_never_followed(tmp_path, cache_dir):
     consumer = consumer_with(tmp_path, {"b.py": ORIGINAL})
     outside = tmp_path / "elsewhere" / "real.py"
     outside.parent.mkdir()
     outside.write_bytes(ORIGINAL)
     (consumer / "a.py").symlink_to(outside)
     result = fix(consumer, cache_dir)
-    assert result.written and result.fixed == 2
-    assert (consumer / "a.py").is_symlink() and fixed(outside) and fixed(consumer / "b.py")
+    assert result.written and result.fixed == 1
+    assert outside.read_bytes() == ORIGINAL and fixed(consumer / "b.py")
 
 
 def test_hard_linked_file_is_refused(tmp_path, cache_dir):

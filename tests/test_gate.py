@@ -35,7 +35,18 @@ def _check(tmp_path, consumer, *extra) -> tuple[int, list[dict]]:
     out = tmp_path / "report.json"
     cache = ["--cache-dir", str(tmp_path / "cache")]
     code = main(
-        ["check", "--trust-config-paths", *cache, "-q", "--format", "json", "--output", str(out), str(consumer), *extra]
+        [
+            "check",
+            "--trust-config-paths",
+            *cache,
+            "-q",
+            "--format",
+            "json",
+            "--output",
+            str(out),
+            str(consumer),
+            *extra,
+        ]
     )
     return code, json.loads(out.read_text())["findings"] if out.exists() else []
 
@@ -49,7 +60,8 @@ def test_check_fails_only_on_what_is_new(tmp_path):
     assert (
         main(
             [
-                "check", "--trust-config-paths",
+                "check",
+                "--trust-config-paths",
                 "--cache-dir",
                 str(tmp_path / "cache"),
                 "-q",
@@ -80,7 +92,16 @@ def test_check_fails_only_on_what_is_new(tmp_path):
     assert [(f["rule"], f["line"]) for f in findings] == [("DA201", 10)]
     # the same as a CI job runs it: a process, its exit code and the annotation
     ci = subprocess.run(
-        [sys.executable, "-m", "driftaudit", "check", "--trust-config-paths", "--format", "github", "."],
+        [
+            sys.executable,
+            "-m",
+            "driftaudit",
+            "check",
+            "--trust-config-paths",
+            "--format",
+            "github",
+            ".",
+        ],
         cwd=consumer,
         env={**os.environ, "DRIFTAUDIT_CACHE_DIR": str(tmp_path / "cache")},
         capture_output=True,
@@ -93,7 +114,8 @@ def test_check_fails_only_on_what_is_new(tmp_path):
     out = tmp_path / "report.sarif"
     main(
         [
-            "check", "--trust-config-paths",
+            "check",
+            "--trust-config-paths",
             "-q",
             "--cache-dir",
             str(tmp_path / "cache"),
@@ -123,7 +145,15 @@ def test_check_fails_only_on_what_is_new(tmp_path):
 def test_unused_suppressions_and_stale_entries_are_info(tmp_path):
     consumer = _consumer(tmp_path, IMPORT + "\n\ndef run():\n" + OLD_CALL)
     main(
-        ["check", "--trust-config-paths", "--cache-dir", str(tmp_path / "cache"), "-q", "--update-baseline", str(consumer)]
+        [
+            "check",
+            "--trust-config-paths",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "-q",
+            "--update-baseline",
+            str(consumer),
+        ]
     )
     # the accepted call is fixed; a suppression is left where nothing is found
     (consumer / "app.py").write_text(
@@ -144,7 +174,15 @@ def test_baseline_setting_in_the_config(tmp_path):
         handle.write('baseline = "ci/accepted.json"\n')
     (consumer / "ci").mkdir()
     main(
-        ["check", "--trust-config-paths", "--cache-dir", str(tmp_path / "cache"), "-q", "--update-baseline", str(consumer)]
+        [
+            "check",
+            "--trust-config-paths",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "-q",
+            "--update-baseline",
+            str(consumer),
+        ]
     )
     assert (consumer / "ci" / "accepted.json").is_file()
     assert not (consumer / ".driftaudit-baseline.json").exists()
@@ -154,7 +192,12 @@ def test_baseline_setting_in_the_config(tmp_path):
 def test_a_broken_baseline_is_one_line(tmp_path, capsys):
     consumer = _consumer(tmp_path, IMPORT)
     (consumer / ".driftaudit-baseline.json").write_text("{not json")
-    assert main(["check", "--trust-config-paths", "--cache-dir", str(tmp_path / "cache"), str(consumer)]) == 2
+    assert (
+        main(
+            ["check", "--trust-config-paths", "--cache-dir", str(tmp_path / "cache"), str(consumer)]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "not a driftaudit baseline" in err and len(err.strip().splitlines()) == 1
 
@@ -209,12 +252,16 @@ def test_suppression_comments_by_file_kind(tmp_path):
             "c.toml": 'k = "v"  # driftaudit:ignore\nj = 1  # driftaudit: ignored on purpose\n',
         },
     )
-    found = scan_file(tmp_path, "a.py")
+    found = scan_file("a.py", (tmp_path / "a.py").read_text())
     assert [(s.line, sorted(s.codes)) for s in found] == [(2, ["DA102", "DA201"])]
-    assert [sorted(s.codes) for s in scan_file(tmp_path, "b.yaml")] == [["DA102"]]
-    assert [s.codes for s in scan_file(tmp_path, "c.toml")] == [frozenset()]
+    assert [sorted(s.codes) for s in scan_file("b.yaml", (tmp_path / "b.yaml").read_text())] == [
+        ["DA102"]
+    ]
+    assert [s.codes for s in scan_file("c.toml", (tmp_path / "c.toml").read_text())] == [
+        frozenset()
+    ]
 
-    suppressions = found + scan_file(tmp_path, "b.yaml")
+    suppressions = found + scan_file("b.yaml", (tmp_path / "b.yaml").read_text())
     kept, silenced = apply_suppressions(
         [
             _finding(IMPORT_MOVED, "a.py", 2),

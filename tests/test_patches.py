@@ -16,10 +16,17 @@ import pytest
 from driftaudit.codes import lookup
 from driftaudit.match.patches import check_file
 from driftaudit.pipeline import run_compare
+from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.patches import collect_patches, read_patch, sglang_path
 
 from .conftest import FIXTURES, expected_markers, write_tree
 from .gitapply import git_verdicts
+
+
+def _read(root, path):
+    """read_patch on a file as the consumer index hands it over."""
+    return read_patch(path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"))
+
 
 CASE = FIXTURES / "themes" / "patches"
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -66,7 +73,7 @@ def test_findings_carry_evidence(cache_dir: Path) -> None:
 @needs_git
 @pytest.mark.parametrize("tree", ["old", "new"])
 def test_checker_agrees_with_git_apply(tree: str) -> None:
-    patches = collect_patches(CASE / "consumer").patches
+    patches = collect_patches(ConsumerFiles(CASE / "consumer")).patches
     assert {p.path for p in patches} == {
         "patches/extra.diff",
         "patches/fork.patch",
@@ -105,14 +112,14 @@ def test_placement_among_repeated_context_agrees_with_git(
     header = f"@@ -{claimed},3 +{claimed},3 @@"
     text = "\n".join(["--- a/sglang/mod.py", "+++ b/sglang/mod.py", header, *body]) + "\n"
     consumer = write_tree(tmp_path / "consumer", {"fix.patch": text})
-    patch = read_patch(consumer, consumer / "fix.patch")
+    patch = _read(consumer, consumer / "fix.patch")
     ours = {("sglang/mod.py", 3): check_file(patch.files[0], tree)[0].at}
     assert ours == git_verdicts(consumer / "fix.patch", patch, tree)
     assert ours[("sglang/mod.py", 3)] in copies
 
 
 def test_parsed_hunks_keep_their_positions() -> None:
-    patch = read_patch(CASE / "consumer", CASE / "consumer" / "patches" / "sglang.patch")
+    patch = _read(CASE / "consumer", CASE / "consumer" / "patches" / "sglang.patch")
     by_path = {f.path: f for f in patch.files}
     assert set(by_path) == {
         "sglang/srt/capture.py",
@@ -130,7 +137,7 @@ def test_parsed_hunks_keep_their_positions() -> None:
     assert first.before[:3] == ["import logging", "import os", ""]
     assert "import time" in first.after and (first.leading, first.trailing) == (2, 2)
     assert scheduler.hunks[2].trailing == 0
-    assert read_patch(CASE / "consumer", CASE / "consumer" / "patches" / "megatron.patch") is None
+    assert _read(CASE / "consumer", CASE / "consumer" / "patches" / "megatron.patch") is None
 
 
 @pytest.mark.parametrize(
@@ -149,7 +156,7 @@ def test_patch_paths_map_to_the_sglang_tree(written: str, path: str | None) -> N
 
 
 def test_anchors_follow_the_source_variable() -> None:
-    anchors = collect_patches(CASE / "consumer").anchors
+    anchors = collect_patches(ConsumerFiles(CASE / "consumer")).anchors
     found = {(a.line, a.symbol.rpartition(".")[2], a.how, a.anchor) for a in anchors}
     assert found == {
         (10, "run_batch", "replace", "result = self.model.forward(batch)"),

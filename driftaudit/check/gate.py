@@ -14,6 +14,7 @@ from driftaudit.check.baseline import Baseline
 from driftaudit.check.suppressions import apply_suppressions, scan_consumer
 from driftaudit.codes import STALE_BASELINE_ENTRY, UNUSED_SUPPRESSION
 from driftaudit.findings import Finding
+from driftaudit.usage.files import ConsumerFiles
 
 _BOOKKEEPING = {UNUSED_SUPPRESSION.code, STALE_BASELINE_ENTRY.code}
 
@@ -34,11 +35,11 @@ class Gate:
 
 def triage(
     findings: list[Finding],
-    root: Path,
-    exclude: list[str] | None = None,
+    files: ConsumerFiles,
     baseline_path: Path | None = None,
 ) -> Gate:
-    kept, suppressed = apply_suppressions(findings, scan_consumer(root, exclude))
+    root = files.root
+    kept, suppressed = apply_suppressions(findings, scan_consumer(files))
     accepted = [f for f in kept if f.code.code not in _BOOKKEEPING]
     gate = Gate(root, kept, accepted, suppressed, [], baseline_path)
     if baseline_path is None:

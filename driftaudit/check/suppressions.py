@@ -8,7 +8,6 @@ reported (DA002), so stale ones do not pile up.
 from __future__ import annotations
 
 import io
-import os
 import re
 import tokenize
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from driftaudit.codes import UNUSED_SUPPRESSION
 from driftaudit.findings import Finding
+from driftaudit.usage.files import ConsumerFiles
 
 _MARKER = re.compile(
     r"#.*?\bdriftaudit:\s*ignore(?![\w-])(?:\[(?P<codes>[A-Za-z0-9,\s]*)\])?", re.IGNORECASE
@@ -34,7 +34,6 @@ _HASH_COMMENT_SUFFIXES = {
     ".ini",
     ".env",
 }
-_SKIP_DIRS = {"venv", "env", "node_modules", "__pycache__", "build", "dist", "site-packages"}
 
 
 @dataclass
@@ -74,12 +73,8 @@ def _hash_comments(text: str):
             yield lineno, index + 1, line[index:]
 
 
-def scan_file(root: Path, relpath: str) -> list[Suppression]:
-    try:
-        text = (root / relpath).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    if "driftaudit" not in text.lower():
+def scan_file(relpath: str, text: str | None) -> list[Suppression]:
+    if text is None or "driftaudit" not in text.lower():
         return []
     is_python = relpath.endswith((".py", ".pyi"))
     comments = _python_comments(text) if is_python else _hash_comments(text)
@@ -100,19 +95,13 @@ def _is_hash_commented(path: Path) -> bool:
     )
 
 
-def scan_consumer(root: Path, exclude: list[str] | None = None) -> list[Suppression]:
-    """Every suppression comment in the consumer's files, outside excluded globs."""
-    exclude = exclude or []
+def scan_consumer(files: ConsumerFiles) -> list[Suppression]:
+    """Every suppression comment in the consumer's files (its index: excludes and
+    .gitignore applied, each file read once per run)."""
     found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            path = Path(dirpath) / name
-            if not _is_hash_commented(path):
-                continue
-            relpath = path.relative_to(root).as_posix()
-            if not any(Path(relpath).match(pattern) for pattern in exclude):
-                found += scan_file(root, relpath)
+    for file in files:
+        if _is_hash_commented(file.path):
+            found += scan_file(file.rel, file.text)
     return found
 
 

@@ -21,8 +21,9 @@ from driftaudit.fix.source import (
     char_column,
     decode,
     parses,
-    read_source,
+    source_of,
 )
+from driftaudit.usage.files import ConsumerFiles
 
 
 @dataclass
@@ -182,13 +183,16 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     except cst.ParserSyntaxError as exc:
         change.skipped = [(e, f"does not parse: {exc.message}") for e in edits]
         return change
+    except RecursionError:
+        change.skipped = [(e, "nested too deeply for the rewriter") for e in edits]
+        return change
     placed = [((e.line, char_column(source.text, e.line, e.column)), e) for e in edits]
     composer = _Composer(placed)
     try:
         code = MetadataWrapper(module, unsafe_skip_copy=True).visit(composer).code
         cst.parse_module(code)
         problem = parses(source.encode(code), path)
-    except (cst.ParserSyntaxError, ValueError, cst.CSTValidationError) as exc:
+    except (cst.ParserSyntaxError, ValueError, RecursionError, cst.CSTValidationError) as exc:
         problem = str(exc)  # UnicodeEncodeError is a ValueError: new text the encoding lacks
     if problem is not None:
         change.skipped = [
@@ -204,9 +208,14 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     return change
 
 
-def apply_edits(root: Path, edits: list[Edit], scanned_at: int | None = None) -> list[FileChange]:
-    """Each file's new content (nothing is written here); a file modified after
-    `scanned_at` (ns) is left alone."""
+def apply_edits(
+    files: ConsumerFiles | Path, edits: list[Edit], scanned_at: int | None = None
+) -> list[FileChange]:
+    """Each file's new content (nothing is written here), from the consumer's files as
+    its index read them (once per run); a file modified after `scanned_at` (ns) is left
+    alone."""
+    if not isinstance(files, ConsumerFiles):
+        files = ConsumerFiles(Path(files))
     by_file: dict[str, list[Edit]] = defaultdict(list)
     for edit in edits:
         by_file[edit.path].append(edit)
@@ -214,7 +223,7 @@ def apply_edits(root: Path, edits: list[Edit], scanned_at: int | None = None) ->
     for path in sorted(by_file):
         unique = _unique(by_file[path])
         try:
-            source = read_source(root / path, scanned_at)
+            source = source_of(files.get(path), files.root / path, scanned_at)
         except ChangedSinceScan as exc:
             changes.append(FileChange(path, None, "", skipped=[(e, str(exc)) for e in unique]))
             continue

@@ -60,15 +60,30 @@ def decode(data: bytes) -> Source:
     return Source(text, encoding, bom, digest_of(data))
 
 
-def read_source(path: Path, scanned_at: int | None = None) -> Source:
-    """Read and decode one consumer file (the shared file index can take this over, with
-    the digest of the text it scanned). `scanned_at` (time.time_ns() when the scan
-    began): a file modified since is refused, its findings' positions may be stale."""
+def source_of(entry, path: Path, scanned_at: int | None = None) -> Source:
+    """The source of a consumer file as the file index read it during the scan (an
+    `usage.files.ConsumerFile`), so the fixer reads nothing twice; without an index entry
+    (a file the walk left out), read from disk."""
+    if entry is None or entry.text is None or entry.raw is None:
+        return read_source(path, scanned_at)
+    _check_unchanged(path, scanned_at)
+    bom = entry.encoding == "utf-8-sig"
+    return Source(entry.raw, "utf-8" if bom else entry.encoding, bom, entry.digest)
+
+
+def _check_unchanged(path: Path, scanned_at: int | None) -> None:
     if scanned_at is not None:
         modified = os.stat(path).st_mtime_ns
         # a file dated in the future (clock skew, an unpacked archive) cannot tell
         if scanned_at < modified <= time.time_ns():
             raise ChangedSinceScan("changed since the scan; run again")
+
+
+def read_source(path: Path, scanned_at: int | None = None) -> Source:
+    """Read and decode a consumer file the index did not read. `scanned_at` (time.time_ns()
+    when the scan began): a file modified since is refused, its findings' positions may be
+    stale."""
+    _check_unchanged(path, scanned_at)
     return decode(path.read_bytes())
 
 

@@ -41,6 +41,7 @@ from driftaudit.usage import (
     Usage,
     UsageSet,
 )
+from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.pins import Pin
 from driftaudit.usage.surfaces import SurfaceUsages
 
@@ -52,6 +53,7 @@ def match_usages(
     root: Path | None = None,
     surfaces: SurfaceUsages | None = None,
     pins: list[Pin] | None = None,
+    files: ConsumerFiles | None = None,
 ) -> list[Finding]:
     matcher = _Matcher(differ)
     members = MemberMatcher(differ, matcher, usages)
@@ -71,7 +73,7 @@ def match_usages(
         elif isinstance(usage, OverrideUsage):
             findings += members.override(usage)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
-    pack_matcher = PackMatcher(differ, usages, members, root or Path(usages.root))
+    pack_matcher = PackMatcher(differ, usages, members, root or Path(usages.root), files)
     surface = SurfaceMatcher(differ, usages, members, pack_matcher)
     sglang_surfaces = surface.server_args_findings(surfaces) + surface.meta_info_findings()
     if surfaces is not None:

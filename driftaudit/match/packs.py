@@ -19,18 +19,26 @@ from driftaudit.usage import (
     Usage,
     UsageSet,
 )
-from driftaudit.usage.files import SKIP_DIRS
+from driftaudit.usage.files import ConsumerFiles
 
 
 class PackMatcher:
-    def __init__(self, differ: Differ, usages: UsageSet, members: MemberMatcher, root: Path):
+    def __init__(
+        self,
+        differ: Differ,
+        usages: UsageSet,
+        members: MemberMatcher,
+        root: Path,
+        files: ConsumerFiles | None = None,
+    ):
         self.differ = differ
         self.usages = usages
         self.members = members
         self.root = root
-        self._canonical: dict[str, str] = {}
+        self._files = files
         self._texts: dict[str, str] | None = None
         self._lines: dict[str, list[str]] = {}  # a consumer file's lines, split once
+        self._canonical: dict[str, str] = {}
 
     def canonical(self, symbol: str) -> str:
         """A path as the old tree defines it (re-exports followed), unknown tail kept."""
@@ -98,17 +106,10 @@ class PackMatcher:
         return found
 
     def _consumer_texts(self) -> dict[str, str]:
+        """Every text file of the consumer, from its index (read once per run)."""
         if self._texts is None:
-            self._texts = {}
-            for path in sorted(self.root.rglob("*")):
-                relative = path.relative_to(self.root)
-                if any(p in SKIP_DIRS or p.startswith(".") for p in relative.parts[:-1]):
-                    continue
-                if path.is_file() and path.stat().st_size < 2_000_000:
-                    try:
-                        self._texts[relative.as_posix()] = path.read_text(encoding="utf-8")
-                    except (UnicodeDecodeError, OSError):
-                        continue
+            files = self._files if self._files is not None else ConsumerFiles(self.root)
+            self._texts = {f.rel: f.text for f in sorted(files, key=lambda f: f.rel) if f.text}
         return self._texts
 
     # ---- findings --------------------------------------------------------------------

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from driftaudit.usage.exports import ConsumerExports, absolute_module
-from driftaudit.usage.files import module_name, python_files
+from driftaudit.usage.files import ConsumerFile, ConsumerFiles
 from driftaudit.usage.model import ParseFailure, UsageSet
 from driftaudit.usage.visitor import UsageVisitor
 
@@ -24,11 +24,12 @@ _REACHES_SGLANG = re.compile(
 
 
 class _File:
-    def __init__(self, root: Path, path: Path):
-        self.rel = path.relative_to(root).as_posix()
-        self.module = module_name(root, path)
-        self.is_package = path.name == "__init__.py"
-        self.text = path.read_text(encoding="utf-8-sig", errors="replace")
+    def __init__(self, entry: ConsumerFile):
+        self.entry = entry
+        self.rel = entry.rel
+        self.module = entry.module
+        self.is_package = entry.is_package
+        self.text = entry.text or ""
         self.tree: ast.Module | None = None
         # substring tests first: the regex alone costs ~0.5 s on a large consumer
         self.reaches_sglang = ("sglang" in self.text or "meta_info" in self.text) and bool(
@@ -36,9 +37,11 @@ class _File:
         )
 
 
-def collect_usages(root: Path, exclude: list[str] | None = None) -> UsageSet:
-    files = [_File(root, p) for p in python_files(root, exclude)]
-    result = UsageSet(str(root), files_total=len(files))
+def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None) -> UsageSet:
+    """What the consumer's Python files touch of sglang (`root`: a folder or its index)."""
+    index = root if isinstance(root, ConsumerFiles) else ConsumerFiles(root, exclude)
+    files = [_File(entry) for entry in index.python()]
+    result = UsageSet(str(index.root), files_total=len(files))
     exports = ConsumerExports()
     for file in files:
         exports.modules.add(file.module)
@@ -49,7 +52,8 @@ def collect_usages(root: Path, exclude: list[str] | None = None) -> UsageSet:
     while pending:
         for file in pending:
             parsed.add(file.rel)
-            if _parse(file, result):
+            file.tree = file.entry.tree
+            if file.tree is not None:
                 exports.add_module(file.module, file.tree, file.is_package)
         visit += [
             f
@@ -60,24 +64,28 @@ def collect_usages(root: Path, exclude: list[str] | None = None) -> UsageSet:
         reexporters = {f.module for f in visit if exports.exports_sglang(f.module)}
         pending = _mentioning(reexporters, [f for f in files if f.rel not in parsed])
 
+    scanned = 0
     for file in visit:
         visitor = UsageVisitor(file.rel, file.module, file.is_package, exports)
-        result.usages.extend(visitor.run(file.tree))
+        try:
+            usages = visitor.run(file.tree)
+        except (RecursionError, MemoryError) as exc:  # nesting deeper than the visitor's stack
+            index.fail(file.entry, exc)
+            continue
+        scanned += 1
+        result.usages.extend(usages)
         result.defined_names |= visitor.defined_names
-    result.files_scanned = len(visit)
+    result.files_scanned = scanned
+    result.failures = failures(index)
     return result
 
 
-def _parse(file: _File, result: UsageSet) -> bool:
-    try:
-        file.tree = ast.parse(file.text)
-        return True
-    except (SyntaxError, ValueError) as exc:
-        line = getattr(exc, "lineno", None) or 1
-        column = getattr(exc, "offset", None) or 1
-        message = getattr(exc, "msg", None) or str(exc)
-        result.failures.append(ParseFailure(file.rel, line, column, message))
-        return False
+def failures(index: ConsumerFiles) -> list[ParseFailure]:
+    """The Python files that could not be analysed so far, in path order."""
+    return [
+        ParseFailure(rel, found.line, found.column, found.message)
+        for rel, found in sorted(index.failures.items())
+    ]
 
 
 def _mentioning(modules: set[str], files: list[_File]) -> list[_File]:

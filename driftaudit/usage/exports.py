@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from driftaudit.pysource import dotted
+
 SGLANG = "sglang"
 
 
@@ -53,7 +55,7 @@ class ConsumerExports:
                     else:
                         table[alias.asname or alias.name] = self._target(source, alias.name)
             elif isinstance(node, ast.ClassDef) and node.bases:
-                bases = [".".join(d) for d in map(dotted, node.bases) if d]
+                bases = [d for d in map(dotted, node.bases) if d]
                 if bases:
                     self.classes.setdefault(name, {})[node.name] = (bases, node)
 
@@ -131,17 +133,6 @@ class ConsumerExports:
                 self.lookup(module, n) for n in self.bindings.get(module, {})
             )
         return self._exporting[module]
-
-
-def dotted(node: ast.expr) -> list[str] | None:
-    """`a.b.c` -> ["a", "b", "c"]; None when the chain holds a call, subscript ..."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return [node.id, *reversed(parts)]
 
 
 def class_names(node: ast.ClassDef) -> frozenset[str]:

@@ -14,16 +14,14 @@ and in both images); the consumer's imports are resolved by the usage visitor.
 from __future__ import annotations
 
 import ast
-import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
 from driftaudit.usage.exports import ConsumerExports, dotted
-from driftaudit.usage.files import SKIP_DIRS, module_name, python_files
+from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.model import ParseFailure, Usage
 from driftaudit.usage.visitor import UsageVisitor
 
@@ -98,24 +96,8 @@ def sglang_path(written: str) -> str | None:
 _PACKAGE_PARENTS = {"python", "site-packages", "dist-packages"}
 
 
-def patch_files(root: Path, exclude: list[str] | None = None) -> list[Path]:
-    exclude = exclude or []
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            if name.endswith(PATCH_SUFFIXES):
-                path = Path(dirpath) / name
-                rel = path.relative_to(root).as_posix()
-                if not any(Path(rel).match(pattern) for pattern in exclude):
-                    found.append(path)
-    return found
-
-
-def read_patch(root: Path, path: Path) -> PatchFile | ParseFailure | None:
+def read_patch(rel: str, text: str) -> PatchFile | ParseFailure | None:
     """The sglang part of one diff; None when it touches no sglang file."""
-    rel = path.relative_to(root).as_posix()
-    text = path.read_text(encoding="utf-8", errors="replace")
     if "sglang/" not in text:
         return None
     try:
@@ -231,7 +213,7 @@ class _GetsourceVisitor(UsageVisitor):
         self.sources: dict[int, str] = {}  # id of the getsource call -> sglang path
 
     def visit_Call(self, node: ast.Call) -> None:
-        if (dotted(node.func) or [""])[-1] == "getsource" and node.args:
+        if (dotted(node.func) or "").rpartition(".")[2] == "getsource" and node.args:
             symbol = self.resolve_expr(node.args[0])
             if symbol is not None:
                 self.sources[id(node)] = symbol
@@ -291,7 +273,7 @@ class _ScopeAnchors:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in ("replace", "strip", "lstrip"):
                 return self.source_of(func.value)
-            if (dotted(func) or [""])[-1] == "dedent" and node.args:
+            if (dotted(func) or "").rpartition(".")[2] == "dedent" and node.args:
                 return self.source_of(node.args[0])
         return None
 
@@ -335,23 +317,23 @@ def _own_nodes(scope):
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
-def collect_patches(root: Path, exclude: list[str] | None = None) -> ConsumerPatches:
+def collect_patches(files: ConsumerFiles) -> ConsumerPatches:
+    """Diffs against sglang and `getsource` anchors, from the consumer's file index."""
     result = ConsumerPatches()
-    for path in patch_files(root, exclude):
-        found = read_patch(root, path)
+    for file in files:
+        if not file.rel.endswith(PATCH_SUFFIXES) or file.text is None:
+            continue
+        found = read_patch(file.rel, file.text)
         if isinstance(found, ParseFailure):
             result.failures.append(found)
         elif found is not None:
             result.patches.append(found)
-    for path in python_files(root, exclude):
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
-        if "getsource" not in text or "sglang" not in text:
+    for file in files.python():
+        text = file.text
+        if text is None or "getsource" not in text or "sglang" not in text:
             continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
+        tree = file.tree
+        if tree is None:
             continue  # reported as DA001 by the usage collector
-        rel = path.relative_to(root).as_posix()
-        package = path.name == "__init__.py"
-        result.anchors += find_anchors(rel, module_name(root, path), package, tree)
+        result.anchors += find_anchors(file.rel, file.module, file.is_package, tree)
     return result

@@ -17,12 +17,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from driftaudit.pysource import dotted
 from driftaudit.usage.exports import (
     SGLANG,
     ConsumerExports,
     absolute_module,
     class_names,
-    dotted,
 )
 from driftaudit.usage.model import (
     AttributeNameUsage,
@@ -97,12 +97,6 @@ class _Deferred:
     patched: tuple | None = None  # TypeRef of `self` when installed on an sglang class
 
 
-@dataclass
-class FileUsages:
-    usages: list[Usage] = field(default_factory=list)
-    defined_names: set[str] = field(default_factory=set)  # attributes the file defines
-
-
 class UsageVisitor(ast.NodeVisitor):
     def __init__(self, relpath: str, module: str, is_package: bool, exports: ConsumerExports):
         self.relpath = relpath
@@ -144,9 +138,10 @@ class UsageVisitor(ast.NodeVisitor):
 
     def resolve_expr(self, node: ast.expr) -> str | None:
         """The sglang path an expression names (`dp_attention.x` -> sglang...x)."""
-        parts = dotted(node)
-        if not parts:
+        name = dotted(node)
+        if not name:
             return None
+        parts = name.split(".")
         base = self.lookup(parts[0])
         if not isinstance(base, str) or base.startswith(EXTERNAL):
             return None
@@ -256,7 +251,9 @@ class UsageVisitor(ast.NodeVisitor):
         for arg in [*ordered, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
                 scope[arg.arg] = self._annotation(getattr(arg, "annotation", None)) or None
-        decorators = {(dotted(d) or [""])[-1] for d in getattr(node, "decorator_list", [])}
+        decorators = {
+            (dotted(d) or "").rpartition(".")[2] for d in getattr(node, "decorator_list", [])
+        }
         if ordered and "staticmethod" not in decorators:
             first = ordered[0].arg
             if job.patched:
@@ -310,7 +307,7 @@ class UsageVisitor(ast.NodeVisitor):
                 guarded = True
                 continue
             types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-            if any((dotted(t) or [""])[-1] in _IMPORT_ERRORS for t in types):
+            if any((dotted(t) or "").rpartition(".")[2] in _IMPORT_ERRORS for t in types):
                 guarded = True
         if guarded:
             for statement in node.body:
@@ -635,7 +632,7 @@ class UsageVisitor(ast.NodeVisitor):
             self.visit(func)
         for part in [*node.args, *node.keywords]:
             self.visit(part)
-        name = (dotted(func) or [""])[-1]
+        name = (dotted(func) or "").rpartition(".")[2]
         self._special_call(node, name)
         if isinstance(func, ast.Attribute) and func.attr == "get" and _is_meta_info(func.value):
             key = _string(node.args[0]) if node.args else None

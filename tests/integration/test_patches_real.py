@@ -19,6 +19,12 @@ from driftaudit.usage.patches import read_patch
 
 from ..gitapply import git_verdicts
 
+
+def _read(root, path):
+    """read_patch on a file as the consumer index hands it over."""
+    return read_patch(path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"))
+
+
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
@@ -49,7 +55,7 @@ def test_checker_agrees_with_git_on_real_releases(release_cache: Path, tmp_path:
     patch_path = tmp_path / "consumer" / "real.patch"
     patch_path.parent.mkdir()
     patch_path.write_text(_patch(old))
-    patch = read_patch(patch_path.parent, patch_path)
+    patch = _read(patch_path.parent, patch_path)
     verdicts = {}
     for tree in (old, new):
         ours = {

@@ -23,6 +23,10 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from driftaudit.pysource import dotted, parse_module, parse_region
+
+__all__ = ["dotted"]  # shared with the usage layer, defined in driftaudit.pysource
+
 _SKIP_DIRS = {"__pycache__", "test", "tests"}
 
 Needle = re.Pattern[bytes] | Sequence[re.Pattern[bytes]] | None
@@ -65,10 +69,8 @@ def iter_sources(
 
 def parse(text: str, rel: str) -> ast.Module | None:
     """The module's tree, or None when it does not parse (a surface skips that file)."""
-    try:
-        return ast.parse(text, filename=rel)
-    except (SyntaxError, ValueError):
-        return None
+    tree = parse_module(text, rel)
+    return tree if isinstance(tree, ast.Module) else None
 
 
 def match_lines(data: bytes, needles: Sequence[re.Pattern[bytes]]) -> list[int]:
@@ -238,23 +240,7 @@ class _Blocks:
 def _parse_region(
     source: list[str], begin: int, end: int, indent: int, rel: str
 ) -> ast.Module | None:
-    lines = source[begin - 1 : end - 1]
-    if indent:
-        dedented = []
-        for line in lines:
-            if not line.strip():
-                dedented.append("\n")
-            elif line[:indent].isspace():
-                dedented.append(line[indent:])
-            else:
-                return None  # less indented: string content or a continuation
-        lines = dedented
-    # blank lines in front keep the true line numbers (cheaper than increment_lineno)
-    code = "\n" * (begin - 1) + "".join(lines)
-    try:
-        return ast.parse(code, filename=rel)
-    except (SyntaxError, ValueError):
-        return None
+    return parse_region("".join(source[begin - 1 : end - 1]), begin, bool(indent), rel)
 
 
 def iter_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -284,18 +270,6 @@ def where(rel: str, line: int | None) -> str:
 def const_str(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    return None
-
-
-def dotted(node: ast.AST) -> str | None:
-    """`a.b.c` for a Name/Attribute chain, None for anything else."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
     return None
 
 

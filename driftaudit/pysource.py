@@ -1,0 +1,118 @@
+"""Python source as `snapshot` (sglang trees) and `usage` (the consumer) both read it:
+decoding bytes, parsing a whole module or only a region of it, and dotted names.
+
+Neutral ground: it imports neither layer, so `snapshot` never reaches into `usage`.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import tokenize
+from dataclasses import dataclass
+
+# What `ast.parse` raises on input it cannot take: a syntax error, a null byte
+# (ValueError), nesting deeper than the parser's or the compiler's stack.
+PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
+@dataclass(frozen=True)
+class Decoded:
+    text: str  # newlines normalised to "\n"
+    encoding: str  # the codec that decoded it ("utf-8", "utf-8-sig" with a BOM, a cookie's)
+    newline: str  # the file's first line ending ("\n", "\r\n", "\r"), to write it back alike
+    raw: str  # as decoded: every line ending as in the file, no BOM (what the fixer rewrites)
+    digest: str  # sha256 of the bytes (the fixer refuses a file whose bytes changed since)
+
+
+def decode_python(data: bytes) -> Decoded:
+    """A Python file's text: a UTF-8 BOM or a PEP 263 coding cookie decides the codec, as
+    the interpreter does. Raises SyntaxError for an unknown codec or undecodable bytes."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise SyntaxError(f"cannot decode the file: {exc}") from None
+    return _normalised(text, encoding, data)
+
+
+def decode_text(data: bytes) -> Decoded | None:
+    """Any other file's text: UTF-8 (a BOM dropped); None for other bytes (binary data)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    return _normalised(text, "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8", data)
+
+
+def _normalised(text: str, encoding: str, data: bytes) -> Decoded:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    raw, newline = text, "\n"
+    at = text.find("\r")
+    if at >= 0:
+        newline = "\r\n" if text[at + 1 : at + 2] == "\n" else "\r"
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return Decoded(text, encoding, newline, raw, hashlib.sha256(data).hexdigest())
+
+
+@dataclass(frozen=True)
+class ParseProblem:
+    """Why a module could not be read, where (1-based)."""
+
+    line: int
+    column: int
+    message: str
+
+
+def parse_module(text: str, filename: str = "<unknown>") -> ast.Module | ParseProblem:
+    """The module's tree, or where and why it does not parse."""
+    try:
+        return ast.parse(text, filename=filename)
+    except PARSE_ERRORS as exc:
+        return problem(exc)
+
+
+def problem(exc: BaseException) -> ParseProblem:
+    if isinstance(exc, (RecursionError, MemoryError)):
+        return ParseProblem(1, 1, "too deeply nested to analyse")
+    line = getattr(exc, "lineno", None) or 1
+    column = getattr(exc, "offset", None) or 1
+    return ParseProblem(line, column, getattr(exc, "msg", None) or str(exc))
+
+
+def parse_region(code: str, begin: int, indented: bool, filename: str = "<unknown>"):
+    """The tree of a region of a module (`code`: its lines from 1-based line `begin`),
+    with the lines and columns it has in the module; None when it does not parse alone.
+
+    Blank lines in front keep the line numbers (cheaper than `ast.increment_lineno`); an
+    indented region is parsed under an `if 1:` on the line above, which keeps its columns
+    and tolerates continuation lines and string content at any indentation, and the
+    `if` is taken off again.
+    """
+    if indented:
+        if begin < 2:
+            return None
+        padded = "\n" * (begin - 2) + "if 1:\n" + code
+    else:
+        padded = "\n" * (begin - 1) + code
+    try:
+        tree = ast.parse(padded, filename=filename)
+    except PARSE_ERRORS:
+        return None
+    if indented:
+        tree.body = tree.body[0].body
+    return tree
+
+
+def dotted(node: ast.AST | None) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, None for anything else (a call, a subscript)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None

@@ -1,0 +1,144 @@
+"""`scan_surfaces`: every file of the consumer index to the scanner of its kind.
+
+Config files (YAML, JSON, TOML) are read only when their text names sglang (`sgl`,
+`server_args`, `launch_server`, `curl`) or a wrapping prefix; Python files only where a
+cheap text search finds a candidate (see `python_files`). Once every file is read, the
+calls of the consumer's request helpers found (`_make_request("flush_cache", ...)`) are
+read in their units, wherever they are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from driftaudit.usage.files import ConsumerFile, ConsumerFiles
+from driftaudit.usage.surfaces.dockerfile import scan_dockerfile
+from driftaudit.usage.surfaces.json import scan_json
+from driftaudit.usage.surfaces.model import SurfaceUsages
+from driftaudit.usage.surfaces.prefixes import Prefixes, detect_prefixes, norm_prefix
+from driftaudit.usage.surfaces.python_files import PyFile, find_all, py_candidates
+from driftaudit.usage.surfaces.python_scan import Helper, PendingCall, resolve_helpers
+from driftaudit.usage.surfaces.shell import ShellScan
+from driftaudit.usage.surfaces.sink import Sink, Text
+from driftaudit.usage.surfaces.toml import scan_toml
+from driftaudit.usage.surfaces.yaml import scan_yaml
+
+_SHEBANG = re.compile(r"#![^\n]*\b(?:ba|da|k|z)?sh\b")
+_CONFIG_FILTER = re.compile(r"sgl|server[_-]args|launch_server|curl", re.I)
+_SCANNERS: dict[str, Callable[[Sink], None]] = {
+    "shell": lambda sink: ShellScan(sink, "shell").scan(),
+    "dockerfile": scan_dockerfile,
+    "yaml": scan_yaml,
+    "json": scan_json,
+    "toml": scan_toml,
+}
+
+
+def kind_of(name: str) -> str | None:
+    """Which scanner reads a file, by its name ("maybe-shell": an extensionless script
+    whose shebang decides)."""
+    lower = name.lower()
+    if lower.endswith(".py"):
+        return "python"
+    if lower.endswith((".sh", ".bash")):
+        return "shell"
+    if lower.endswith((".yaml", ".yml")):
+        return "yaml"
+    if lower.endswith(".json"):
+        return "json"
+    if lower.endswith(".toml"):
+        return "toml"
+    if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(
+        (".dockerfile", ".containerfile")
+    ):
+        return "dockerfile"
+    if "." not in name:
+        return "maybe-shell"
+    return None
+
+
+def _candidates(files: ConsumerFiles) -> list[tuple[ConsumerFile, str, str]]:
+    found = []
+    for entry in files:
+        kind = kind_of(entry.rel.rpartition("/")[2])
+        if kind is None:
+            continue
+        text = entry.text
+        if text is None:
+            continue
+        if kind == "maybe-shell":
+            if not _SHEBANG.match(text[:128]):
+                continue
+            kind = "shell"
+        found.append((entry, kind, text))
+    return found
+
+
+def scan_surfaces(
+    root: Path | ConsumerFiles, prefixes: list[str] | None = None, exclude: list[str] | None = None
+) -> SurfaceUsages:
+    """Every place in the consumer (a folder, or its index) that touches sglang's CLI flags,
+    env vars or HTTP routes."""
+    files = root if isinstance(root, ConsumerFiles) else ConsumerFiles(Path(root), exclude)
+    candidates = _candidates(files)
+    configured = {norm_prefix(p) for p in prefixes or []} - {""}
+    detected = detect_prefixes(files.root, {e.rel: text for e, _, text in candidates})
+    result = SurfaceUsages(prefixes=sorted(configured | set(detected)))
+    wrap = Prefixes(result.prefixes)
+    helpers: dict[str, Helper] = {}
+    pending: list[PendingCall] = []
+    python: dict[str, PyFile] = {}
+    for entry, kind, text in candidates:
+        if kind == "python":
+            plain, scoped, launch = py_candidates(text, wrap)
+            if plain or scoped:
+                python[entry.rel] = PyFile(entry, result, wrap)
+                _guarded(files, entry, python[entry.rel].scan, plain, scoped, launch, helpers,
+                         pending)  # fmt: skip
+            continue
+        if kind in ("yaml", "json", "toml") and not (
+            _CONFIG_FILTER.search(text) or any(p in text for p in wrap.dash)
+        ):
+            continue
+        _SCANNERS[kind](Sink(entry.rel, Text(text), result, wrap))
+    calls = [name + "(" for name in sorted(helpers)]
+    for entry, kind, text in candidates if calls else ():
+        offsets = [
+            at
+            for call in calls
+            for at in find_all(text, call)
+            if not (text[at - 1 : at].isalnum() or text[at - 1 : at] == "_")
+        ]
+        if kind == "python" and offsets:
+            file = python.get(entry.rel) or python.setdefault(
+                entry.rel, PyFile(entry, result, wrap)
+            )
+            _guarded(files, entry, file.scan, [], offsets, False, {}, pending, rescan=True)
+    resolve_helpers(pending, helpers, result)
+    result.flags = _dedupe(result.flags, lambda u: (u.line, u.column, u.flag, u.context))
+    result.envs = _dedupe(result.envs, lambda u: (u.line, u.column, u.name))
+    result.urls = _dedupe(
+        result.urls, lambda u: (u.line, u.column, u.route, u.method, tuple(u.payload_keys))
+    )
+    return result
+
+
+def _guarded(files: ConsumerFiles, entry: ConsumerFile, scan: Callable, *args, **kwargs) -> None:
+    """Run a Python scan; code nested deeper than the visitor's stack is a parse failure."""
+    try:
+        scan(*args, **kwargs)
+    except (RecursionError, MemoryError) as exc:
+        files.fail(entry, exc)
+
+
+def _dedupe(items: list, key: Callable) -> list:
+    seen: set = set()
+    out = []
+    for item in sorted(items, key=lambda u: (u.path, u.line, u.column)):
+        k = (item.path, *key(item))
+        if k not in seen:
+            seen.add(k)
+            out.append(item)
+    return out
