@@ -39,6 +39,7 @@ from driftaudit.usage.model import (
     Usage,
 )
 from driftaudit.usage.types import annotation_type, is_type
+from driftaudit.usage.valuetypes import arguments, value_type
 
 CONSUMER = "consumer:"  # prefix of a binding to a consumer module
 EXTERNAL = "external:"  # a name bound to something outside sglang
@@ -121,6 +122,7 @@ class UsageVisitor(ast.NodeVisitor):
         self._late: list[_Deferred] = []
         self._visited: dict[int, _Deferred] = {}  # function bodies already visited
         self._patched: dict[int, tuple] = {}  # function node id -> TypeRef of its `self`
+        self._stored: dict[int, ast.expr] = {}  # attribute target node id -> value assigned
 
     # ---- entry -----------------------------------------------------------------
 
@@ -368,6 +370,7 @@ class UsageVisitor(ast.NodeVisitor):
     # ---- assignments and narrowing ---------------------------------------------
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        self._stored.update((id(t), node.value) for t in node.targets)
         self.generic_visit(node)
         value = node.value
         for target in node.targets:
@@ -407,6 +410,8 @@ class UsageVisitor(ast.NodeVisitor):
             self.bind(name, bound)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._stored[id(node.target)] = node.value
         self.generic_visit(node)
         if isinstance(node.target, ast.Name):
             self._assign_name(node.target.id, node.value, self._annotation(node.annotation))
@@ -567,12 +572,36 @@ class UsageVisitor(ast.NodeVisitor):
             return False
         if receiver[0] == "self" and node.attr in receiver[2]:
             return True  # the subclass's own member
+        stored = self._value_type(self._stored.get(id(node))) if store else None
         self.usages.append(
             MemberUsage(
-                *self._at(node), "", receiver=receiver, member=node.attr, store=store, call=call
+                *self._at(node),
+                "",
+                receiver=receiver,
+                member=node.attr,
+                store=store,
+                call=call,
+                value_type=stored,
             )
         )
         return True
+
+    # ---- value types (for argument and attribute type changes) --------------------
+
+    def _value_type(self, node: ast.expr | None) -> str | None:
+        return value_type(node, self.resolve_expr, self._external)
+
+    def _external(self, node: ast.expr) -> str | None:
+        """`torch.tensor` as the file imports it; a builtin's name when not rebound."""
+        parts = dotted(node)
+        if not parts:
+            return None
+        base = self.lookup(parts[0])
+        if base is None:
+            return ".".join(parts)
+        if isinstance(base, str) and base.startswith(EXTERNAL):
+            return ".".join([base[len(EXTERNAL) :], *parts[1:]])
+        return None
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self.generic_visit(node)
@@ -627,6 +656,7 @@ class UsageVisitor(ast.NodeVisitor):
             keywords=[k.arg for k in node.keywords if k.arg is not None],
             star_args=any(isinstance(a, ast.Starred) for a in node.args),
             star_kwargs=any(k.arg is None for k in node.keywords),
+            arg_types=arguments(node, self._value_type),
         )
         symbol = self.resolve_expr(func)
         if symbol is None and isinstance(func, ast.Attribute) and self._member(func, False, shape):
