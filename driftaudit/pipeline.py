@@ -104,7 +104,8 @@ def run_diff(
         fields = set(old_args.fields)
         # the field model says it better than the class's synthesised constructor
         changes = [c for c in changes if not _about_server_args_fields(c, fields)]
-        changes += ServerArgsDrift(old_args, new_args).all_changes()
+        redirects = (old.surface("server_arg_redirects"), new.surface("server_arg_redirects"))
+        changes += ServerArgsDrift(old_args, new_args, *redirects).all_changes()
     changes += surface_changes(old, new)
     return old, new, [c for c in changes if prefix is None or c.symbol.startswith(prefix)]
 

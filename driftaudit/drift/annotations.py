@@ -55,7 +55,9 @@ Resolve = Callable[[str], "str | None"]
 Describe = Callable[[str], "tuple[bool, list[str]] | None"]  # (is_enum, bases) of a class
 
 
-def accepts(annotation: str | None, value: str, resolve: Resolve, describe: Describe) -> bool | None:
+def accepts(
+    annotation: str | None, value: str, resolve: Resolve, describe: Describe
+) -> bool | None:
     if not annotation:
         return None
     try:

@@ -46,6 +46,7 @@ EXTERNAL = "external:"  # a name bound to something outside sglang
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 _STRING_IMPORTERS = {"import_module", "__import__"}
 _PATCHERS = {"patch"}  # mock.patch("sglang.x.y"), mocker.patch(...)
+_VALUE = "\0value:"  # scope key: the expression a local name was last assigned
 
 
 class _Recorder(list):
@@ -143,6 +144,7 @@ class UsageVisitor(ast.NodeVisitor):
 
     def bind(self, name: str, target) -> None:
         self.scopes[-1][name] = target
+        self.scopes[-1].pop(_VALUE + name, None)
 
     def resolve_expr(self, node: ast.expr) -> str | None:
         """The sglang path an expression names (`dp_attention.x` -> sglang...x)."""
@@ -408,6 +410,7 @@ class UsageVisitor(ast.NodeVisitor):
                 bound = local if isinstance(local, LocalFunction) else None
         if bound is not None or not self._in_handler:
             self.bind(name, bound)
+            self.scopes[-1][_VALUE + name] = value
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -588,7 +591,10 @@ class UsageVisitor(ast.NodeVisitor):
 
     # ---- value types (for argument and attribute type changes) --------------------
 
-    def _value_type(self, node: ast.expr | None) -> str | None:
+    def _value_type(self, node: ast.expr | None, depth: int = 0) -> str | None:
+        if isinstance(node, ast.Name):  # a local assigned in this scope: its value's type
+            value = self.scopes[-1].get(_VALUE + node.id)
+            return self._value_type(value, depth + 1) if depth < 3 else None
         return value_type(node, self.resolve_expr, self._external)
 
     def _external(self, node: ast.expr) -> str | None:
