@@ -13,12 +13,14 @@ from driftaudit.drift.surfaces import surface_changes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 from driftaudit.match import match_usages
+from driftaudit.match.bypass import bypass_findings
 from driftaudit.match.patches import patch_findings
 from driftaudit.packs import load_packs, rules_dirs
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
 from driftaudit.sources.pin import read_pin
 from driftaudit.usage import UsageSet, collect_usages
+from driftaudit.usage.bypass import collect_bypasses
 from driftaudit.usage.patches import collect_patches
 from driftaudit.usage.pins import read_pins
 from driftaudit.usage.surfaces import scan_surfaces
@@ -73,6 +75,7 @@ def run_compare(
     surfaces = scan_surfaces(consumer, prefixes, exclude)
     pins = read_pins(consumer)
     patches = collect_patches(consumer, exclude)
+    bypasses = collect_bypasses(consumer, exclude)
     timings["usage"] = time.perf_counter() - start
     start = time.perf_counter()
     packs = []
@@ -80,7 +83,8 @@ def run_compare(
         packs = load_packs(rules_dirs(pack_dirs), old.tree.version, new.tree.version)
     differ = Differ(old, new)
     findings = match_usages(usages, differ, packs, consumer, surfaces, pins)
-    findings = sorted(findings + patch_findings(patches, differ), key=Finding.sort_key)
+    findings += patch_findings(patches, differ) + bypass_findings(bypasses, differ)
+    findings = sorted(findings, key=Finding.sort_key)
     timings["match"] = time.perf_counter() - start
     return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
 

@@ -1,0 +1,24 @@
+"""An attribute sglang code newly reads on an object the consumer built without
+`__init__`: the new constructor sets it, the consumer's hand-made object does not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from driftaudit import codes
+from driftaudit.drift.changes import Change, short_name
+
+
+@dataclass
+class BypassedInitAttributeMissing(Change):
+    method: str = ""  # the method the consumer calls
+    attribute: str = ""
+
+    code = codes.BYPASSED_INIT_ATTRIBUTE_MISSING
+
+    def explain(self) -> str:
+        cls = short_name(self.symbol.rpartition(".")[0])
+        return (
+            f"`{cls}` is built without `__init__` here; `{cls}.{self.method}` now reads "
+            f"`self.{self.attribute}`, which the new `__init__` sets and this code does not"
+        )

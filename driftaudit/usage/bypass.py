@@ -1,0 +1,180 @@
+"""sglang objects a consumer builds without their `__init__` and fills by hand.
+
+`obj = object.__new__(Cls)` or `obj = Cls.__new__(Cls)` with `Cls` an sglang class:
+the consumer sets the attributes it thinks the code it runs needs (`obj.x = ...`,
+`setattr(obj, "x", ...)`) and calls methods on the object. When the object is built in
+a helper that returns it (`def make(): s = object.__new__(C); ...; return s`), the
+calls on the helper's result in the same file count too.
+
+Only files that mention `__new__(` and import sglang are parsed (a text test first).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from driftaudit.usage.files import python_files
+from driftaudit.usage.model import Usage
+
+
+@dataclass
+class BypassUsage(Usage):
+    """`symbol` is the sglang class built without `__init__`."""
+
+    variable: str = ""
+    attributes: list[str] = field(default_factory=list)  # set by hand, anywhere on it
+    calls: list[tuple[str, int, int]] = field(default_factory=list)  # (method, line, column)
+
+
+def collect_bypasses(root: Path, exclude: list[str] | None = None) -> list[BypassUsage]:
+    found: list[BypassUsage] = []
+    for path in python_files(root, exclude):
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
+        if "__new__(" not in text or "sglang" not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue  # reported as DA001 by the usage collector
+        found += _FileBypasses(path.relative_to(root).as_posix(), tree).run()
+    return found
+
+
+class _FileBypasses:
+    def __init__(self, relpath: str, tree: ast.Module):
+        self.relpath, self.tree = relpath, tree
+        self.names = _sglang_names(tree)
+
+    def run(self) -> list[BypassUsage]:
+        found = []
+        functions = [
+            n for n in ast.walk(self.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        for scope in [self.tree, *functions]:
+            for statement in _own_statements(scope):
+                bypass = self._bypass(statement)
+                if bypass is None:
+                    continue
+                variable, cls = bypass
+                usage = BypassUsage(
+                    self.relpath,
+                    statement.lineno,
+                    statement.col_offset + 1,
+                    cls,
+                    variable=variable,
+                )
+                self._uses(scope, variable, usage)
+                if isinstance(scope, ast.FunctionDef) and _returns(scope, variable):
+                    for caller, name in self._results_of(scope.name, functions):
+                        self._uses(caller, name, usage)
+                found.append(usage)
+        return found
+
+    def _bypass(self, statement: ast.stmt) -> tuple[str, str] | None:
+        """`x = object.__new__(C)` / `x = C.__new__(C)` -> ("x", sglang path of C)."""
+        if not (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and isinstance(statement.value, ast.Call)
+        ):
+            return None
+        call = statement.value
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "__new__" and call.args):
+            return None
+        cls = self._resolve(call.args[0])
+        owner = _dotted(func.value)
+        if cls is None or (owner != "object" and self._resolve(func.value) != cls):
+            return None
+        return statement.targets[0].id, cls
+
+    def _resolve(self, node: ast.expr) -> str | None:
+        dotted = _dotted(node)
+        if not dotted:
+            return None
+        first, _, rest = dotted.partition(".")
+        base = self.names.get(first)
+        if base is None:
+            return None
+        return f"{base}.{rest}" if rest else base
+
+    def _results_of(self, function: str, functions) -> list[tuple[ast.AST, str]]:
+        """(scope, name) for each `name = function(...)` in the file."""
+        found = []
+        for scope in [self.tree, *functions]:
+            for statement in _own_statements(scope):
+                if (
+                    isinstance(statement, ast.Assign)
+                    and len(statement.targets) == 1
+                    and isinstance(statement.targets[0], ast.Name)
+                    and isinstance(statement.value, ast.Call)
+                    and _dotted(statement.value.func) == function
+                ):
+                    found.append((scope, statement.targets[0].id))
+        return found
+
+    def _uses(self, scope: ast.AST, variable: str, usage: BypassUsage) -> None:
+        for node in _own_nodes(scope):
+            if isinstance(node, ast.Attribute) and _dotted(node.value) == variable:
+                if isinstance(node.ctx, ast.Store):
+                    usage.attributes.append(node.attr)
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and _dotted(func.value) == variable:
+                    usage.calls.append((func.attr, node.lineno, node.col_offset + 1))
+                elif _dotted(func) == "setattr" and len(node.args) >= 2:
+                    name = node.args[1]
+                    if _dotted(node.args[0]) == variable and isinstance(name, ast.Constant):
+                        usage.attributes.append(str(name.value))
+
+
+def _sglang_names(tree: ast.Module) -> dict[str, str]:
+    """Names bound to sglang modules or classes by the file's imports (any scope)."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "sglang" or node.module.startswith("sglang."):
+                for alias in node.names:
+                    names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "sglang":
+                    if alias.asname:
+                        names[alias.asname] = alias.name
+                    else:
+                        names["sglang"] = "sglang"
+    return names
+
+
+def _own_statements(scope: ast.AST):
+    """The statements of a scope, nested blocks included, nested functions not."""
+    for node in _own_nodes(scope):
+        if isinstance(node, ast.stmt):
+            yield node
+
+
+def _own_nodes(scope: ast.AST):
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _returns(function: ast.FunctionDef, variable: str) -> bool:
+    return any(
+        isinstance(n, ast.Return) and _dotted(n.value) == variable for n in _own_nodes(function)
+    )
+
+
+def _dotted(node: ast.expr | None) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
