@@ -13,6 +13,7 @@ from driftaudit.drift.changes import Change, short_name
 class BypassedInitAttributeMissing(Change):
     method: str = ""  # the method the consumer calls
     attribute: str = ""
+    init_location: str | None = None  # where the new `__init__` sets it
 
     code = codes.BYPASSED_INIT_ATTRIBUTE_MISSING
 
@@ -20,5 +21,7 @@ class BypassedInitAttributeMissing(Change):
         cls = short_name(self.symbol.rpartition(".")[0])
         return (
             f"`{cls}` is built without `__init__` here; `{cls}.{self.method}` now reads "
-            f"`self.{self.attribute}`, which the new `__init__` sets and this code does not"
+            f"`self.{self.attribute}`, which the new `__init__` sets"
+            + (f" ({self.init_location})" if self.init_location else "")
+            + " and this code does not"
         )

@@ -157,6 +157,7 @@ class ServerArgsDrift:
             alias = self.replacements.flag_replacement(flag)
             if alias is not None:
                 replacement, evidence = alias
+                twin = self.new.fields.get(self.new.flags.get(replacement.split("=")[0], ""))
             if replacement is None and old_field is not None:
                 suggestion = self.replacements.suggest(old_field)
                 if suggestion is not None and (suggestion.flag or suggestion.value is None):

@@ -40,18 +40,25 @@ def bypass_findings(bypasses: list[BypassUsage], differ: Differ) -> list[Finding
                 ):
                     continue
                 reported.add(attribute)
-                found = differ.new.resolve(f"{cls}.{method}")
-                file = found.module.file if found and found.module else None
+                before_at = differ.old.resolve(f"{cls}.{method}")
+                after_at = differ.new.resolve(f"{cls}.{method}")
                 init_at = differ.new.resolve(f"{cls}.__init__")
-                init_file = init_at.module.file if init_at and init_at.module else file
                 change = BypassedInitAttributeMissing(
                     f"{cls}.{attribute}",
-                    f"{file}:{read_line}" if file else None,
-                    f"{init_file}:{init[attribute]}" if init_file else None,
+                    _at(before_at, getattr(before_at.obj, "lineno", None) if before_at else None),
+                    _at(after_at, read_line),
                     method,
                     attribute,
+                    _at(init_at, init[attribute]),
                 )
                 message = f"{change.explain()} (`.{method}(...)` called at line {line})"
                 fix = Fix(f"set `{usage.variable}.{attribute}` as the new `__init__` does")
                 findings.append(finding_at(usage, change, message, fix))
     return findings
+
+
+def _at(found, line: int | None) -> str | None:
+    """`file:line` in the module that defines `found` (a method, `__init__`)."""
+    if found is None or found.module is None:
+        return None
+    return f"{found.module.file}:{line}" if line else found.module.file

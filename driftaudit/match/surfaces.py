@@ -163,6 +163,8 @@ class SurfaceMatcher:
                     if getattr(change, "replacement", None)
                     else None
                 )
+                if isinstance(change, ServerArgRedirected):
+                    fix = Fix(f"set `{change.target}` instead")
                 findings.append(finding_at(usage, change, f"{how}: {change.explain()}", fix))
             elif usage.prefix and usage.context == "python-attr":
                 name = usage.flag.removeprefix("--").replace("-", "_")
