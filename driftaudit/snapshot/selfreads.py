@@ -154,7 +154,7 @@ def _self_accesses(function: ast.FunctionDef) -> tuple[dict[str, int], set[str],
         if attr is None:
             continue
         if isinstance(node.ctx, ast.Load):
-            reads.setdefault(attr, node.lineno)
+            reads[attr] = min(node.lineno, reads.get(attr, node.lineno))
         else:
             stores.add(attr)
     return reads, stores, called

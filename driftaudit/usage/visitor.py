@@ -662,10 +662,10 @@ class UsageVisitor(ast.NodeVisitor):
             keywords=[k.arg for k in node.keywords if k.arg is not None],
             star_args=any(isinstance(a, ast.Starred) for a in node.args),
             star_kwargs=any(k.arg is None for k in node.keywords),
-            arg_types=arguments(node, self._value_type),
         )
         symbol = self.resolve_expr(func)
         if symbol is None and isinstance(func, ast.Attribute) and self._member(func, False, shape):
+            shape.arg_types = arguments(node, self._value_type)  # only for sglang calls
             self.visit(func.value)
         else:
             self.visit(func)
@@ -685,6 +685,7 @@ class UsageVisitor(ast.NodeVisitor):
         if name in ("setattr", "object") or name in _PATCHERS:
             self._patch_call(node, name)
         if symbol is not None:
+            shape.arg_types = arguments(node, self._value_type)
             self.usages.append(CallUsage(*self._at(node), symbol, **shape.__dict__))
         elif isinstance(func, ast.Name) and isinstance(self.lookup(func.id), ConsumerClass):
             subclass = self.lookup(func.id)
