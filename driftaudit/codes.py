@@ -425,12 +425,13 @@ BYPASSED_INIT_ATTRIBUTE_MISSING = _code(
     "bypassed-init-attribute-missing",
     "error",
     "The consumer builds an sglang object without its `__init__` (`Cls.__new__(Cls)`, "
-    "`object.__new__(Cls)`) and sets its attributes by hand; the new sglang code it runs on "
-    "that object reads an attribute the new `__init__` sets and the consumer does not.",
+    "`object.__new__(Cls)`) and sets its attributes by hand, or hands an sglang function a "
+    "`SimpleNamespace` where it expects one of its classes; the new sglang code run on that "
+    "object reads an attribute the class sets per instance and the consumer does not.",
     "AttributeError when the method (or the sglang function the object is handed to) runs.",
     "req = Req.__new__(Req); req.rid = 'x'; req.finished()  # finished() now reads self.status",
     "Set the attribute as the new `__init__` does (the finding names its line), or build the "
-    "object with its constructor.",
+    "object with its constructor (give the namespace the attribute).",
 )
 
 ARGUMENT_TYPE_CHANGED = _code(

@@ -10,6 +10,7 @@ and the new one rejects it: a value that never fitted is not this upgrade's doin
 from __future__ import annotations
 
 import ast
+import re
 
 from driftaudit.drift.annotations import accepts
 from driftaudit.drift.differ import callable_signature, function_location
@@ -177,3 +178,18 @@ def _attribute_type(snapshot: Snapshot, found: Resolved) -> str | None:
         return None
     kind = value_type(node, lambda _n: None, lambda _n: None)
     return kind if kind not in (None, "None") else None
+
+
+def resolve_annotation_class(snapshot: Snapshot, where: Resolved, annotation: str) -> str | None:
+    """The sglang class an annotation names (`ServerArgs`, `Optional["ModelConfig"]`), as
+    the module that declares it sees the name; None for anything else."""
+    text = annotation.strip().strip("'\"")
+    inner = re.fullmatch(r"(?:typing\.)?Optional\[\s*['\"]?([\w.]+)['\"]?\s*\]", text)
+    name = inner.group(1) if inner else text
+    if not re.fullmatch(r"[\w.]+", name):
+        return None
+    path = _resolve_name(snapshot, where.module, name)
+    if path is None or not path.startswith("sglang."):
+        return None
+    found = snapshot.resolve(path)
+    return found.canonical if found is not None and isinstance(found.obj, Class) else None

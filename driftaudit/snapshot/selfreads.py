@@ -27,13 +27,7 @@ class SelfReads:
         module = found.module
         if module is None:
             return None
-        if module.file not in self._files:
-            source = self.snapshot.tree.root / module.file
-            try:
-                self._files[module.file] = ast.parse(source.read_text(encoding="utf-8"))
-            except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-                self._files[module.file] = None
-        tree = self._files[module.file]
+        tree = self._parsed(module.file)
         name = found.canonical.rpartition(".")[2]
         if tree is None:
             return None
@@ -44,6 +38,15 @@ class SelfReads:
                 ):
                     return node
         return None
+
+    def _parsed(self, file: str) -> ast.Module | None:
+        if file not in self._files:
+            source = self.snapshot.tree.root / file
+            try:
+                self._files[file] = ast.parse(source.read_text(encoding="utf-8"))
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+                self._files[file] = None
+        return self._files[file]
 
     def method(self, cls: str, name: str) -> tuple[str, ast.FunctionDef] | None:
         """The definition a call of `cls.name` runs: (its class's path, its node)."""
@@ -110,6 +113,24 @@ class SelfReads:
                         pending.append((method[1], depth + 1))
         return sets
 
+    def parameter_reads(self, path: str, param: str) -> tuple[dict[str, int], set[str]] | None:
+        """Attributes a function reads from one of its parameters (`param.x`), and those
+        it assigns or reads with a fallback; None when the function is not found."""
+        found = self.snapshot.resolve(path)
+        if found is None or found.opaque or found.module is None:
+            return None
+        tree = self._parsed(found.module.file)
+        lineno = getattr(found.obj, "lineno", None)
+        name = found.canonical.rpartition(".")[2]
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                if lineno in (None, node.lineno) or any(
+                    d.lineno == lineno for d in node.decorator_list
+                ):
+                    reads, stores, _ = _self_accesses(node, param)
+                    return reads, stores
+        return None
+
     def class_level(self, cls: str, name: str) -> bool:
         """Is `name` a method, property or class attribute (not set per instance)?"""
         found = self.snapshot.resolve(f"{cls}.{name}")
@@ -119,17 +140,19 @@ class SelfReads:
         return "instance-attribute" not in labels
 
 
-def _self_attribute(node: ast.AST) -> str | None:
+def _self_attribute(node: ast.AST, receiver: str = "self") -> str | None:
     if (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
+        and node.value.id == receiver
     ):
         return node.attr
     return None
 
 
-def _self_accesses(function: ast.FunctionDef) -> tuple[dict[str, int], set[str], list[str]]:
+def _self_accesses(
+    function: ast.FunctionDef, receiver: str = "self"
+) -> tuple[dict[str, int], set[str], list[str]]:
     """(self.x read -> line, self.x assigned or read with a fallback, self.m() called)
     in one function body."""
     reads: dict[str, int] = {}
@@ -137,7 +160,7 @@ def _self_accesses(function: ast.FunctionDef) -> tuple[dict[str, int], set[str],
     called: list[str] = []
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
-            callee = _self_attribute(node.func)
+            callee = _self_attribute(node.func, receiver)
             if callee is not None:
                 called.append(callee)
             # hasattr(self, "x") / getattr(self, "x", default): read with a fallback
@@ -146,11 +169,11 @@ def _self_accesses(function: ast.FunctionDef) -> tuple[dict[str, int], set[str],
                 and node.func.id in ("hasattr", "getattr")
                 and len(node.args) >= 2
                 and isinstance(node.args[0], ast.Name)
-                and node.args[0].id == "self"
+                and node.args[0].id == receiver
                 and isinstance(node.args[1], ast.Constant)
             ):
                 stores.add(str(node.args[1].value))
-        attr = _self_attribute(node)
+        attr = _self_attribute(node, receiver)
         if attr is None:
             continue
         if isinstance(node.ctx, ast.Load):

@@ -6,7 +6,12 @@ the consumer sets the attributes it thinks the code it runs needs (`obj.x = ...`
 a helper that returns it (`def make(): s = object.__new__(C); ...; return s`), the
 calls on the helper's result in the same file count too.
 
-Only files that mention `__new__(` and import sglang are parsed (a text test first).
+A stand-in is the other shape: `ns = SimpleNamespace(x=..., y=...)` (and `ns.z = ...`)
+handed to an sglang function (`f(ns)`, `f(server_args=ns)`) where it expects one of
+its classes.
+
+Only files that mention `__new__(` or `SimpleNamespace` and import sglang are parsed
+(a text test first).
 """
 
 from __future__ import annotations
@@ -28,11 +33,19 @@ class BypassUsage(Usage):
     calls: list[tuple[str, int, int]] = field(default_factory=list)  # (method, line, column)
 
 
-def collect_bypasses(root: Path, exclude: list[str] | None = None) -> list[BypassUsage]:
-    found: list[BypassUsage] = []
+@dataclass
+class StandInUsage(Usage):
+    """`symbol` is the sglang function a `SimpleNamespace` is handed to."""
+
+    argument: str = ""  # its position ("0") or keyword in the call
+    attributes: list[str] = field(default_factory=list)  # the namespace's keywords and stores
+
+
+def collect_bypasses(root: Path, exclude: list[str] | None = None) -> list[Usage]:
+    found: list[Usage] = []
     for path in python_files(root, exclude):
         text = path.read_text(encoding="utf-8-sig", errors="replace")
-        if "__new__(" not in text or "sglang" not in text:
+        if ("__new__(" not in text and "SimpleNamespace" not in text) or "sglang" not in text:
             continue
         try:
             tree = ast.parse(text)
@@ -47,8 +60,8 @@ class _FileBypasses:
         self.relpath, self.tree = relpath, tree
         self.names = _sglang_names(tree)
 
-    def run(self) -> list[BypassUsage]:
-        found = []
+    def run(self) -> list[Usage]:
+        found: list[Usage] = []
         functions = [
             n for n in ast.walk(self.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         ]
@@ -70,7 +83,63 @@ class _FileBypasses:
                     for caller, name in self._results_of(scope.name, functions):
                         self._uses(caller, name, usage)
                 found.append(usage)
+            found += self._stand_ins(scope)
         return found
+
+    def _stand_ins(self, scope: ast.AST) -> list[StandInUsage]:
+        namespaces: dict[str, list[str]] = {}
+        for statement in _own_statements(scope):
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and self._namespace(statement.value)
+            ):
+                keywords = [k.arg for k in statement.value.keywords if k.arg]
+                namespaces[statement.targets[0].id] = keywords
+        for node in _own_nodes(scope):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                holder = _dotted(node.value)
+                if holder in namespaces:
+                    namespaces[holder].append(node.attr)
+        found = []
+        for node in _own_nodes(scope):
+            if not isinstance(node, ast.Call):
+                continue
+            callee = self._resolve(node.func)
+            if callee is None:
+                continue
+            given = [(str(i), a) for i, a in enumerate(node.args)]
+            given += [(k.arg, k.value) for k in node.keywords if k.arg]
+            for key, value in given:
+                if isinstance(value, ast.Starred):
+                    break
+                if self._namespace(value):
+                    attributes = [k.arg for k in value.keywords if k.arg]
+                elif isinstance(value, ast.Name) and value.id in namespaces:
+                    attributes = namespaces[value.id]
+                else:
+                    continue
+                found.append(
+                    StandInUsage(
+                        self.relpath,
+                        node.lineno,
+                        node.col_offset + 1,
+                        callee,
+                        argument=key,
+                        attributes=list(attributes),
+                    )
+                )
+        return found
+
+    def _namespace(self, node: ast.expr) -> bool:
+        """`SimpleNamespace(...)` / `types.SimpleNamespace(...)` without `**kwargs`."""
+        return (
+            isinstance(node, ast.Call)
+            and (_dotted(node.func) or "").rpartition(".")[2] == "SimpleNamespace"
+            and not node.args
+            and all(k.arg for k in node.keywords)
+        )
 
     def _bypass(self, statement: ast.stmt) -> tuple[str, str] | None:
         """`x = object.__new__(C)` / `x = C.__new__(C)` -> ("x", sglang path of C)."""
