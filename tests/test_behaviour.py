@@ -12,7 +12,7 @@ from driftaudit.drift.annotations import accepts
 from driftaudit.drift.replacements import Replacements, _named_setting, _words
 from driftaudit.snapshot.surfaces.serverarg_redirects import Redirect, extract_redirects
 from driftaudit.snapshot.surfaces.serverargs import ServerArgField, ServerArgsModel
-from driftaudit.usage.bypass import collect_bypasses
+from driftaudit.usage.bypass import StandInUsage, collect_bypasses
 from driftaudit.usage.valuetypes import arguments, value_type
 
 # ---- value types of consumer expressions ---------------------------------------------
@@ -263,3 +263,26 @@ def test_redirect_only_when_new():
     )
     known = Replacements(old_model, new_model, [redirect], [redirect])
     assert known.redirected("S.enable_x", "enable_x", "enable_x", "s.py:1") is None
+
+
+def test_stand_ins_are_namespaces_handed_to_sglang_calls(tmp_path: Path):
+    (tmp_path / "t.py").write_text(
+        "import types\n"
+        "from types import SimpleNamespace\n"
+        "from sglang.srt.layers import buffers\n"
+        "def f(kw):\n"
+        "    ns = SimpleNamespace(a=1)\n"
+        "    ns.b = 2\n"
+        "    buffers.allocate(ns, cfg=types.SimpleNamespace(c=3))\n"
+        "    buffers.allocate(SimpleNamespace(**kw))\n"
+        "    print(ns)\n"
+    )
+    found = sorted(
+        (u.line, u.symbol, u.argument, tuple(u.attributes))
+        for u in collect_bypasses(tmp_path)
+        if isinstance(u, StandInUsage)
+    )
+    assert found == [
+        (7, "sglang.srt.layers.buffers.allocate", "0", ("a", "b")),
+        (7, "sglang.srt.layers.buffers.allocate", "cfg", ("c",)),
+    ]
