@@ -172,7 +172,7 @@ class Replacements:
         _, shared, help_ratio, best = scored[0]
         evidence = (
             f"`{best.name}` is new ({_where(best)}), shares {shared:.0%} of the name's words "
-            f"and its help reads alike ({help_ratio:.0%})"
+            f"and its help reads alike ({help_ratio:.0%}); check the value means the same"
         )
         return Suggestion(best.name, None, best.flag, evidence)
 
