@@ -75,7 +75,8 @@ def run_compare(
     surfaces = scan_surfaces(consumer, prefixes, exclude)
     pins = read_pins(consumer)
     patches = collect_patches(consumer, exclude)
-    bypasses = collect_bypasses(consumer, exclude)
+    reaching = {u.path for u in usages.usages}  # a bypass imports sglang: it has usages
+    bypasses = collect_bypasses(consumer, exclude, reaching)
     timings["usage"] = time.perf_counter() - start
     start = time.perf_counter()
     packs = []

@@ -41,9 +41,16 @@ class StandInUsage(Usage):
     attributes: list[str] = field(default_factory=list)  # the namespace's keywords and stores
 
 
-def collect_bypasses(root: Path, exclude: list[str] | None = None) -> list[Usage]:
+def collect_bypasses(
+    root: Path, exclude: list[str] | None = None, only: set[str] | None = None
+) -> list[Usage]:
+    """`only`: the consumer files (relative paths) known to reach sglang, to read no other."""
     found: list[Usage] = []
-    for path in python_files(root, exclude):
+    if only is not None:
+        paths = [root / p for p in sorted(only) if p.endswith(".py")]
+    else:
+        paths = list(python_files(root, exclude))
+    for path in paths:
         text = path.read_text(encoding="utf-8-sig", errors="replace")
         if ("__new__(" not in text and "SimpleNamespace" not in text) or "sglang" not in text:
             continue
@@ -65,25 +72,41 @@ class _FileBypasses:
         functions = [
             n for n in ast.walk(self.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         ]
+        # the lines that can matter: read only the scopes that hold one
+        new_lines, namespace_lines = set(), set()
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call):
+                tail = (_dotted(node.func) or "").rpartition(".")[2]
+                if tail == "__new__":
+                    new_lines.add(node.lineno)
+                elif tail == "SimpleNamespace":
+                    namespace_lines.add(node.lineno)
         for scope in [self.tree, *functions]:
-            for statement in _own_statements(scope):
-                bypass = self._bypass(statement)
-                if bypass is None:
-                    continue
-                variable, cls = bypass
-                usage = BypassUsage(
-                    self.relpath,
-                    statement.lineno,
-                    statement.col_offset + 1,
-                    cls,
-                    variable=variable,
-                )
-                self._uses(scope, variable, usage)
-                if isinstance(scope, ast.FunctionDef) and _returns(scope, variable):
-                    for caller, name in self._results_of(scope.name, functions):
-                        self._uses(caller, name, usage)
-                found.append(usage)
-            found += self._stand_ins(scope)
+            if _holds(scope, new_lines):
+                found += self._bypasses(scope, functions)
+            if _holds(scope, namespace_lines):
+                found += self._stand_ins(scope)
+        return found
+
+    def _bypasses(self, scope: ast.AST, functions: list) -> list[BypassUsage]:
+        found = []
+        for statement in _own_statements(scope):
+            bypass = self._bypass(statement)
+            if bypass is None:
+                continue
+            variable, cls = bypass
+            usage = BypassUsage(
+                self.relpath,
+                statement.lineno,
+                statement.col_offset + 1,
+                cls,
+                variable=variable,
+            )
+            self._uses(scope, variable, usage)
+            if isinstance(scope, ast.FunctionDef) and _returns(scope, variable):
+                for caller, name in self._results_of(scope.name, functions):
+                    self._uses(caller, name, usage)
+            found.append(usage)
         return found
 
     def _stand_ins(self, scope: ast.AST) -> list[StandInUsage]:
@@ -216,6 +239,15 @@ def _sglang_names(tree: ast.Module) -> dict[str, str]:
                     else:
                         names["sglang"] = "sglang"
     return names
+
+
+def _holds(scope: ast.AST, lines: set[int]) -> bool:
+    """Does the scope span one of `lines`? (the module spans every line)"""
+    if not lines:
+        return False
+    if isinstance(scope, ast.Module):
+        return True
+    return any(scope.lineno <= line <= (scope.end_lineno or scope.lineno) for line in lines)
 
 
 def _own_statements(scope: ast.AST):
