@@ -6,6 +6,7 @@ patches, a method it overrides), and a few come from the consumer alone or from 
 DA0xx consumer input · DA1xx imports and modules · DA2xx call signatures ·
 DA3xx classes, attributes, enums, return shapes · DA4xx ServerArgs and CLI flags ·
 DA5xx HTTP, env vars, parsers, meta_info, requirements · DA6xx source patches ·
+DA7xx behaviour found from code (bypassed constructors, changed parameter types) ·
 DA9xx packs.
 """
 
@@ -309,6 +310,19 @@ FLAG_DEPRECATED = _code(
     "Use the replacement the deprecation note names.",
 )
 
+SERVER_ARG_REDIRECTED = _code(
+    "DA406",
+    "server-arg-redirected",
+    "warning",
+    "A ServerArgs field or flag the consumer sets is kept only as a deprecated redirect: "
+    "the new release maps it onto another setting (a deprecated flag's `dest`/`const`, or "
+    "`__post_init__` code that sets another field from it).",
+    "It still works for now, but it means what the new setting means, and may go next.",
+    "ServerArgs(enable_flashinfer_allreduce_fusion=True)  # now sets "
+    "flashinfer_allreduce_fusion_backend='auto'",
+    "Set the field the finding names instead.",
+)
+
 ROUTE_REMOVED = _code(
     "DA501",
     "route-removed",
@@ -441,6 +455,43 @@ SOURCE_ANCHOR_AMBIGUOUS = _code(
     'src.replace("return output", "return hook(output)")  # now two returns match',
     "Anchor on a longer, unique string (or pass `count=1` if the first one is the right one).",
     origin="consumer",
+)
+
+BYPASSED_INIT_ATTRIBUTE_MISSING = _code(
+    "DA703",
+    "bypassed-init-attribute-missing",
+    "error",
+    "The consumer builds an sglang object without its `__init__` (`Cls.__new__(Cls)`, "
+    "`object.__new__(Cls)`) and sets its attributes by hand, or hands an sglang function a "
+    "`SimpleNamespace` where it expects one of its classes; the new sglang code run on that "
+    "object reads an attribute the class sets per instance and the consumer does not.",
+    "AttributeError when the method (or the sglang function the object is handed to) runs.",
+    "req = Req.__new__(Req); req.rid = 'x'; req.finished()  # finished() now reads self.status",
+    "Set the attribute as the new `__init__` does (the finding names its line), or build the "
+    "object with its constructor (give the namespace the attribute).",
+)
+
+ARGUMENT_TYPE_CHANGED = _code(
+    "DA704",
+    "argument-type-changed",
+    "error",
+    "A call passes a value of a type the old parameter annotation accepted and the new one no "
+    "longer does (a list where an `array` is expected, a string where an enum is).",
+    "The call still runs, then fails or misbehaves where sglang uses the value as the new type "
+    "(`list + array` raises TypeError).",
+    "Req(..., origin_input_ids=ids.tolist())  # List[int] became array[int]",
+    "Convert the value to the new type (the finding quotes both annotations).",
+)
+
+ATTRIBUTE_TYPE_CHANGED = _code(
+    "DA705",
+    "attribute-type-changed",
+    "error",
+    "The consumer assigns a value to an attribute of an sglang object whose declared or "
+    "inferred type changed so that the value no longer fits.",
+    "sglang reads the attribute as the new type: TypeError or wrong results later on.",
+    "req.origin_input_ids = [1, 2]  # now an array('q')",
+    "Assign a value of the new type.",
 )
 
 PACK_CHANGE = _code(

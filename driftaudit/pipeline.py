@@ -13,12 +13,14 @@ from driftaudit.drift.surfaces import surface_changes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 from driftaudit.match import match_usages
+from driftaudit.match.bypass import bypass_findings
 from driftaudit.match.patches import patch_findings
 from driftaudit.packs import load_packs, rules_dirs
 from driftaudit.progress import step
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
 from driftaudit.usage import UsageSet, collect_usages
+from driftaudit.usage.bypass import collect_bypasses
 from driftaudit.usage.collect import failures
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.patches import collect_patches
@@ -89,6 +91,8 @@ def run_compare(
     usages = collect_usages(files)
     surfaces = scan_surfaces(files, prefixes)
     patches = collect_patches(files)
+    reaching = {u.path for u in usages.usages}  # a bypass imports sglang: it has usages
+    bypasses = collect_bypasses(files, reaching)
     usages.failures = failures(files)  # the surface scanners may have found more
     files.release_trees()
     timings["usage"] = time.perf_counter() - start
@@ -101,7 +105,8 @@ def run_compare(
     step("matching (parsing the sglang modules reached, once)")
     differ = Differ(old, new)
     findings = match_usages(usages, differ, packs, consumer, surfaces, pins, files)
-    findings = sorted(findings + patch_findings(patches, differ), key=Finding.sort_key)
+    findings += patch_findings(patches, differ) + bypass_findings(bypasses, differ)
+    findings = sorted(findings, key=Finding.sort_key)
     timings["match"] = time.perf_counter() - start
     return CompareResult(
         old.tree, new.tree, consumer, findings, usages, timings, pin_location, files
@@ -129,7 +134,8 @@ def run_diff(
         fields = set(old_args.fields)
         # the field model says it better than the class's synthesised constructor
         changes = [c for c in changes if not _about_server_args_fields(c, fields)]
-        changes += ServerArgsDrift(old_args, new_args).all_changes()
+        redirects = (old.surface("server_arg_redirects"), new.surface("server_arg_redirects"))
+        changes += ServerArgsDrift(old_args, new_args, *redirects).all_changes()
     changes += surface_changes(old, new)
     return old, new, [c for c in changes if prefix is None or c.symbol.startswith(prefix)]
 

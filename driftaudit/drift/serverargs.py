@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from driftaudit import codes
 from driftaudit.drift.changes import Change
+from driftaudit.drift.replacements import Replacements, ServerArgRedirected, Suggestion
+from driftaudit.snapshot.surfaces.serverarg_redirects import Redirect
 from driftaudit.snapshot.surfaces.serverargs import ServerArgField, ServerArgsModel
 
 SERVER_ARGS = "sglang.srt.server_args.ServerArgs"
@@ -21,6 +23,7 @@ def _where(field: ServerArgField | None) -> str | None:
 class ServerArgFieldRemoved(Change):
     field: str = ""
     replacement: str | None = None  # the field that now takes the old flag, if any
+    suggestion: Suggestion | None = None  # else the setting that replaces it, with evidence
 
     code = codes.SERVER_ARG_REMOVED
 
@@ -28,6 +31,8 @@ class ServerArgFieldRemoved(Change):
         text = f"ServerArgs field `{self.field}` was removed"
         if self.replacement:
             text += f" (its flag now sets `{self.replacement}`)"
+        elif self.suggestion:
+            text += f"; set `{self.suggestion.setting}` instead ({self.suggestion.evidence})"
         return text
 
 
@@ -65,12 +70,14 @@ class ServerArgDefaultChanged(Change):
 class FlagRemoved(Change):
     flag: str = ""
     replacement: str | None = None  # the flag to use instead, when one maps to the field
+    evidence: str | None = None  # why that flag replaces it, when it is not the same field
 
     code = codes.FLAG_REMOVED
 
     def explain(self) -> str:
         text = f"CLI flag `{self.flag}` was removed"
-        return text + (f": use `{self.replacement}`" if self.replacement else "")
+        text += f": use `{self.replacement}`" if self.replacement else ""
+        return text + (f" ({self.evidence})" if self.evidence else "")
 
 
 @dataclass
@@ -93,8 +100,15 @@ def _normal_type(text: str | None) -> str:
 class ServerArgsDrift:
     """Changes by field name and by flag, for matching and for `driftaudit diff`."""
 
-    def __init__(self, old: ServerArgsModel, new: ServerArgsModel):
+    def __init__(
+        self,
+        old: ServerArgsModel,
+        new: ServerArgsModel,
+        old_redirects: list[Redirect] | None = None,
+        new_redirects: list[Redirect] | None = None,
+    ):
         self.old, self.new = old, new
+        self.replacements = Replacements(old, new, old_redirects, new_redirects)
         self.by_field: dict[str, list[Change]] = {}
         self.by_flag: dict[str, Change] = {}
         for name, field in old.fields.items():
@@ -113,9 +127,16 @@ class ServerArgsDrift:
                 if flag and self.new.flags.get(flag) not in (None, name):
                     replacement = self.new.flags[flag]
                     break
-            return [ServerArgFieldRemoved(symbol, _where(field), None, name, replacement)]
+            suggestion = None if replacement else self.replacements.suggest(field)
+            where = suggestion and _where(self.new.fields.get(suggestion.field))
+            return [
+                ServerArgFieldRemoved(symbol, _where(field), where, name, replacement, suggestion)
+            ]
         changes: list[Change] = []
         where = (_where(field), _where(twin))
+        redirected = self.replacements.redirected(symbol, name, name, where[0])
+        if redirected is not None:
+            changes.append(redirected)
         if _normal_type(field.annotation) != _normal_type(twin.annotation):
             changes.append(
                 ServerArgTypeChanged(symbol, *where, name, field.annotation, twin.annotation)
@@ -132,11 +153,33 @@ class ServerArgsDrift:
         if new_name is None:
             twin = self.new.fields.get(name)
             replacement = twin.flag if twin is not None and twin.flag != flag else None
-            return FlagRemoved(symbol, _where(old_field), _where(twin), flag, replacement)
+            evidence = None
+            alias = self.replacements.flag_replacement(flag)
+            if alias is not None:
+                replacement, evidence = alias
+                twin = self.new.fields.get(self.new.flags.get(replacement.split("=")[0], ""))
+            if replacement is None and old_field is not None:
+                suggestion = self.replacements.suggest(old_field)
+                if suggestion is not None and (suggestion.flag or suggestion.value is None):
+                    twin = self.new.fields.get(suggestion.field)
+                    replacement = suggestion.flag or (twin.flag if twin else None)
+                    evidence = suggestion.evidence if replacement else None
+            return FlagRemoved(symbol, _where(old_field), _where(twin), flag, replacement, evidence)
+        # what the flag sets now: its own redirect (a `dest=`), else its field's
+        redirect = self.replacements.redirect(flag, new_name) or self.replacements.redirect(
+            new_name, new_name
+        )
         if flag in self.new.deprecated_flags and flag not in self.old.deprecated_flags:
             twin = self.new.fields.get(new_name)
-            return FlagDeprecated(
-                symbol, _where(old_field), _where(twin), flag, self.new.deprecated_flags[flag]
+            note = self.new.deprecated_flags[flag]
+            if redirect is not None:
+                note += f" It now sets `{redirect.setting}`."
+            return FlagDeprecated(symbol, _where(old_field), _where(twin), flag, note)
+        if redirect is not None:
+            where = f"{redirect.file}:{redirect.line}"
+            setting = redirect.setting
+            return ServerArgRedirected(
+                symbol, _where(old_field), where, flag, setting, redirect.new_flag
             )
         return None
 

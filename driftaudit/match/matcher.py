@@ -22,6 +22,7 @@ from driftaudit.drift.changes import (
 from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.drift.serverargs import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
+from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
 from driftaudit.match.members import MemberMatcher
 from driftaudit.match.packs import PackMatcher
@@ -73,6 +74,7 @@ def match_usages(
         elif isinstance(usage, OverrideUsage):
             findings += members.override(usage)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
+    findings += TypeMatcher(differ, matcher, members).findings(usages)
     pack_matcher = PackMatcher(differ, usages, members, root or Path(usages.root), files)
     surface = SurfaceMatcher(differ, usages, members, pack_matcher)
     sglang_surfaces = surface.server_args_findings(surfaces) + surface.meta_info_findings()

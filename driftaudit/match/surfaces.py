@@ -7,6 +7,7 @@ import re
 
 from driftaudit import codes
 from driftaudit.drift import Differ
+from driftaudit.drift.replacements import ServerArgRedirected
 from driftaudit.drift.serverargs import (
     SERVER_ARGS,
     ServerArgDefaultChanged,
@@ -58,7 +59,14 @@ class SurfaceMatcher:
         self.canonical = pack.canonical if pack else (lambda s: s)
         old_model, new_model = differ.old.server_args(), differ.new.server_args()
         self.server_args = (
-            ServerArgsDrift(old_model, new_model) if old_model and new_model else None
+            ServerArgsDrift(
+                old_model,
+                new_model,
+                differ.old.surface("server_arg_redirects"),
+                differ.new.surface("server_arg_redirects"),
+            )
+            if old_model and new_model
+            else None
         )
 
     # ---- ServerArgs ---------------------------------------------------------------
@@ -75,11 +83,12 @@ class SurfaceMatcher:
             if isinstance(change, ServerArgFieldRemoved) or passed:
                 fix = None
                 if isinstance(change, ServerArgFieldRemoved):
-                    fix = Fix(
-                        f"set `{change.replacement}` instead"
-                        if change.replacement
-                        else f"drop `{name}`"
+                    instead = change.replacement or (
+                        change.suggestion.setting if change.suggestion else None
                     )
+                    fix = Fix(f"set `{instead}` instead" if instead else f"drop `{name}`")
+                elif isinstance(change, ServerArgRedirected):
+                    fix = Fix(f"set `{change.target}` instead")
                 findings.append(finding_at(place, change, f"{how}: {change.explain()}", fix))
         return findings
 
@@ -156,6 +165,8 @@ class SurfaceMatcher:
                     if getattr(change, "replacement", None)
                     else None
                 )
+                if isinstance(change, ServerArgRedirected):
+                    fix = Fix(f"set `{change.target}` instead")
                 findings.append(finding_at(usage, change, f"{how}: {change.explain()}", fix))
             elif usage.prefix and usage.context == "python-attr":
                 name = usage.flag.removeprefix("--").replace("-", "_")

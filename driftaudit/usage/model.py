@@ -38,6 +38,8 @@ class CallShape:
     keywords: list[str] = field(default_factory=list)
     star_args: bool = False
     star_kwargs: bool = False
+    # value types known from the syntax, by position ("0") or keyword (valuetypes.py)
+    arg_types: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -46,6 +48,7 @@ class CallUsage(Usage):
     keywords: list[str] = field(default_factory=list)
     star_args: bool = False
     star_kwargs: bool = False
+    arg_types: dict[str, str] = field(default_factory=dict)
     via: str = ""  # a consumer subclass constructed (symbol: its sglang base)
 
 
@@ -60,6 +63,7 @@ class MemberUsage(Usage):
     member: str = ""
     store: bool = False
     call: CallShape | None = None
+    value_type: str | None = None  # of the value assigned, when store (valuetypes.py)
 
 
 @dataclass

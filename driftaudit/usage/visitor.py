@@ -39,12 +39,14 @@ from driftaudit.usage.model import (
     Usage,
 )
 from driftaudit.usage.types import annotation_type, is_type
+from driftaudit.usage.valuetypes import arguments, value_type
 
 CONSUMER = "consumer:"  # prefix of a binding to a consumer module
 EXTERNAL = "external:"  # a name bound to something outside sglang
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 _STRING_IMPORTERS = {"import_module", "__import__"}
 _PATCHERS = {"patch"}  # mock.patch("sglang.x.y"), mocker.patch(...)
+_VALUE = "\0value:"  # scope key: the expression a local name was last assigned
 
 
 class _Recorder(list):
@@ -115,6 +117,7 @@ class UsageVisitor(ast.NodeVisitor):
         self._late: list[_Deferred] = []
         self._visited: dict[int, _Deferred] = {}  # function bodies already visited
         self._patched: dict[int, tuple] = {}  # function node id -> TypeRef of its `self`
+        self._stored: dict[int, ast.expr] = {}  # attribute target node id -> value assigned
 
     # ---- entry -----------------------------------------------------------------
 
@@ -135,6 +138,7 @@ class UsageVisitor(ast.NodeVisitor):
 
     def bind(self, name: str, target) -> None:
         self.scopes[-1][name] = target
+        self.scopes[-1].pop(_VALUE + name, None)
 
     def resolve_expr(self, node: ast.expr) -> str | None:
         """The sglang path an expression names (`dp_attention.x` -> sglang...x)."""
@@ -365,6 +369,7 @@ class UsageVisitor(ast.NodeVisitor):
     # ---- assignments and narrowing ---------------------------------------------
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        self._stored.update((id(t), node.value) for t in node.targets)
         self.generic_visit(node)
         value = node.value
         for target in node.targets:
@@ -402,8 +407,11 @@ class UsageVisitor(ast.NodeVisitor):
                 bound = local if isinstance(local, LocalFunction) else None
         if bound is not None or not self._in_handler:
             self.bind(name, bound)
+            self.scopes[-1][_VALUE + name] = value
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._stored[id(node.target)] = node.value
         self.generic_visit(node)
         if isinstance(node.target, ast.Name):
             self._assign_name(node.target.id, node.value, self._annotation(node.annotation))
@@ -564,12 +572,40 @@ class UsageVisitor(ast.NodeVisitor):
             return False
         if receiver[0] == "self" and node.attr in receiver[2]:
             return True  # the subclass's own member
+        stored = self._value_type(self._stored.get(id(node))) if store else None
         self.usages.append(
             MemberUsage(
-                *self._at(node), "", receiver=receiver, member=node.attr, store=store, call=call
+                *self._at(node),
+                "",
+                receiver=receiver,
+                member=node.attr,
+                store=store,
+                call=call,
+                value_type=stored,
             )
         )
         return True
+
+    # ---- value types (for argument and attribute type changes) --------------------
+
+    def _value_type(self, node: ast.expr | None, depth: int = 0) -> str | None:
+        if isinstance(node, ast.Name):  # a local assigned in this scope: its value's type
+            value = self.scopes[-1].get(_VALUE + node.id)
+            return self._value_type(value, depth + 1) if depth < 3 else None
+        return value_type(node, self.resolve_expr, self._external)
+
+    def _external(self, node: ast.expr) -> str | None:
+        """`torch.tensor` as the file imports it; a builtin's name when not rebound."""
+        name = dotted(node)
+        if not name:
+            return None
+        parts = name.split(".")
+        base = self.lookup(parts[0])
+        if base is None:
+            return name
+        if isinstance(base, str) and base.startswith(EXTERNAL):
+            return ".".join([base[len(EXTERNAL) :], *parts[1:]])
+        return None
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self.generic_visit(node)
@@ -627,6 +663,7 @@ class UsageVisitor(ast.NodeVisitor):
         )
         symbol = self.resolve_expr(func)
         if symbol is None and isinstance(func, ast.Attribute) and self._member(func, False, shape):
+            shape.arg_types = arguments(node, self._value_type)  # only for sglang calls
             self.visit(func.value)
         else:
             self.visit(func)
@@ -646,6 +683,7 @@ class UsageVisitor(ast.NodeVisitor):
         if name in ("setattr", "object") or name in _PATCHERS:
             self._patch_call(node, name)
         if symbol is not None:
+            shape.arg_types = arguments(node, self._value_type)
             self.usages.append(CallUsage(*self._at(node), symbol, **shape.__dict__))
         elif isinstance(func, ast.Name) and isinstance(self.lookup(func.id), ConsumerClass):
             subclass = self.lookup(func.id)

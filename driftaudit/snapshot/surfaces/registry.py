@@ -8,7 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from driftaudit.snapshot.surfaces import envs, http, io_structs, parsers, requirements
+from driftaudit.snapshot.surfaces import (
+    envs,
+    http,
+    io_structs,
+    parsers,
+    requirements,
+    serverarg_redirects,
+)
 
 SURFACES_VERSION = "3"  # bump when an extractor changes: invalidates the cache
 
@@ -38,6 +45,11 @@ SURFACES: dict[str, Surface] = {
         lambda d: {k: io_structs.Struct.from_json(s) for k, s in d.items()},
     ),
     "meta_info_keys": Surface(io_structs.extract_meta_info_keys, dict, dict),
+    "server_arg_redirects": Surface(
+        serverarg_redirects.extract_redirects,
+        lambda v: [r.to_json() for r in v],
+        lambda d: [serverarg_redirects.Redirect.from_json(x) for x in d],
+    ),
     "requirements": Surface(
         requirements.read_requirements,
         lambda v: [r.to_json() for r in v],

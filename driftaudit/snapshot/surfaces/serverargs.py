@@ -29,7 +29,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-EXTRACTOR_VERSION = "1"  # bump when the model or extraction changes
+EXTRACTOR_VERSION = "2"  # bump when the model or extraction changes
 
 SERVER_ARGS_FILE = "sglang/srt/server_args.py"
 FIELD_ORDER_FILE = "sglang/srt/arg_groups/field_order.py"
@@ -53,6 +53,7 @@ class ServerArgField:
     deprecated: bool  # every flag of the field is registered as deprecated
     file: str  # path relative to the tree root, e.g. "sglang/srt/server_args.py"
     line: int
+    help: str | None = None  # the help text of its Arg metadata or registration
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -125,6 +126,7 @@ class _Registration:
     field: str | None
     deprecated: bool
     note: str
+    help: str | None = None
 
 
 class _Tree:
@@ -419,7 +421,9 @@ def _derived_registrations(decls: dict[str, _Decl]) -> list[_Registration]:
         options = [meta.cli_name or "--" + decl.name.replace("_", "-"), *meta.aliases]
         options = _with_negations(options, meta.action)
         deprecated = _deprecated(meta.help, meta.action)
-        out.append(_Registration(options, decl.name, deprecated, _note(meta.help, None)))
+        out.append(
+            _Registration(options, decl.name, deprecated, _note(meta.help, None), meta.help)
+        )
     return out
 
 
@@ -445,6 +449,7 @@ def _hand_registrations(
                 target,
                 _deprecated(help_text, action),
                 _note(help_text, new_flag),
+                help_text,
             )
         )
     return out
@@ -537,6 +542,8 @@ def _build(
             deprecated=bool(regs) and all(r.deprecated for r in regs),
             file=decl.file,
             line=decl.line,
+            help=(decl.meta.help if decl.meta else None)
+            or next((r.help for r in regs if r.help and not r.deprecated), None),
         )
     return ServerArgsModel(fields, flags, deprecated_flags, layout)
 

@@ -1,0 +1,35 @@
+"""An attribute sglang code newly reads on an object the consumer built without
+`__init__`: the new constructor sets it, the consumer's hand-made object does not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from driftaudit import codes
+from driftaudit.drift.changes import Change, short_name
+
+
+@dataclass
+class BypassedInitAttributeMissing(Change):
+    method: str = ""  # the method the consumer calls
+    attribute: str = ""
+    init_location: str | None = None  # where the new `__init__` sets it
+    stand_in_for: str = ""  # a SimpleNamespace handed as this parameter of `method`
+
+    code = codes.BYPASSED_INIT_ATTRIBUTE_MISSING
+
+    def explain(self) -> str:
+        cls = short_name(self.symbol.rpartition(".")[0])
+        where = f" ({self.init_location})" if self.init_location else ""
+        if self.stand_in_for:
+            return (
+                f"a SimpleNamespace stands in for `{cls}` as `{self.stand_in_for}` of "
+                f"`{self.method}`, which now reads `{self.stand_in_for}.{self.attribute}`: "
+                f"`{cls}` has it{where}, the namespace does not"
+            )
+        return (
+            f"`{cls}` is built without `__init__` here; `{cls}.{self.method}` now reads "
+            f"`self.{self.attribute}`, which the new `__init__` sets"
+            + (f" ({self.init_location})" if self.init_location else "")
+            + " and this code does not"
+        )

@@ -1,0 +1,183 @@
+"""What an sglang method reads from `self`, and what `__init__` sets, read from source.
+
+For objects a consumer builds without `__init__`: the attributes a method reads
+(`self.x`, following the `self.other()` calls it makes, a few levels deep) and the ones
+the constructor assigns (`self.x = ...` in `__init__` and the methods it calls). Read
+with `ast` from the file that defines the class; each file is parsed once per run.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from driftaudit.snapshot.model import Class
+
+_DEPTH = 3
+
+
+class SelfReads:
+    def __init__(self, snapshot):
+        self.snapshot = snapshot
+        self._files: dict[str, ast.Module | None] = {}
+
+    def _class_node(self, path: str) -> ast.ClassDef | None:
+        found = self.snapshot.resolve(path)
+        if found is None or found.opaque or not isinstance(found.obj, Class):
+            return None
+        module = found.module
+        if module is None:
+            return None
+        tree = self._parsed(module.file)
+        name = found.canonical.rpartition(".")[2]
+        if tree is None:
+            return None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == name:
+                if found.obj.lineno in (None, node.lineno) or any(
+                    d.lineno == found.obj.lineno for d in node.decorator_list
+                ):
+                    return node
+        return None
+
+    def _parsed(self, file: str) -> ast.Module | None:
+        if file not in self._files:
+            source = self.snapshot.tree.root / file
+            try:
+                self._files[file] = ast.parse(source.read_text(encoding="utf-8"))
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+                self._files[file] = None
+        return self._files[file]
+
+    def method(self, cls: str, name: str) -> tuple[str, ast.FunctionDef] | None:
+        """The definition a call of `cls.name` runs: (its class's path, its node)."""
+        found = self.snapshot.resolve(f"{cls}.{name}")
+        if found is None or found.opaque:
+            return None
+        owner = found.canonical.rpartition(".")[0]
+        node = self._class_node(owner)
+        if node is None:
+            return None
+        for statement in node.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if statement.name == name:
+                    return owner, statement
+        return None
+
+    def reads(self, cls: str, name: str) -> tuple[dict[str, int], set[str]] | None:
+        """Attributes `cls.name` reads from self (-> first line), and those it (or the
+        methods it calls) assigns itself; None when the method is not found."""
+        start = self.method(cls, name)
+        if start is None:
+            return None
+        reads: dict[str, int] = {}
+        stores: set[str] = set()
+        seen: set[str] = set()
+        pending = [(start[1], 0)]
+        while pending:
+            function, depth = pending.pop()
+            if function.name in seen:
+                continue
+            seen.add(function.name)
+            own_reads, own_stores, called = _self_accesses(function)
+            stores |= own_stores
+            for attr, line in own_reads.items():
+                reads.setdefault(attr, line)
+            if depth < _DEPTH:
+                for callee in called:
+                    found = self.method(cls, callee)
+                    if found is not None:
+                        pending.append((found[1], depth + 1))
+        return reads, stores
+
+    def init_sets(self, cls: str) -> dict[str, int]:
+        """Attributes the constructor assigns (-> line), through the methods it calls."""
+        found = self.reads(cls, "__init__")
+        if found is None:
+            return {}
+        start = self.method(cls, "__init__")
+        sets: dict[str, int] = {}
+        pending, seen = [(start[1], 0)], set()
+        while pending:
+            function, depth = pending.pop()
+            if function.name in seen:
+                continue
+            seen.add(function.name)
+            for node in ast.walk(function):
+                target = _self_attribute(node)
+                if target is not None and isinstance(node.ctx, ast.Store):
+                    sets.setdefault(target, node.lineno)
+            if depth < _DEPTH:
+                for callee in _self_accesses(function)[2]:
+                    method = self.method(cls, callee)
+                    if method is not None:
+                        pending.append((method[1], depth + 1))
+        return sets
+
+    def parameter_reads(self, path: str, param: str) -> tuple[dict[str, int], set[str]] | None:
+        """Attributes a function reads from one of its parameters (`param.x`), and those
+        it assigns or reads with a fallback; None when the function is not found."""
+        found = self.snapshot.resolve(path)
+        if found is None or found.opaque or found.module is None:
+            return None
+        tree = self._parsed(found.module.file)
+        lineno = getattr(found.obj, "lineno", None)
+        name = found.canonical.rpartition(".")[2]
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                if lineno in (None, node.lineno) or any(
+                    d.lineno == lineno for d in node.decorator_list
+                ):
+                    reads, stores, _ = _self_accesses(node, param)
+                    return reads, stores
+        return None
+
+    def class_level(self, cls: str, name: str) -> bool:
+        """Is `name` a method, property or class attribute (not set per instance)?"""
+        found = self.snapshot.resolve(f"{cls}.{name}")
+        if found is None or found.opaque:
+            return False
+        labels = getattr(found.obj, "labels", [])
+        return "instance-attribute" not in labels
+
+
+def _self_attribute(node: ast.AST, receiver: str = "self") -> str | None:
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == receiver
+    ):
+        return node.attr
+    return None
+
+
+def _self_accesses(
+    function: ast.FunctionDef, receiver: str = "self"
+) -> tuple[dict[str, int], set[str], list[str]]:
+    """(self.x read -> line, self.x assigned or read with a fallback, self.m() called)
+    in one function body."""
+    reads: dict[str, int] = {}
+    stores: set[str] = set()
+    called: list[str] = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            callee = _self_attribute(node.func, receiver)
+            if callee is not None:
+                called.append(callee)
+            # hasattr(self, "x") / getattr(self, "x", default): read with a fallback
+            if (
+                isinstance(node.func, ast.Name)
+                and node.func.id in ("hasattr", "getattr")
+                and len(node.args) >= 2
+                and isinstance(node.args[0], ast.Name)
+                and node.args[0].id == receiver
+                and isinstance(node.args[1], ast.Constant)
+            ):
+                stores.add(str(node.args[1].value))
+        attr = _self_attribute(node, receiver)
+        if attr is None:
+            continue
+        if isinstance(node.ctx, ast.Load):
+            reads[attr] = min(node.lineno, reads.get(attr, node.lineno))
+        else:
+            stores.add(attr)
+    return reads, stores, called
