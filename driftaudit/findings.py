@@ -45,6 +45,7 @@ class Finding:
     fix: Fix | None = None
     severity: str = ""  # defaults to the code's
     confidence: str = "certain"  # or "likely": only an attribute name ties it to sglang
+    details: str | None = None  # longer evidence (an upstream diff to port); JSON only if set
 
     def __post_init__(self) -> None:
         self.severity = self.severity or self.code.severity
@@ -66,7 +67,7 @@ class Finding:
             "old_location": self.old_location,
             "new_location": self.new_location,
             "fix": self.fix.as_dict() if self.fix else None,
-        }
+        } | ({"details": self.details} if self.details is not None else {})
 
 
 def finding_at(

@@ -13,6 +13,7 @@ from driftaudit.drift.surfaces import surface_changes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 from driftaudit.match import match_usages
+from driftaudit.match.behaviour import behaviour_findings
 from driftaudit.match.patches import patch_findings
 from driftaudit.packs import load_packs, rules_dirs
 from driftaudit.snapshot import Snapshot
@@ -80,8 +81,12 @@ def run_compare(
         packs = load_packs(rules_dirs(pack_dirs), old.tree.version, new.tree.version)
     differ = Differ(old, new)
     findings = match_usages(usages, differ, packs, consumer, surfaces, pins)
-    findings = sorted(findings + patch_findings(patches, differ), key=Finding.sort_key)
+    findings += patch_findings(patches, differ)
     timings["match"] = time.perf_counter() - start
+    start = time.perf_counter()
+    findings += behaviour_findings(usages, old, new, consumer)
+    findings.sort(key=Finding.sort_key)
+    timings["behaviour"] = time.perf_counter() - start
     return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, pin_location)
 
 

@@ -125,6 +125,17 @@ class Snapshot:
     def _key(self, name: str) -> str:
         return f"module:{EXTRACTOR_VERSION}:{name}:{self._digests[name]}"
 
+    def file_digest(self, name: str) -> str | None:
+        """The content digest of module `name`'s file: a cache key for per-module indexes."""
+        return self._digests.get(name)
+
+    def source(self, name: str) -> str | None:
+        """The text of module `name`'s file."""
+        relpath = self.files.get(name)
+        if relpath is None:
+            return None
+        return (self.tree.root / relpath).read_text(encoding="utf-8", errors="replace")
+
     def is_module(self, name: str) -> bool:
         return name in self.files or name in self.packages
 

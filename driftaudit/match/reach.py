@@ -1,0 +1,104 @@
+"""Where the consumer calls or constructs an sglang callable that stopped doing part of
+what it did (DA702): `ModelRunner(...)` no longer allocating the memory pool.
+
+Entries are the consumer's calls of sglang functions and constructors (a consumer
+subclass constructed counts as its sglang base) and method calls on receivers of known
+sglang type. Each entry's lost callees come from `drift.reach`; one finding per call site
+and entry, the lost callees ranked by signal: first those that set attributes the
+consumer reads, then those whose names the consumer uses (calls, overrides), then the rest.
+"""
+
+from __future__ import annotations
+
+from driftaudit.drift.changes import short_name
+from driftaudit.drift.reach import ReachDiffer, ReachLost, describe_callers
+from driftaudit.findings import Finding, Fix, finding_at
+from driftaudit.match.receivers import TypeResolver
+from driftaudit.snapshot.callgraph import CallGraph
+from driftaudit.usage import (
+    AttributeNameUsage,
+    CallUsage,
+    MemberUsage,
+    OverrideUsage,
+    UsageSet,
+)
+
+SHOWN = 3  # lost callees named in the message; all of them are in `details`
+
+
+def consumer_names(usages: UsageSet, reads: set[str]) -> set[str]:
+    """Attribute and method names the consumer reads, calls or overrides."""
+    names = set(reads)
+    for usage in usages.usages:
+        if isinstance(usage, (AttributeNameUsage, MemberUsage)):
+            names.add(usage.member)
+        elif isinstance(usage, OverrideUsage):
+            names.add(usage.method)
+        elif isinstance(usage, CallUsage):
+            names.add(usage.symbol.rpartition(".")[2])
+    return names
+
+
+def _entries(usages: UsageSet, graph: CallGraph, types: TypeResolver):
+    """(usage, canonical callable node) for each consumer call of an sglang callable."""
+    for usage in usages.usages:
+        node = None
+        if isinstance(usage, CallUsage):
+            node = graph.callable_node(graph.resolve(usage.symbol))
+        elif isinstance(usage, MemberUsage) and usage.call is not None:
+            if usage.receiver and usage.receiver[0] == "self":
+                continue  # the consumer's own subclass: its methods are its own calls
+            cls = types.class_of(usage.receiver)
+            node = graph.method(cls, usage.member) if cls else None
+        if node is not None:
+            yield usage, node
+
+
+def _signal(change: ReachLost, names: set[str]) -> tuple[int, list[str]]:
+    read = sorted(set(change.sets) & names)
+    used = change.callee.rpartition(".")[2] in names
+    return (2 if read else 1 if used else 0), read
+
+
+def reach_findings(
+    usages: UsageSet, old, new, types: TypeResolver, reads: set[str]
+) -> list[Finding]:
+    """DA702 findings; `reads`: every attribute name the consumer reads."""
+    differ = ReachDiffer(CallGraph(old), CallGraph(new))
+    names = consumer_names(usages, reads)
+    findings = []
+    seen: set[tuple] = set()
+    for usage, entry in _entries(usages, differ.old, types):
+        key = (usage.path, usage.scope, entry)  # one per entry and consumer function
+        if key in seen:
+            continue
+        seen.add(key)
+        lost = differ.lost(entry)
+        if not lost:
+            continue
+        ranked = sorted(lost, key=lambda c: (-_signal(c, names)[0], c.callee))
+        findings.append(_finding(usage, entry, ranked, names))
+    return findings
+
+
+def _finding(usage, entry: str, ranked: list[ReachLost], names: set[str]) -> Finding:
+    first = ranked[0]
+    shown = []
+    for change in ranked[:SHOWN]:
+        text = f"`{short_name(change.callee)}`"
+        _, read = _signal(change, names)
+        if read:
+            text += f" (sets {', '.join(f'`{r}`' for r in read[:3])}, which the consumer reads)"
+        shown.append(text)
+    more = f" and {len(ranked) - SHOWN} more" if len(ranked) > SHOWN else ""
+    message = f"`{short_name(entry)}` no longer reaches {', '.join(shown)}{more}"
+    if first.new_callers:
+        where = describe_callers(first.new_callers[0])
+        message += f"; sglang now calls `{short_name(first.callee)}` from {where}"
+    fix = Fix("call what the new callers call, after this call (see `details`)")
+    details = "\n".join(
+        f"{c.explain()} [old {c.old_location}"
+        + (f", new {c.new_location}]" if c.new_location else "]")
+        for c in ranked
+    )
+    return finding_at(usage, first, message, fix, symbol=entry, details=details)
