@@ -3,9 +3,10 @@ what it did (DA702): `ModelRunner(...)` no longer allocating the memory pool.
 
 Entries are the consumer's calls of sglang functions and constructors (a consumer
 subclass constructed counts as its sglang base) and method calls on receivers of known
-sglang type. Each entry's lost callees come from `drift.reach`; one finding per call site
-and entry, the lost callees ranked by signal: first those that set attributes the
-consumer reads, then those whose names the consumer uses (calls, overrides), then the rest.
+sglang type. Each entry's lost callees come from `drift.reach`. One finding per consumer
+file and entry (at its first call site, naming the others); the lost callees are ranked by
+signal: first those that set attributes the consumer reads, then those whose names the
+consumer uses (calls, overrides), then the rest.
 """
 
 from __future__ import annotations
@@ -41,13 +42,14 @@ def consumer_names(usages: UsageSet, reads: set[str]) -> set[str]:
 
 def _entries(usages: UsageSet, graph: CallGraph, types: TypeResolver):
     """(usage, canonical callable node) for each consumer call of an sglang callable."""
+    overridden = {u.method for u in usages.usages if isinstance(u, OverrideUsage)}
     for usage in usages.usages:
         node = None
         if isinstance(usage, CallUsage):
             node = graph.callable_node(graph.resolve(usage.symbol))
         elif isinstance(usage, MemberUsage) and usage.call is not None:
-            if usage.receiver and usage.receiver[0] == "self":
-                continue  # the consumer's own subclass: its methods are its own calls
+            if usage.receiver and usage.receiver[0] == "self" and usage.member in overridden:
+                continue  # the consumer's own method runs, not sglang's
             cls = types.class_of(usage.receiver)
             node = graph.method(cls, usage.member) if cls else None
         if node is not None:
@@ -66,22 +68,20 @@ def reach_findings(
     """DA702 findings; `reads`: every attribute name the consumer reads."""
     differ = ReachDiffer(CallGraph(old), CallGraph(new))
     names = consumer_names(usages, reads)
-    findings = []
-    seen: set[tuple] = set()
+    sites: dict[tuple[str, str], list] = {}  # (file, entry) -> its call sites, in order
     for usage, entry in _entries(usages, differ.old, types):
-        key = (usage.path, usage.scope, entry)  # one per entry and consumer function
-        if key in seen:
-            continue
-        seen.add(key)
+        sites.setdefault((usage.path, entry), []).append(usage)
+    findings = []
+    for (_, entry), calls in sites.items():
         lost = differ.lost(entry)
-        if not lost:
-            continue
-        ranked = sorted(lost, key=lambda c: (-_signal(c, names)[0], c.callee))
-        findings.append(_finding(usage, entry, ranked, names))
+        if lost:
+            ranked = sorted(lost, key=lambda c: (-_signal(c, names)[0], c.callee))
+            findings.append(_finding(calls, entry, ranked, names))
     return findings
 
 
-def _finding(usage, entry: str, ranked: list[ReachLost], names: set[str]) -> Finding:
+def _finding(calls: list, entry: str, ranked: list[ReachLost], names: set[str]) -> Finding:
+    """One finding per consumer file and entry, at its first call site."""
     first = ranked[0]
     shown = []
     for change in ranked[:SHOWN]:
@@ -95,10 +95,13 @@ def _finding(usage, entry: str, ranked: list[ReachLost], names: set[str]) -> Fin
     if first.new_callers:
         where = describe_callers(first.new_callers[0])
         message += f"; sglang now calls `{short_name(first.callee)}` from {where}"
+    if len(calls) > 1:
+        lines = ", ".join(str(c.line) for c in calls[1:])
+        message += f" (also called at line{'s' if len(calls) > 2 else ''} {lines})"
     fix = Fix("call what the new callers call, after this call (see `details`)")
     details = "\n".join(
         f"{c.explain()} [old {c.old_location}"
         + (f", new {c.new_location}]" if c.new_location else "]")
         for c in ranked
     )
-    return finding_at(usage, first, message, fix, symbol=entry, details=details)
+    return finding_at(calls[0], first, message, fix, symbol=entry, details=details)
