@@ -58,10 +58,15 @@ def local_names(fn: FunctionNode) -> set[str]:
 
 def _walk(node: ast.AST) -> Iterator[ast.AST]:
     """Pre-order, in source order (ast.walk is breadth-first)."""
-    yield node
-    for child in ast.iter_child_nodes(node):
-        if not isinstance(child, ast.expr_context):
-            yield from _walk(child)
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        children = [c for c in ast.iter_child_nodes(current) if not isinstance(c, _CONTEXT)]
+        stack.extend(reversed(children))
+
+
+_CONTEXT = ast.expr_context
 
 
 def _constant(value: object) -> str:

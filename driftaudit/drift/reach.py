@@ -127,34 +127,32 @@ class ReachDiffer:
         return changes
 
     def _add_new_callers(self, changes: list[ReachLost], reached: set[str]) -> None:
+        """Up to 3 direct callers of each lost callee in the new tree (not among those the
+        entry still reaches), each followed by up to 3 of its own callers. The tree's text
+        is scanned once per level for all the names."""
         names = {c.callee.rpartition(".")[2] for c in changes}
         modules = self.new.modules_calling(names) if names else {}
+        direct = {}
         for change in changes:
-            chains = self.callers_of(change.callee, modules, reached)
+            name = change.callee.rpartition(".")[2]
+            found = self.new.callers(change.callee, modules[name][:MAX_CALLER_MODULES])
+            direct[change.callee] = sorted((c for c in found if c not in reached), key=_rank)[:3]
+        above_names = {c.rpartition(".")[2] for callers in direct.values() for c in callers}
+        above = self.new.modules_calling(above_names) if above_names else {}
+        for change in changes:
+            chains = []
+            for caller in direct[change.callee]:
+                modules_above = above[caller.rpartition(".")[2]][:MAX_CALLER_MODULES]
+                callers = self.new.callers(caller, modules_above)
+                callers = sorted((c for c in callers if c != change.callee), key=_rank)
+                chains.append([caller, *callers[:3]])
             change.new_callers = chains
             if chains:
-                first = chains[0]
                 change.new_location = self.new.location(
-                    first[0], self.new.call_line(first[0], change.callee)
+                    chains[0][0], self.new.call_line(chains[0][0], change.callee)
                 )
 
-    def callers_of(
-        self, node: str, modules: dict[str, list[str]], exclude: set[str]
-    ) -> list[list[str]]:
-        """Where the new tree calls `node` from: up to 3 direct callers (not among
-        `exclude`), each followed by up to 3 of its own callers."""
-        name = node.rpartition(".")[2]
-        found = self.new.callers(node, modules.get(name, [])[:MAX_CALLER_MODULES])
-        chains = []
-        for caller in sorted((c for c in found if c not in exclude), key=_library_first)[:3]:
-            above_name = caller.rpartition(".")[2]
-            above = self.new.modules_calling({above_name})[above_name]
-            callers = self.new.callers(caller, above[:MAX_CALLER_MODULES])
-            callers = sorted((c for c in callers if c != node), key=_library_first)
-            chains.append([caller, *callers[:3]])
-        return chains
 
-
-def _library_first(node: str) -> tuple[bool, str]:
+def _rank(node: str) -> tuple[bool, str]:
     """sglang's runtime before its tests, benchmarks and tools."""
     return (not node.startswith("sglang.srt."), node)

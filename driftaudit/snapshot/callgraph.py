@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-CALLGRAPH_VERSION = "2"
+CALLGRAPH_VERSION = "3"
 _MAX_ALIAS_HOPS = 12
 _OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None)$")
 
@@ -79,8 +79,14 @@ class _FunctionScan(ast.NodeVisitor):
             if (name := _annotation_name(arg.annotation)) is not None:
                 self.params[arg.arg] = name
         self.self_name = (args.posonlyargs + args.args)[0].arg if args.args else None
+        self.statements = 0
         for statement in fn.body:
             self.visit(statement)
+
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.stmt):
+            self.statements += 1
+        super().visit(node)
 
     def visit_FunctionDef(self, node) -> None:  # nested: its own node
         return
@@ -164,12 +170,11 @@ def extract_calls(module: str, code: str, is_package: bool = False) -> dict:
 
     def scan_function(node, qualname: str, attrs: dict[str, str]) -> None:
         scan = _FunctionScan(node, attrs)
-        statements = sum(1 for n in ast.walk(node) if isinstance(n, ast.stmt)) - 1
         functions[qualname] = {
             "line": node.lineno,
             "calls": scan.calls,
             "sets": sorted(scan.sets),
-            "statements": statements,
+            "statements": scan.statements,  # nested functions and classes not counted
         }
         visit_body(node.body, qualname + ".", {})
 
@@ -188,7 +193,7 @@ def extract_calls(module: str, code: str, is_package: bool = False) -> dict:
                 for block in _blocks(node):
                     visit_body(block, prefix, attrs)
 
-    for node in ast.walk(tree):  # imports anywhere (lazy ones included)
+    for node in _imports(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -208,6 +213,18 @@ def extract_calls(module: str, code: str, is_package: bool = False) -> dict:
                     defs.append(item.name)
     visit_body(tree.body, "", {})
     return {"imports": imports, "defs": defs, "classes": classes, "functions": functions}
+
+
+def _imports(tree: ast.Module):
+    """Import statements anywhere (lazy ones in functions included), without visiting
+    expressions: only statement bodies are walked."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, name, ()))
 
 
 def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
@@ -462,26 +479,27 @@ class CallGraph:
         found: dict[str, list[str]] = {}
         missing = set()
         for name in names:
-            cached = snapshot.store.get(f"calling:{CALLGRAPH_VERSION}:{snapshot.digest}:{name}")
+            cached = snapshot.store.get(self._calling_key(name))
             if cached is None:
                 missing.add(name)
             else:
                 found[name] = json.loads(cached)
         if missing:
-            pattern = re.compile(rb"\b(" + b"|".join(n.encode() for n in missing) + rb")\s*\(")
+            # a substring test first (fast, in C), the regex only where the name occurs
+            patterns = {
+                n: (n.encode(), re.compile(rb"\b" + n.encode() + rb"\s*\(")) for n in missing
+            }
             hits: dict[str, list[str]] = {name: [] for name in missing}
             for module, relpath in snapshot.files.items():
                 text = (snapshot.tree.root / relpath).read_bytes()
-                for name in {m.decode() for m in pattern.findall(text)}:
-                    hits[name].append(module)
+                for name, (raw, pattern) in patterns.items():
+                    if raw in text and pattern.search(text):
+                        hits[name].append(module)
             snapshot.store.put_many(
-                [
-                    (
-                        f"calling:{CALLGRAPH_VERSION}:{snapshot.digest}:{name}",
-                        json.dumps(m).encode(),
-                    )
-                    for name, m in hits.items()
-                ]
+                [(self._calling_key(n), json.dumps(m).encode()) for n, m in hits.items()]
             )
             found.update(hits)
         return found
+
+    def _calling_key(self, name: str) -> str:
+        return f"calling:{CALLGRAPH_VERSION}:{self.snapshot.digest}:{name}"

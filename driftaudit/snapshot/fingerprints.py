@@ -50,6 +50,8 @@ def extract_prints(module: str, code: str, min_tokens: int = MIN_TOKENS) -> list
         return []
     prints = []
     for qualname, fn in functions(tree):
+        if min_tokens and (fn.end_lineno or fn.lineno) - fn.lineno < min_tokens // 40:
+            continue  # too short to reach min_tokens (a line is rarely over 40 tokens)
         tokens, lines = function_tokens(fn)
         if len(tokens) >= min_tokens:
             start = min([d.lineno for d in fn.decorator_list] + [fn.lineno])
