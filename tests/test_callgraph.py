@@ -147,7 +147,9 @@ def test_reach_is_bounded_by_depth(tmp_path) -> None:
 
 def test_module_call_data_is_cached_by_content(tmp_path, monkeypatch) -> None:
     store = BlobStore(tmp_path / "cache.sqlite")
-    graph(tmp_path, OLD, store=store).reach(f"{R}.Runner.__init__", 3)
+    cold = graph(tmp_path, OLD, store=store)
+    cold.reach(f"{R}.Runner.__init__", 3)
+    cold.save()
 
     def no_parse(*args, **kwargs):
         raise AssertionError("parsed again")

@@ -142,9 +142,10 @@ def copy_findings(usages: UsageSet, old, new, files: dict) -> list[Finding]:
     ours = consumer_functions(files)
     if not ours:
         return []
-    prints = []
+    prints, unsaved = [], []
     for module in sorted(candidate_modules(usages, old, ours)):
-        prints += module_prints(old, module)
+        prints += module_prints(old, module, unsaved)
+    old.store.put_many(unsaved)
     index = CopyIndex(prints)
     findings = []
     for function in ours:

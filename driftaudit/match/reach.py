@@ -77,6 +77,8 @@ def reach_findings(
         if lost:
             ranked = sorted(lost, key=lambda c: (-_signal(c, names)[0], c.callee))
             findings.append(_finding(calls, entry, ranked, names))
+    differ.old.save()
+    differ.new.save()
     return findings
 
 

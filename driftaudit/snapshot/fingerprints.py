@@ -60,8 +60,9 @@ def extract_prints(module: str, code: str, min_tokens: int = MIN_TOKENS) -> list
     return prints
 
 
-def module_prints(snapshot, module: str) -> list[FunctionPrint]:
-    """The fingerprints of one module of a snapshot (cached by content)."""
+def module_prints(snapshot, module: str, unsaved: list | None = None) -> list[FunctionPrint]:
+    """The fingerprints of one module of a snapshot (cached by content). New entries go
+    to `unsaved` when given (for the caller to write in one transaction)."""
     digest = snapshot.file_digest(module)
     if digest is None:
         return []
@@ -73,7 +74,11 @@ def module_prints(snapshot, module: str) -> list[FunctionPrint]:
         except (ValueError, TypeError):
             pass  # a corrupt entry: rebuilt
     prints = extract_prints(module, snapshot.source(module) or "")
-    snapshot.store.put(key, json.dumps([p.to_json() for p in prints]).encode())
+    data = json.dumps([p.to_json() for p in prints]).encode()
+    if unsaved is None:
+        snapshot.store.put(key, data)
+    else:
+        unsaved.append((key, data))
     return prints
 
 
