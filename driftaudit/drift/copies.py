@@ -13,7 +13,11 @@ from dataclasses import dataclass, field
 
 from driftaudit import codes
 from driftaudit.drift.changes import Change, short_name
+from driftaudit.similarity import compare
 from driftaudit.snapshot.fingerprints import FunctionPrint, find_function
+
+MAX_MOVED_CANDIDATES = 10  # modules of the new tree defining the same top-level name
+MIN_MOVED_SIMILARITY = 0.5  # a moved function still looks like the original
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -27,12 +31,15 @@ class BodyChanged(Change):
     added: int = 0
     removed: int = 0
     gone: bool = False
+    moved_to: str = ""  # the module that defines it now, when it moved
 
     code = codes.COPIED_CODE_DRIFTED
 
     def explain(self) -> str:
         if self.gone:
             return f"`{short_name(self.symbol)}` is gone from the new release"
+        if self.moved_to:
+            return f"`{short_name(self.symbol)}` moved to `{self.moved_to}`"
         return f"`{short_name(self.symbol)}` changed (+{self.added} -{self.removed} lines)"
 
 
@@ -79,14 +86,14 @@ def body_change(old_snapshot, new_snapshot, original: FunctionPrint) -> BodyChan
     by module and qualified name."""
     old_path = old_snapshot.files[original.module]
     old_location = f"{old_path}:{original.lineno}"
-    new_code = new_snapshot.source(original.module)
-    new = find_function(new_code, original.qualname) if new_code is not None else None
-    if new is None:
+    found = _in_new_tree(new_snapshot, original)
+    if found is None:
         return BodyChanged(original.symbol, old_location, None, gone=True)
+    new, new_module, new_code = found
     if new.tokens == original.tokens:
-        return None
+        return None  # the same code (perhaps in another module): nothing to port
     old_source = (old_snapshot.source(original.module) or "").splitlines()
-    new_path = new_snapshot.files[original.module]
+    new_path = new_snapshot.files[new_module]
     diff, changed, added, removed = _unified(
         old_path,
         old_source[original.start - 1 : original.end],
@@ -103,4 +110,26 @@ def body_change(old_snapshot, new_snapshot, original: FunctionPrint) -> BodyChan
         changed_lines=changed,
         added=added,
         removed=removed,
+        moved_to=new_module if new_module != original.module else "",
     )
+
+
+def _in_new_tree(new_snapshot, original: FunctionPrint):
+    """The function in the new tree: same module and qualified name, else (a module split
+    or renamed) a definition of the same top-level name elsewhere, the closest one."""
+    code = new_snapshot.source(original.module)
+    found = find_function(code, original.qualname) if code is not None else None
+    if found is not None:
+        return found, original.module, code
+    best = None
+    top = original.qualname.split(".")[0]
+    for module in new_snapshot.name_index().get(top, [])[:MAX_MOVED_CANDIDATES]:
+        code = new_snapshot.source(module) or ""
+        candidate = find_function(code, original.qualname)
+        if candidate is None:
+            continue
+        similarity = compare(candidate.tokens, original.tokens, original.lines)
+        ratio = similarity.ratio if similarity else 0.0
+        if ratio >= MIN_MOVED_SIMILARITY and (best is None or ratio > best[0]):
+            best = (ratio, candidate, module, code)
+    return best[1:] if best else None

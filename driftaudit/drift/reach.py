@@ -64,7 +64,10 @@ def is_trivial(graph: CallGraph, node: str) -> bool:
         return True
     if _TRIVIAL.match(name):
         return True
-    return info["statements"] < MIN_STATEMENTS and not info["sets"]
+    if info["sets"]:
+        return False
+    # sets nothing on its object: trivial when short, or a leaf (a predicate, a computation)
+    return info["statements"] < MIN_STATEMENTS or not graph.callees(node)
 
 
 class ReachDiffer:

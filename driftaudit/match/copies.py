@@ -168,6 +168,13 @@ def copy_findings(usages: UsageSet, old, new, files: dict) -> list[Finding]:
     return findings
 
 
+def _display(original: FunctionPrint) -> str:
+    """`Cls.meth`, or `module.function` for a top-level function."""
+    if "." in original.qualname:
+        return short_name(original.symbol)
+    return f"{original.module.rpartition('.')[2]}.{original.qualname}"
+
+
 def _finding(function: ConsumerFunction, original, similarity, near: bool, old, new):
     change = body_change(old, new, original)
     if change is None:
@@ -178,13 +185,14 @@ def _finding(function: ConsumerFunction, original, similarity, near: bool, old, 
     kind = "a copy" if near else "a partial copy"
     name = function.qualname
     score = f"similarity {similarity.ratio:.2f}, {similarity.containment:.0%} of the original"
-    message = f"`{name}` is {kind} ({score}) of `{short_name(original.symbol)}`, which "
+    message = f"`{name}` is {kind} ({score}) of `{_display(original)}`, which "
     if change.gone:
         message += "is gone from the new release"
         fix = Fix("re-base the copy on what replaced the original, or stop copying it")
     else:
+        moved = f"moved to `{change.moved_to}` and " if change.moved_to else ""
         message += (
-            f"changed in the new release (+{change.added} -{change.removed} lines, "
+            f"{moved}changed in the new release (+{change.added} -{change.removed} lines, "
             f"{touched} of the changed lines in the part copied)"
         )
         fix = Fix("port the upstream change to the copy: its unified diff is in `details`")

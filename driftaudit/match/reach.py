@@ -41,8 +41,13 @@ def consumer_names(usages: UsageSet, reads: set[str]) -> set[str]:
 
 
 def _entries(usages: UsageSet, graph: CallGraph, types: TypeResolver):
-    """(usage, canonical callable node) for each consumer call of an sglang callable."""
+    """(usage, canonical callable node, the methods the consumer overrides on that path)
+    for each consumer call of an sglang callable."""
     overridden = {u.method for u in usages.usages if isinstance(u, OverrideUsage)}
+    by_class: dict[str, set[str]] = {}
+    for usage in usages.usages:
+        if isinstance(usage, OverrideUsage):
+            by_class.setdefault(usage.owner, set()).add(usage.method)
     for usage in usages.usages:
         node = None
         if isinstance(usage, CallUsage):
@@ -53,7 +58,14 @@ def _entries(usages: UsageSet, graph: CallGraph, types: TypeResolver):
             cls = types.class_of(usage.receiver)
             node = graph.method(cls, usage.member) if cls else None
         if node is not None:
-            yield usage, node
+            # a consumer subclass constructed: its overrides run instead of sglang's methods
+            yield usage, node, frozenset(by_class.get(getattr(usage, "via", ""), ()))
+
+
+def _through(change: ReachLost, overrides: frozenset[str]) -> bool:
+    """Does the lost path run through a method the consumer's subclass overrides (so
+    sglang's version of it never ran for this consumer)?"""
+    return any(node.rpartition(".")[2] in overrides for node in change.old_path[1:])
 
 
 def _signal(change: ReachLost, names: set[str]) -> tuple[int, list[str]]:
@@ -68,12 +80,12 @@ def reach_findings(
     """DA702 findings; `reads`: every attribute name the consumer reads."""
     differ = ReachDiffer(CallGraph(old), CallGraph(new))
     names = consumer_names(usages, reads)
-    sites: dict[tuple[str, str], list] = {}  # (file, entry) -> its call sites, in order
-    for usage, entry in _entries(usages, differ.old, types):
-        sites.setdefault((usage.path, entry), []).append(usage)
+    sites: dict[tuple, list] = {}  # (file, entry, overrides) -> its call sites, in order
+    for usage, entry, overrides in _entries(usages, differ.old, types):
+        sites.setdefault((usage.path, entry, overrides), []).append(usage)
     findings = []
-    for (_, entry), calls in sites.items():
-        lost = differ.lost(entry)
+    for (_, entry, overrides), calls in sites.items():
+        lost = [c for c in differ.lost(entry) if not _through(c, overrides)]
         if lost:
             ranked = sorted(lost, key=lambda c: (-_signal(c, names)[0], c.callee))
             findings.append(_finding(calls, entry, ranked, names))
