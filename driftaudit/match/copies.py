@@ -5,7 +5,7 @@ re-implemented `initialize_model_parallel`). The copy keeps the old code when sg
 moves on. A consumer function is compared (`similarity`) with the functions of the
 sglang modules it can have come from: the modules its files import (and the modules
 defining what they import), the modules of the sglang classes it subclasses, those that
-define a top-level name equal to its own, and modules a provenance note names
+define a top-level name equal to its own (when few do), and modules a provenance note names
 ("adapted from .../sglang/srt/layers/logits_processor.py"). Candidates come from an
 inverted index of name bags, so only a handful of pairs are aligned per function.
 
@@ -34,6 +34,7 @@ MIN_CONTAINMENT = 0.3  # a partial copy with a provenance note: share of the ori
 MIN_RUN = 30  # ... and the longest run of tokens copied unchanged
 MIN_SHARED_NAMES = 0.3  # candidates share this share of the smaller name bag
 CANDIDATES = 5  # aligned per consumer function
+MAX_NAME_DEFINERS = 3  # a name defined by more sglang modules says nothing of provenance
 _PROVENANCE = re.compile(r"sglang|sgl-project", re.I)
 _MODULE_REF = re.compile(r"sglang[/.]srt(?:[/.]\w+)+")
 
@@ -104,7 +105,9 @@ def candidate_modules(usages: UsageSet, snapshot, ours: list[ConsumerFunction]) 
                     modules.add(found.module.name)
     index = snapshot.name_index()
     for function in ours:
-        modules.update(index.get(function.qualname.rpartition(".")[2], []))
+        definers = index.get(function.qualname.rpartition(".")[2], [])
+        if len(definers) <= MAX_NAME_DEFINERS:  # `main` is everywhere: no hint at all
+            modules.update(definers)
         modules.update(m for m in function.named_modules() if m in snapshot.files)
     return {m for m in modules if m and m in snapshot.files}
 
