@@ -126,12 +126,6 @@ def name_bag(tokens: list[str]) -> frozenset[str]:
     )
 
 
-def jaccard(a: frozenset, b: frozenset) -> float:
-    if not a and not b:
-        return 1.0
-    return len(a & b) / len(a | b)
-
-
 @dataclass
 class Similarity:
     ratio: float  # difflib's ratio of the two token lists
