@@ -6,8 +6,8 @@ patches, a method it overrides), and a few come from the consumer alone or from 
 DA0xx consumer input · DA1xx imports and modules · DA2xx call signatures ·
 DA3xx classes, attributes, enums, return shapes · DA4xx ServerArgs and CLI flags ·
 DA5xx HTTP, env vars, parsers, meta_info, requirements · DA6xx source patches ·
-DA7xx behaviour found from code (bypassed constructors, changed parameter types) ·
-DA9xx packs.
+DA7xx behaviour found from code (copied code, call-graph reach, bypassed constructors,
+changed parameter types) · DA9xx packs.
 """
 
 from __future__ import annotations
@@ -455,6 +455,34 @@ SOURCE_ANCHOR_AMBIGUOUS = _code(
     'src.replace("return output", "return hook(output)")  # now two returns match',
     "Anchor on a longer, unique string (or pass `count=1` if the first one is the right one).",
     origin="consumer",
+)
+
+COPIED_CODE_DRIFTED = _code(
+    "DA701",
+    "copied-code-drifted",
+    "warning",
+    "A consumer function is a (near-)copy of an sglang function whose code changed in "
+    "the new release: the finding gives the similarity score and the upstream diff to port.",
+    "The copy keeps the old behaviour (or calls what the old code called) while the rest "
+    "of sglang moved on: it may now break, or silently do what sglang no longer does.",
+    "def my_logits_forward(self, input_ids, hidden_states, ...):  # copy of "
+    "LogitsProcessor.forward",
+    "Port the upstream change (the unified diff in `details`) to the copy, or stop "
+    "copying: call or subclass the sglang function.",
+)
+
+REACH_LOST = _code(
+    "DA702",
+    "reach-lost",
+    "warning",
+    "An sglang callable the consumer calls or constructs no longer reaches a significant "
+    "function it reached in the old release (within a few calls); the finding says where "
+    "the new release calls it from instead.",
+    "The call still succeeds, but part of what it did moved elsewhere (typically to a "
+    "caller the consumer bypasses): state it set up is missing later.",
+    "ModelRunner(...)  # 0.5.14: initialize() no longer reaches init_memory_pool; "
+    "TpModelWorker.alloc_memory_pool calls it",
+    "Call what the new callers call (in the same order) after this call.",
 )
 
 BYPASSED_INIT_ATTRIBUTE_MISSING = _code(

@@ -48,6 +48,7 @@ class Finding:
     end_line: int | None = None  # where the usage ends; None: the start line
     end_column: int | None = None  # None: the start column (reports widen a point
     # to the word there)
+    details: str | None = None  # longer evidence (an upstream diff to port); JSON only if set
 
     def __post_init__(self) -> None:
         self.severity = self.severity or self.code.severity
@@ -80,7 +81,7 @@ class Finding:
             "fix": self.fix.as_dict() | {"applicability": self.fix_applicability}
             if self.fix
             else None,
-        }
+        } | ({"details": self.details} if self.details is not None else {})
 
 
 def finding_at(

@@ -13,6 +13,7 @@ from driftaudit.drift.surfaces import surface_changes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 from driftaudit.match import match_usages
+from driftaudit.match.behaviour import behaviour_findings
 from driftaudit.match.bypass import bypass_findings
 from driftaudit.match.patches import patch_findings
 from driftaudit.packs import load_packs, rules_dirs
@@ -94,7 +95,6 @@ def run_compare(
     reaching = {u.path for u in usages.usages}  # a bypass imports sglang: it has usages
     bypasses = collect_bypasses(files, reaching)
     usages.failures = failures(files)  # the surface scanners may have found more
-    files.release_trees()
     timings["usage"] = time.perf_counter() - start
     start = time.perf_counter()
     packs = []
@@ -106,8 +106,12 @@ def run_compare(
     differ = Differ(old, new)
     findings = match_usages(usages, differ, packs, consumer, surfaces, pins, files)
     findings += patch_findings(patches, differ) + bypass_findings(bypasses, differ)
-    findings = sorted(findings, key=Finding.sort_key)
     timings["match"] = time.perf_counter() - start
+    start = time.perf_counter()
+    findings += behaviour_findings(usages, old, new, files)
+    files.release_trees()  # every stage has read them
+    findings.sort(key=Finding.sort_key)
+    timings["behaviour"] = time.perf_counter() - start
     return CompareResult(
         old.tree, new.tree, consumer, findings, usages, timings, pin_location, files
     )

@@ -57,6 +57,7 @@ FIELDS = (
     "old_location",
     "new_location",
     "fix",
+    "details",  # optional: only findings that carry longer evidence (an upstream diff)
 )
 CHANGE_FIELDS = ("rule", "kind", "symbol", "message", "old_location", "new_location")
 DIRECTORY = re.compile(r"^(DA\d{3})(?:-[a-z0-9-]+)?$")  # DA301, DA301-guarded
@@ -129,7 +130,7 @@ def audit(root: Path, tmp_path: Path) -> dict:
     if (root / "baseline.json").is_file():  # a fixture of the CI gate's baseline
         argv += ["--baseline", str(root / "baseline.json")]
     report = _run(argv, tmp_path / "compare.json")
-    findings = [{k: f[k] for k in FIELDS} for f in report["findings"]]
+    findings = [{k: f[k] for k in FIELDS if k != "details" or k in f} for f in report["findings"]]
     findings.sort(key=lambda f: (f["path"], f["line"], f["column"], f["rule"], f["symbol"]))
     changelog = _run(["diff", *trees], tmp_path / "diff.json")
     changes = [{k: c[k] for k in CHANGE_FIELDS} for c in changelog["changes"]]

@@ -193,6 +193,22 @@ class Snapshot:
     def _key(self, name: str) -> str:
         return f"module:{EXTRACTOR_VERSION}:{name}:{self._digests[name]}"
 
+    def file_digest(self, name: str) -> str | None:
+        """The content digest of module `name`'s file: a cache key for per-module indexes
+        (None for a module that cannot be read: nothing to key by)."""
+        digest = self._digests.get(name)
+        return None if digest is None or digest.startswith(_UNREADABLE) else digest
+
+    def source(self, name: str) -> str | None:
+        """The text of module `name`'s file (None when it cannot be read: warned about)."""
+        relpath = self.files.get(name)
+        if relpath is None:
+            return None
+        try:
+            return (self.tree.root / relpath).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
     def is_module(self, name: str) -> bool:
         return name in self.files or name in self.packages
 

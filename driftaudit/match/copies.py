@@ -1,0 +1,209 @@
+"""Consumer functions that are copies of sglang functions whose code changed (DA701).
+
+Consumers copy sglang code and patch it in (a logits-processor forward, an event loop, a
+re-implemented `initialize_model_parallel`). The copy keeps the old code when sglang
+moves on. A consumer function is compared (`similarity`) with the functions of the
+sglang modules it can have come from: the modules its files import (and the modules
+defining what they import), the modules of the sglang classes it subclasses, those that
+define a top-level name equal to its own (when few do), and modules a provenance note names
+("adapted from .../sglang/srt/layers/logits_processor.py"). Candidates come from an
+inverted index of name bags, so only a handful of pairs are aligned per function.
+
+A near-copy (similarity >= MIN_SIMILARITY) is reported when the original's normalised
+body changed; a partial copy (a provenance note naming sglang, and at least
+MIN_CONTAINMENT of the original copied in long runs) only when the change touches the
+lines it copied.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from driftaudit.drift.changes import short_name
+from driftaudit.drift.copies import body_change
+from driftaudit.findings import Finding, Fix, finding_at
+from driftaudit.similarity import MIN_TOKENS, compare, function_tokens, functions, name_bag
+from driftaudit.snapshot.fingerprints import FunctionPrint, module_prints
+from driftaudit.usage import ImportUsage, OverrideUsage, UsageSet
+
+MIN_SIMILARITY = 0.7  # a near-copy
+MIN_CONTAINMENT = 0.3  # a partial copy with a provenance note: share of the original
+MIN_RUN = 30  # ... and the longest run of tokens copied unchanged
+MIN_SHARED_NAMES = 0.3  # candidates share this share of the smaller name bag
+CANDIDATES = 5  # aligned per consumer function
+MAX_NAME_DEFINERS = 3  # a name defined by more sglang modules says nothing of provenance
+_PROVENANCE = re.compile(r"sglang|sgl-project", re.I)
+_MODULE_REF = re.compile(r"sglang[/.]srt(?:[/.]\w+)+")
+
+
+@dataclass
+class ConsumerFunction:
+    path: str
+    qualname: str
+    line: int
+    column: int
+    tokens: list[str]
+    note: str  # docstring and comments in and just above the function
+
+    @property
+    def provenance(self) -> bool:
+        return bool(_PROVENANCE.search(self.note))
+
+    def named_modules(self) -> set[str]:
+        found = set()
+        for ref in _MODULE_REF.findall(self.note):
+            found.add(re.sub(r"\.py$", "", ref).replace("/", "."))
+        return found
+
+
+def consumer_functions(files: dict[str, tuple[str, ast.Module]]) -> list[ConsumerFunction]:
+    """The functions (>= MIN_TOKENS) of the consumer files that import sglang."""
+    found = []
+    for path, (text, tree) in files.items():
+        lines = text.splitlines()
+        for qualname, fn in functions(tree):
+            tokens, _ = function_tokens(fn)
+            if len(tokens) < MIN_TOKENS:
+                continue
+            start = min([d.lineno for d in fn.decorator_list] + [fn.lineno])
+            above = lines[max(start - 4, 0) : start - 1]
+            body = lines[start - 1 : fn.end_lineno or fn.lineno]
+            note = "\n".join(
+                [ast.get_docstring(fn) or ""]
+                + [ln for ln in above + body if ln.lstrip().startswith("#")]
+            )
+            found.append(
+                ConsumerFunction(path, qualname, fn.lineno, fn.col_offset + 1, tokens, note)
+            )
+    return found
+
+
+def _module_of(snapshot, symbol: str) -> str | None:
+    parts = symbol.split(".")
+    for cut in range(len(parts), 0, -1):
+        name = ".".join(parts[:cut])
+        if name in snapshot.files:
+            return name
+    return None
+
+
+def candidate_modules(usages: UsageSet, snapshot, ours: list[ConsumerFunction]) -> set[str]:
+    modules: set[str] = set()
+    for usage in usages.usages:
+        if isinstance(usage, ImportUsage):
+            modules.add(_module_of(snapshot, usage.symbol))
+            found = snapshot.resolve(usage.symbol)
+            if found is not None and found.module is not None:
+                modules.add(found.module.name)
+        elif isinstance(usage, OverrideUsage):
+            for base in usage.bases:
+                found = snapshot.resolve(base)
+                if found is not None and found.module is not None:
+                    modules.add(found.module.name)
+    index = snapshot.name_index()
+    for function in ours:
+        definers = index.get(function.qualname.rpartition(".")[2], [])
+        if len(definers) <= MAX_NAME_DEFINERS:  # `main` is everywhere: no hint at all
+            modules.update(definers)
+        modules.update(m for m in function.named_modules() if m in snapshot.files)
+    return {m for m in modules if m and m in snapshot.files}
+
+
+class CopyIndex:
+    """sglang functions by the names their bodies use (an inverted index)."""
+
+    def __init__(self, prints: list[FunctionPrint]):
+        self.prints = prints
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        for number, found in enumerate(prints):
+            for name in found.bag:
+                self.postings[name].append(number)
+
+    def candidates(self, bag: frozenset[str], modules: set[str]) -> list[FunctionPrint]:
+        """The functions sharing most names with `bag`, and every function of `modules`
+        (those a provenance note names)."""
+        named = [p for p in self.prints if p.module in modules]
+        shared: Counter[int] = Counter()
+        for name in bag:
+            shared.update(self.postings.get(name, ()))
+        ranked = []
+        for number, count in shared.items():
+            other = self.prints[number].bag
+            if count >= MIN_SHARED_NAMES * min(len(bag), len(other)):
+                ranked.append((count / (len(bag) + len(other) - count), number))
+        ranked.sort(reverse=True)
+        return named + [
+            self.prints[n] for _, n in ranked[:CANDIDATES] if self.prints[n] not in named
+        ]
+
+
+def copy_findings(usages: UsageSet, old, new, files: dict) -> list[Finding]:
+    """DA701 findings; `files`: the consumer's sglang files (`consumer_ast.sglang_files`)."""
+    ours = consumer_functions(files)
+    if not ours:
+        return []
+    prints, unsaved = [], []
+    for module in sorted(candidate_modules(usages, old, ours)):
+        prints += module_prints(old, module, unsaved)
+    old.store.put_many(unsaved)
+    index = CopyIndex(prints)
+    findings = []
+    for function in ours:
+        best = None
+        min_containment = MIN_CONTAINMENT if function.provenance else 2.0  # 2: never
+        for original in index.candidates(name_bag(function.tokens), function.named_modules()):
+            similarity = compare(
+                function.tokens, original.tokens, original.lines, MIN_SIMILARITY, min_containment
+            )
+            if similarity is None:
+                continue
+            near = similarity.ratio >= MIN_SIMILARITY
+            partial = similarity.containment >= min_containment and similarity.longest >= MIN_RUN
+            if (near or partial) and (best is None or similarity.ratio > best[1].ratio):
+                best = (original, similarity, near)
+        if best is not None:
+            finding = _finding(function, *best, old, new)
+            if finding is not None:
+                findings.append(finding)
+    return findings
+
+
+def _display(original: FunctionPrint) -> str:
+    """`Cls.meth`, or `module.function` for a top-level function."""
+    if "." in original.qualname:
+        return short_name(original.symbol)
+    return f"{original.module.rpartition('.')[2]}.{original.qualname}"
+
+
+def _finding(function: ConsumerFunction, original, similarity, near: bool, old, new):
+    change = body_change(old, new, original)
+    if change is None:
+        return None
+    touched = len(change.changed_lines & similarity.copied_lines)
+    if not near and (change.gone or not touched):
+        return None  # a partial copy: only a change to the part it copied matters
+    kind = "a copy" if near else "a partial copy"
+    name = function.qualname
+    score = f"similarity {similarity.ratio:.2f}, {similarity.containment:.0%} of the original"
+    message = f"`{name}` is {kind} ({score}) of `{_display(original)}`, which "
+    if change.gone:
+        message += "is gone from the new release"
+        fix = Fix("re-base the copy on what replaced the original, or stop copying it")
+    else:
+        moved = f"moved to `{change.moved_to}` and " if change.moved_to else ""
+        message += (
+            f"{moved}changed in the new release (+{change.added} -{change.removed} lines, "
+            f"{touched} of the changed lines in the part copied)"
+        )
+        fix = Fix("port the upstream change to the copy: its unified diff is in `details`")
+    return finding_at(
+        function,
+        change,
+        message,
+        fix,
+        confidence="certain" if near else "likely",
+        details=change.diff or None,
+    )

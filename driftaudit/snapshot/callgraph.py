@@ -1,0 +1,532 @@
+"""A static call graph of a snapshot (networkx), built lazily from per-module call data.
+
+Per module (read with `ast`, cached in the snapshot store by the file's content digest,
+like the API model) it records the imports, the classes (bases; attribute types from
+`self.x = Cls(...)`, `self.x: Cls` or a typed parameter stored as `self.x = param`), and
+for every function the calls it makes, unresolved: `self.meth()`, `super().meth()`,
+`self.x.meth()`, `name(...)` / `name.attr(...)` and `var.meth()` where
+`var = Cls(...)`. Resolution to canonical nodes (`sglang.mod.Cls.meth`) happens here,
+through the imports and the sglang base classes, and only for the functions a walk
+reaches: a consumer audit expands a few hundred nodes, never the whole tree.
+
+What stays unknown (a receiver of unknown type, a call through a container or
+`getattr`) is left out: the graph under-approximates, so a lost edge is a real one.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+CALLGRAPH_VERSION = "4"
+_MAX_ALIAS_HOPS = 12
+_OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None)$")
+
+
+# ---- per-module call data -----------------------------------------------------------
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id, *reversed(parts)])
+    return None
+
+
+def _annotation_name(node: ast.expr | None) -> str | None:
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value.strip()
+        match = _OPTIONAL.match(text)
+        text = (match.group(1) or match.group(2)) if match else text
+        return text if re.fullmatch(r"[\w.]+", text) else None
+    if isinstance(node, ast.Subscript) and _dotted(node.value) in ("Optional", "typing.Optional"):
+        return _annotation_name(node.slice)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        if isinstance(node.right, ast.Constant) and node.right.value is None:
+            return _annotation_name(node.left)
+    return _dotted(node)
+
+
+def _constructed(value: ast.expr | None) -> str | None:
+    """`Cls(...)` or `mod.Cls(...)`: the dotted class name (capitalised last segment)."""
+    if isinstance(value, ast.Call):
+        name = _dotted(value.func)
+        if name and name.rpartition(".")[2][:1].isupper():
+            return name
+    return None
+
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class _FunctionScan:
+    """The calls of one function body (nested functions and classes excluded): one
+    iterative walk (an ast.NodeVisitor is twice as slow on sglang's large modules)."""
+
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, str]):
+        self.calls: list[list] = []
+        self.sets: set[str] = set()
+        self.attrs = attrs  # the class's attribute types, filled from this body too
+        self.local_types: dict[str, str] = {}
+        self.params: dict[str, str] = {}
+        args = fn.args
+        for arg in args.posonlyargs + args.args + args.kwonlyargs:
+            if (name := _annotation_name(arg.annotation)) is not None:
+                self.params[arg.arg] = name
+        self.self_name = (args.posonlyargs + args.args)[0].arg if args.args else None
+        self.statements = 0
+        on_locals: list[tuple[str, str, int]] = []  # var.meth(...): typed after the walk
+        stack: list[ast.AST] = list(fn.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, _NESTED):
+                continue  # its own node
+            if isinstance(node, ast.stmt):
+                self.statements += 1
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        self._store(target, node.value)
+                elif isinstance(node, ast.AnnAssign):
+                    self._store(node.target, node.value, node.annotation)
+            elif isinstance(node, ast.Call):
+                self._call(node, on_locals)
+            stack.extend(ast.iter_child_nodes(node))
+        for var, meth, line in on_locals:
+            kind = self.local_types.get(var) or self.params.get(var)
+            self.calls.append(["name", f"{kind}.{meth}" if kind else f"{var}.{meth}", line])
+
+    def _store(self, target: ast.expr, value: ast.expr | None, annotation=None) -> None:
+        if isinstance(target, ast.Attribute) and _is_name(target.value, self.self_name):
+            self.sets.add(target.attr)
+            kind = _annotation_name(annotation) or _constructed(value)
+            if kind is None and isinstance(value, ast.Name):
+                kind = self.params.get(value.id)
+            if kind is not None:
+                self.attrs.setdefault(target.attr, kind)
+        elif isinstance(target, ast.Name) and (kind := _constructed(value)) is not None:
+            self.local_types[target.id] = kind
+
+    def _call(self, node: ast.Call, on_locals: list) -> None:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            receiver = func.value
+            if _is_name(receiver, self.self_name) or (
+                isinstance(receiver, ast.Call) and _dotted(receiver.func) == "type"
+            ):
+                self.calls.append(["self", func.attr, node.lineno])
+            elif isinstance(receiver, ast.Call) and _dotted(receiver.func) == "super":
+                self.calls.append(["super", func.attr, node.lineno])
+            elif isinstance(receiver, ast.Attribute) and _is_name(receiver.value, self.self_name):
+                self.calls.append(["attr", receiver.attr, func.attr, node.lineno])
+            elif isinstance(receiver, ast.Name):
+                on_locals.append((receiver.id, func.attr, node.lineno))
+            elif (name := _dotted(func)) is not None:
+                self.calls.append(["name", name, node.lineno])
+        elif isinstance(func, ast.Name):
+            self.calls.append(["name", func.id, node.lineno])
+
+
+def _last(call: list) -> str:
+    """The called name of a call record (its last dotted segment)."""
+    return call[-2].rpartition(".")[2]
+
+
+def _is_name(node: ast.expr, name: str | None) -> bool:
+    return name is not None and isinstance(node, ast.Name) and node.id in (name, "cls")
+
+
+def _import_target(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".")
+    base = parts if is_package else parts[:-1]
+    base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def extract_calls(module: str, code: str, is_package: bool = False) -> dict:
+    """The call data of one module (JSON-ready)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {"imports": {}, "defs": [], "classes": {}, "functions": {}}
+    imports: dict[str, str] = {}
+    defs: list[str] = []
+    classes: dict[str, dict] = {}
+    functions: dict[str, dict] = {}
+
+    def scan_function(node, qualname: str, attrs: dict[str, str]) -> None:
+        scan = _FunctionScan(node, attrs)
+        functions[qualname] = {
+            "line": node.lineno,
+            "calls": scan.calls,
+            "sets": sorted(scan.sets),
+            "statements": scan.statements,  # nested functions and classes not counted
+        }
+        visit_body(node.body, qualname + ".", {})
+
+    def visit_body(body: list[ast.stmt], prefix: str, attrs: dict[str, str]) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                scan_function(node, prefix + node.name, attrs)
+                returns = _annotation_name(node.returns)
+                if returns and any(_dotted(d) == "property" for d in node.decorator_list):
+                    attrs.setdefault(node.name, returns)  # a typed property reads like one
+            elif isinstance(node, ast.ClassDef):
+                info = {"bases": [b for b in map(_dotted, node.bases) if b], "attrs": {}}
+                classes[prefix + node.name] = info
+                visit_body(node.body, prefix + node.name + ".", info["attrs"])
+            elif isinstance(node, (ast.If, ast.Try, ast.With)) and not prefix:
+                for block in _blocks(node):
+                    visit_body(block, prefix, attrs)
+
+    for node in _imports(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    imports[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    imports.setdefault(top, top)
+        elif isinstance(node, ast.ImportFrom):
+            source = _import_target(module, is_package, node)
+            for alias in node.names:
+                if alias.name != "*":
+                    imports[alias.asname or alias.name] = f"{source}.{alias.name}"
+    for node in tree.body:
+        for block in [[node]] + (_blocks(node) if isinstance(node, (ast.If, ast.Try)) else []):
+            for item in block:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    defs.append(item.name)
+    visit_body(tree.body, "", {})
+    return {"imports": imports, "defs": defs, "classes": classes, "functions": functions}
+
+
+def _imports(tree: ast.Module):
+    """Import statements anywhere (lazy ones in functions included), without visiting
+    expressions: only statement bodies are walked."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, name, ()))
+
+
+def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
+    blocks = [getattr(node, "body", []), getattr(node, "orelse", [])]
+    blocks += [h.body for h in getattr(node, "handlers", [])]
+    blocks.append(getattr(node, "finalbody", []))
+    return [b for b in blocks if b]
+
+
+# ---- the graph --------------------------------------------------------------------
+
+
+@dataclass
+class Reached:
+    depth: int
+    parent: str | None  # the caller it was first reached from (None: the entry)
+
+
+@dataclass
+class CallGraph:
+    """The call graph of one snapshot, expanded on demand from the entries asked about."""
+
+    snapshot: object  # driftaudit.snapshot.Snapshot
+    graph: nx.DiGraph = field(default_factory=nx.DiGraph)
+    _data: dict[str, dict] = field(default_factory=dict)
+    _expanded: set[str] = field(default_factory=set)
+    _resolved: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _unsaved: list[tuple[str, bytes]] = field(default_factory=list)
+
+    def save(self) -> None:
+        """Write the module call data built in this run to the store (one transaction)."""
+        self.snapshot.store.put_many(self._unsaved)
+        self._unsaved = []
+
+    # ---- module data (cached by content) ------------------------------------------------
+
+    def module_data(self, module: str) -> dict | None:
+        if module in self._data:
+            return self._data[module]
+        snapshot = self.snapshot
+        digest = snapshot.file_digest(module)
+        if digest is None:
+            self._data[module] = None
+            return None
+        key = f"callgraph:{CALLGRAPH_VERSION}:{module}:{digest}"
+        data = None
+        cached = snapshot.store.get(key)
+        if cached is not None:
+            try:
+                data = json.loads(cached)
+            except ValueError:
+                data = None
+            if not _is_module_data(data):
+                data = None  # a corrupt entry, or one of another shape: computed again
+        if data is None:
+            is_package = snapshot.files[module].endswith("__init__.py")
+            data = extract_calls(module, snapshot.source(module) or "", is_package)
+            self._unsaved.append((key, json.dumps(data, separators=(",", ":")).encode()))
+        self._data[module] = data
+        return data
+
+    # ---- names -> nodes ---------------------------------------------------------------
+
+    def split(self, node: str) -> tuple[str, str] | None:
+        """`sglang.mod.Cls.meth` -> (`sglang.mod`, `Cls.meth`), the longest module prefix."""
+        parts = node.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module in self.snapshot.files:
+                return module, ".".join(parts[cut:])
+        return None
+
+    def function(self, node: str) -> dict | None:
+        """The call data of a function node, or None when it is not a function of the tree."""
+        where = self.split(node)
+        if where is None:
+            return None
+        data = self.module_data(where[0])
+        return data["functions"].get(where[1]) if data else None
+
+    def is_class(self, node: str) -> bool:
+        where = self.split(node)
+        data = self.module_data(where[0]) if where else None
+        return bool(data) and where[1] in data["classes"]
+
+    def resolve(self, dotted: str, hops: int = 0) -> str | None:
+        """An absolute dotted path -> the canonical function or class it names."""
+        if not dotted.startswith("sglang.") or hops > _MAX_ALIAS_HOPS:
+            return None
+        where = self.split(dotted)
+        if where is None:
+            return None
+        module, rest = where
+        data = self.module_data(module)
+        if data is None:
+            return None
+        head, _, tail = rest.partition(".")
+        if head in data["defs"] or head in data["classes"]:
+            if not tail:
+                return dotted
+            if head in data["classes"]:
+                return self.method(f"{module}.{head}", tail)
+            return None
+        if head in data["imports"]:
+            target = data["imports"][head] + (f".{tail}" if tail else "")
+            return self.resolve(target, hops + 1)
+        return None
+
+    def resolve_in(self, module: str, name: str) -> str | None:
+        """A name as written in `module` (`f`, `mod.f`, `Cls.meth`) -> canonical node."""
+        key = (module, name)
+        if key in self._resolved:
+            return self._resolved[key]
+        self._resolved[key] = None
+        data = self.module_data(module)
+        found = None
+        if data is not None:
+            head, _, tail = name.partition(".")
+            if head in data["imports"]:
+                found = self.resolve(data["imports"][head] + (f".{tail}" if tail else ""))
+            elif head in data["defs"] or head in data["classes"]:
+                found = self.resolve(f"{module}.{name}")
+        self._resolved[key] = found
+        return found
+
+    def method(self, cls: str, name: str, seen: frozenset = frozenset()) -> str | None:
+        """`name` looked up on class `cls` and its sglang bases (first hit, MRO-like)."""
+        if cls in seen or len(seen) > _MAX_ALIAS_HOPS:
+            return None
+        where = self.split(cls)
+        data = self.module_data(where[0]) if where else None
+        if not data or where[1] not in data["classes"]:
+            return None
+        if f"{where[1]}.{name}" in data["functions"]:
+            return f"{cls}.{name}"
+        for base in data["classes"][where[1]]["bases"]:
+            base_node = self.resolve_in(where[0], base)
+            if base_node is not None:
+                found = self.method(base_node, name, seen | {cls})
+                if found is not None:
+                    return found
+        return None
+
+    def attribute_type(self, cls: str, attr: str, seen: frozenset = frozenset()) -> str | None:
+        """The class of `self.<attr>` on `cls` (or its sglang bases), when typed."""
+        if cls in seen or len(seen) > _MAX_ALIAS_HOPS:
+            return None
+        where = self.split(cls)
+        data = self.module_data(where[0]) if where else None
+        if not data or where[1] not in data["classes"]:
+            return None
+        info = data["classes"][where[1]]
+        if attr in info["attrs"]:
+            found = self.resolve_in(where[0], info["attrs"][attr])
+            return found if found and self.is_class(found) else None
+        for base in info["bases"]:
+            base_node = self.resolve_in(where[0], base)
+            if base_node is not None:
+                found = self.attribute_type(base_node, attr, seen | {cls})
+                if found is not None:
+                    return found
+        return None
+
+    def callable_node(self, node: str | None) -> str | None:
+        """A class stands for its constructor (`Cls.__init__`, inherited or not)."""
+        if node is not None and self.is_class(node):
+            return self.method(node, "__init__")
+        return node
+
+    def owner_class(self, node: str) -> str | None:
+        module, qualname = self.split(node) or ("", "")
+        data = self.module_data(module) if module else None
+        owner = qualname.rpartition(".")[0]
+        return f"{module}.{owner}" if data and owner in data["classes"] else None
+
+    def callees(self, node: str) -> list[str]:
+        """The functions `node` calls (resolved; expands the graph)."""
+        if node in self._expanded:
+            return list(self.graph.successors(node))
+        self._expanded.add(node)
+        self.graph.add_node(node)
+        info = self.function(node)
+        for call in info["calls"] if info else ():
+            self._resolve_call(node, call)
+        return list(self.graph.successors(node))
+
+    def _resolve_call(self, node: str, call: list) -> str | None:
+        """The function a call record of `node` runs, added to the graph as an edge."""
+        module = self.split(node)[0]
+        owner = self.owner_class(node) if call[0] != "name" else None
+        target = None
+        if call[0] == "self" and owner:
+            target = self.method(owner, call[1])
+        elif call[0] == "super" and owner:
+            target = self._super_method(owner, call[1])
+        elif call[0] == "attr" and owner:
+            cls = self.attribute_type(owner, call[1])
+            target = self.method(cls, call[2]) if cls else None
+        elif call[0] == "name":
+            target = self.callable_node(self.resolve_in(module, call[1]))
+        if target is None or target == node or self.function(target) is None:
+            return None
+        if not self.graph.has_edge(node, target):
+            self.graph.add_edge(node, target, line=call[-1])
+        return target
+
+    def _super_method(self, cls: str, name: str) -> str | None:
+        module, qualname = self.split(cls)
+        data = self.module_data(module)
+        for base in data["classes"][qualname]["bases"]:
+            base_node = self.resolve_in(module, base)
+            found = self.method(base_node, name) if base_node else None
+            if found is not None:
+                return found
+        return None
+
+    def location(self, node: str, line: int | None = None) -> str | None:
+        """`file:line` of a function node (or of a line in its file)."""
+        where = self.split(node)
+        info = self.function(node)
+        if where is None or info is None:
+            return None
+        return f"{self.snapshot.files[where[0]]}:{line or info['line']}"
+
+    def call_line(self, caller: str, callee: str) -> int | None:
+        return (
+            self.graph.edges[caller, callee]["line"]
+            if self.graph.has_edge(caller, callee)
+            else None
+        )
+
+    def reach(self, entry: str, depth: int) -> dict[str, Reached]:
+        """Every function `entry` reaches within `depth` calls (breadth first)."""
+        reached = {entry: Reached(0, None)}
+        frontier = [entry]
+        for level in range(1, depth + 1):
+            following = []
+            for node in frontier:
+                for callee in self.callees(node):
+                    if callee not in reached:
+                        reached[callee] = Reached(level, node)
+                        following.append(callee)
+            frontier = following
+        return reached
+
+    def callers(self, node: str, modules: list[str]) -> list[str]:
+        """The functions of `modules` that call `node` (only their calls of that name are
+        resolved: finding callers does not expand the graph around them)."""
+        found = []
+        name = node.rpartition(".")[2]
+        for module in modules:
+            data = self.module_data(module)
+            for qualname, info in data["functions"].items() if data else ():
+                caller = f"{module}.{qualname}"
+                if caller == node:
+                    continue
+                for call in info["calls"]:
+                    if _last(call) == name and self._resolve_call(caller, call) == node:
+                        found.append(caller)
+                        break
+        return found
+
+    def modules_calling(self, names: set[str]) -> dict[str, list[str]]:
+        """name -> the modules whose text has a call `name(` (a fast scan of the tree,
+        cached per tree digest and name); narrows down where `callers` has to look."""
+        snapshot = self.snapshot
+        found: dict[str, list[str]] = {}
+        missing = set()
+        for name in names:
+            cached = snapshot.store.get(self._calling_key(name))
+            try:
+                modules = json.loads(cached) if cached is not None else None
+            except ValueError:
+                modules = None
+            if isinstance(modules, list) and all(isinstance(m, str) for m in modules):
+                found[name] = modules
+            else:
+                missing.add(name)  # not cached, or a corrupt entry
+        if missing:
+            # a substring test first (fast, in C), the regex only where the name occurs
+            patterns = {
+                n: (n.encode(), re.compile(rb"\b" + n.encode() + rb"\s*\(")) for n in missing
+            }
+            hits: dict[str, list[str]] = {name: [] for name in missing}
+            for module, relpath in snapshot.files.items():
+                try:
+                    text = (snapshot.tree.root / relpath).read_bytes()
+                except OSError:
+                    continue  # an unreadable module (warned about by the snapshot)
+                for name, (raw, pattern) in patterns.items():
+                    if raw in text and pattern.search(text):
+                        hits[name].append(module)
+            snapshot.store.put_many(
+                [(self._calling_key(n), json.dumps(m).encode()) for n, m in hits.items()]
+            )
+            found.update(hits)
+        return found
+
+    def _calling_key(self, name: str) -> str:
+        return f"calling:{CALLGRAPH_VERSION}:{self.snapshot.digest}:{name}"
+
+
+def _is_module_data(data) -> bool:
+    """Has a cached entry the shape `extract_calls` gives?"""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("defs"), list)
+        and all(isinstance(data.get(key), dict) for key in ("functions", "classes", "imports"))
+    )

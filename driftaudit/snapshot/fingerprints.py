@@ -1,0 +1,90 @@
+"""The functions of an sglang module as normalised token lists (see `similarity`), for
+finding consumer copies of them. Built per module on first use and cached in the
+snapshot store, keyed by the file's content digest like the API model: a warm run reads
+them back, and releases that share a file share its entry.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+from functools import cached_property
+
+from driftaudit.similarity import MIN_TOKENS, function_tokens, functions, name_bag
+
+FINGERPRINTS_VERSION = "1"
+
+
+@dataclass
+class FunctionPrint:
+    module: str
+    qualname: str
+    lineno: int  # of the `def` (decorators excluded)
+    start: int  # first line, decorators included
+    end: int
+    tokens: list[str]
+    lines: list[int]
+
+    @property
+    def symbol(self) -> str:
+        return f"{self.module}.{self.qualname}"
+
+    @cached_property
+    def bag(self) -> frozenset[str]:
+        return name_bag(self.tokens)
+
+    def to_json(self) -> list:
+        return [self.qualname, self.lineno, self.start, self.end, self.tokens, self.lines]
+
+    @classmethod
+    def from_json(cls, module: str, data: list) -> FunctionPrint:
+        return cls(module, *data)
+
+
+def extract_prints(module: str, code: str, min_tokens: int = MIN_TOKENS) -> list[FunctionPrint]:
+    """Every function or method of `code` with at least `min_tokens` tokens."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    prints = []
+    for qualname, fn in functions(tree):
+        if min_tokens and (fn.end_lineno or fn.lineno) - fn.lineno < min_tokens // 40:
+            continue  # too short to reach min_tokens (a line is rarely over 40 tokens)
+        tokens, lines = function_tokens(fn)
+        if len(tokens) >= min_tokens:
+            start = min([d.lineno for d in fn.decorator_list] + [fn.lineno])
+            end = fn.end_lineno or fn.lineno
+            prints.append(FunctionPrint(module, qualname, fn.lineno, start, end, tokens, lines))
+    return prints
+
+
+def module_prints(snapshot, module: str, unsaved: list | None = None) -> list[FunctionPrint]:
+    """The fingerprints of one module of a snapshot (cached by content). New entries go
+    to `unsaved` when given (for the caller to write in one transaction)."""
+    digest = snapshot.file_digest(module)
+    if digest is None:
+        return []
+    key = f"fingerprints:{FINGERPRINTS_VERSION}:{module}:{digest}"
+    cached = snapshot.store.get(key)
+    if cached is not None:
+        try:
+            return [FunctionPrint.from_json(module, item) for item in json.loads(cached)]
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+            pass  # a corrupt entry, or one of another shape: rebuilt
+    prints = extract_prints(module, snapshot.source(module) or "")
+    data = json.dumps([p.to_json() for p in prints]).encode()
+    if unsaved is None:
+        snapshot.store.put(key, data)
+    else:
+        unsaved.append((key, data))
+    return prints
+
+
+def find_function(code: str, qualname: str) -> FunctionPrint | None:
+    """One function of a module's source by qualified name, whatever its size."""
+    for found in extract_prints("", code, min_tokens=0):
+        if found.qualname == qualname:
+            return found
+    return None

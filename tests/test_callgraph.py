@@ -1,0 +1,185 @@
+"""The static call graph of a snapshot, and what an entry no longer reaches."""
+
+from __future__ import annotations
+
+import pytest
+
+from driftaudit.cache import BlobStore
+from driftaudit.drift.reach import ReachDiffer
+from driftaudit.snapshot import Snapshot, callgraph
+from driftaudit.snapshot.callgraph import CallGraph
+from driftaudit.sources.tree import tree_from_root
+
+from .conftest import write_tree
+
+POOL = """
+class Pool:
+    def __init__(self, size):
+        self.size = size
+
+    def clear(self):
+        self.free = list(range(self.size))
+        self.used = []
+        self.count = 0
+"""
+
+OLD = {
+    "sglang/__init__.py": "",
+    "sglang/srt/pool.py": POOL,
+    "sglang/srt/base.py": """
+class Base:
+    def setup(self):
+        self.ready = True
+        self.steps = []
+        self.more = 1
+
+    def go(self):
+        return 1
+""",
+    "sglang/srt/runner.py": """
+from sglang.srt.base import Base
+from .pool import Pool
+import sglang.srt.pool as pool_module
+
+
+class Runner(Base):
+    def __init__(self, size):
+        self.pool = Pool(size)
+        self.initialize()
+
+    def initialize(self):
+        self.setup()
+        self.init_memory_pool()
+        self.get_size()
+
+    def init_memory_pool(self):
+        self.pool.clear()
+        self.tokens = 2
+        self.max = 3
+
+    def get_size(self):
+        return self.pool.size
+
+    def go(self):
+        return super().go()
+
+    def rebuild(self):
+        return pool_module.Pool(1)
+
+
+class Worker:
+    def __init__(self, runner: "Runner"):
+        self.runner = runner
+
+    @property
+    def current(self) -> Runner:
+        return self.runner
+
+    def step(self):
+        self.runner.go()
+        self.current.init_memory_pool()
+""",
+}
+
+NEW = dict(OLD)
+NEW["sglang/srt/runner.py"] = (
+    OLD["sglang/srt/runner.py"]
+    .replace("        self.init_memory_pool()\n        self.get_size()\n", "")
+    .replace(
+        "    def go(self):\n        return super",
+        "    def alloc_memory_pool(self):\n        self.init_memory_pool()\n        "
+        "self.get_size()\n\n    def go(self):\n        return super",
+    )
+)
+NEW["sglang/srt/worker.py"] = """
+from sglang.srt.runner import Runner
+
+
+class TpWorker:
+    def __init__(self, size):
+        self.model_runner = Runner(size)
+        self.model_runner.alloc_memory_pool()
+"""
+
+R = "sglang.srt.runner"
+
+
+def graph(tmp_path, files, name="old", store=None) -> CallGraph:
+    root = write_tree(tmp_path / name, files)
+    store = store or BlobStore(tmp_path / "cache.sqlite")
+    return CallGraph(Snapshot(tree_from_root(name, "directory", root), store))
+
+
+def test_calls_resolve_through_self_bases_imports_and_typed_attributes(tmp_path) -> None:
+    g = graph(tmp_path, OLD)
+    assert set(g.callees(f"{R}.Runner.__init__")) == {
+        "sglang.srt.pool.Pool.__init__",  # a constructor, through a relative import
+        f"{R}.Runner.initialize",
+    }
+    assert set(g.callees(f"{R}.Runner.initialize")) == {
+        "sglang.srt.base.Base.setup",  # inherited: found on the base class
+        f"{R}.Runner.init_memory_pool",
+        f"{R}.Runner.get_size",
+    }
+    # self.pool = Pool(...) in __init__ types the attribute
+    assert g.callees(f"{R}.Runner.init_memory_pool") == ["sglang.srt.pool.Pool.clear"]
+    assert g.callees(f"{R}.Runner.go") == ["sglang.srt.base.Base.go"]  # super()
+    assert g.callees(f"{R}.Runner.rebuild") == ["sglang.srt.pool.Pool.__init__"]  # module alias
+    # a typed parameter stored on self, and a property with a return annotation
+    assert set(g.callees(f"{R}.Worker.step")) == {
+        f"{R}.Runner.go",
+        f"{R}.Runner.init_memory_pool",
+    }
+
+
+def test_reach_is_bounded_by_depth(tmp_path) -> None:
+    g = graph(tmp_path, OLD)
+    shallow = g.reach(f"{R}.Runner.__init__", 1)
+    assert set(shallow) == {
+        f"{R}.Runner.__init__",
+        f"{R}.Runner.initialize",
+        "sglang.srt.pool.Pool.__init__",
+    }
+    deep = g.reach(f"{R}.Runner.__init__", 3)
+    assert deep["sglang.srt.pool.Pool.clear"].depth == 3
+    assert deep["sglang.srt.pool.Pool.clear"].parent == f"{R}.Runner.init_memory_pool"
+
+
+def test_module_call_data_is_cached_by_content(tmp_path, monkeypatch) -> None:
+    store = BlobStore(tmp_path / "cache.sqlite")
+    cold = graph(tmp_path, OLD, store=store)
+    cold.reach(f"{R}.Runner.__init__", 3)
+    cold.save()
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(callgraph, "extract_calls", no_parse)
+    warm = graph(tmp_path, OLD, name="copy", store=store)  # same files, another folder
+    assert "sglang.srt.pool.Pool.clear" in warm.reach(f"{R}.Runner.__init__", 3)
+
+
+def test_lost_callees_are_the_roots_and_say_where_they_are_called_now(tmp_path) -> None:
+    store = BlobStore(tmp_path / "cache.sqlite")
+    differ = ReachDiffer(graph(tmp_path, OLD, store=store), graph(tmp_path, NEW, "new", store))
+    lost = differ.lost(f"{R}.Runner.__init__")
+    # init_memory_pool is the root; Pool.clear is lost with it; get_size is a trivial getter
+    assert [c.callee for c in lost] == [f"{R}.Runner.init_memory_pool"]
+    change = lost[0]
+    assert change.old_path == [f"{R}.Runner.__init__", f"{R}.Runner.initialize", change.callee]
+    assert change.lost_below == 1
+    assert change.sets == ["max", "tokens"]  # on the runner itself, not on the pool
+    assert change.new_callers == [
+        [f"{R}.Runner.alloc_memory_pool", "sglang.srt.worker.TpWorker.__init__"],
+        [f"{R}.Worker.step"],  # through the typed property; nothing calls it
+    ]
+    assert change.old_location == "sglang/srt/runner.py:14"
+    assert change.new_location.startswith("sglang/srt/runner.py:")
+    assert "no longer calls `Runner.init_memory_pool`" in change.explain()
+
+
+@pytest.mark.parametrize("entry", [f"{R}.Runner.go", f"{R}.Worker.step", f"{R}.Runner.gone"])
+def test_nothing_lost_where_the_calls_did_not_change(tmp_path, entry) -> None:
+    store = BlobStore(tmp_path / "cache.sqlite")
+    differ = ReachDiffer(graph(tmp_path, OLD, store=store), graph(tmp_path, NEW, "new", store))
+    assert differ.lost(entry) == []

@@ -1,0 +1,80 @@
+"""What changed in an sglang function a consumer copied: the diff to port, followed to
+another module when the function moved."""
+
+from __future__ import annotations
+
+from driftaudit.cache import BlobStore
+from driftaudit.drift.copies import body_change
+from driftaudit.snapshot import Snapshot
+from driftaudit.snapshot.fingerprints import extract_prints
+from driftaudit.sources.tree import tree_from_root
+
+from .conftest import write_tree
+
+BODY = """
+def prepare(batch, config):
+    ids = [r.input_ids for r in batch.reqs]
+    lens = [len(i) for i in ids]
+    total = sum(lens)
+    if config.chunked_prefill_size and total > config.chunked_prefill_size:
+        raise ValueError("batch too large")
+    out = batch.model_runner.forward(ids, lens, capture=config.capture_hidden)
+    batch.output_ids = out.next_token_ids
+    batch.hidden = out.hidden_states if config.capture_hidden else None
+    return out.logits, out.hidden_states, total
+"""
+
+
+def snapshots(tmp_path, new_files: dict):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    old = {"sglang/__init__.py": "", "sglang/srt/bench.py": BODY}
+    trees = []
+    for name, files in (("old", old), ("new", {"sglang/__init__.py": "", **new_files})):
+        root = write_tree(tmp_path / name, files)
+        trees.append(Snapshot(tree_from_root(name, "directory", root), store))
+    return trees
+
+
+def original(old: Snapshot):
+    code = old.source("sglang.srt.bench")
+    (found,) = [p for p in extract_prints("sglang.srt.bench", code, 0) if p.qualname == "prepare"]
+    return found
+
+
+def test_a_code_change_gives_the_diff_with_real_line_numbers(tmp_path) -> None:
+    changed = BODY.replace("batch.output_ids = ", "batch.output_ids_cpu = ")
+    old, new = snapshots(tmp_path, {"sglang/srt/bench.py": "\n\n" + changed})
+    change = body_change(old, new, original(old))
+    assert change.old_location == "sglang/srt/bench.py:2"
+    assert change.new_location == "sglang/srt/bench.py:4"  # two lines further down
+    assert "@@ -6,6 +8,6 @@" in change.diff
+    assert "-    batch.output_ids = out.next_token_ids" in change.diff
+    assert change.changed_lines == {9} and (change.added, change.removed) == (1, 1)
+
+
+def test_comments_and_formatting_are_not_a_change(tmp_path) -> None:
+    reworded = BODY.replace(
+        "    total = sum(lens)\n", "    # the total\n    total = sum(\n lens)\n"
+    )
+    old, new = snapshots(tmp_path, {"sglang/srt/bench.py": reworded})
+    assert body_change(old, new, original(old)) is None
+
+
+def test_a_moved_function_is_followed_to_its_new_module(tmp_path) -> None:
+    changed = BODY.replace("capture=config.capture_hidden", "capture=config.capture_mode")
+    files = {
+        "sglang/benchmark/one_batch.py": changed,
+        "sglang/srt/other.py": "def prepare():\n    return None\n",
+    }
+    old, new = snapshots(tmp_path, files)
+    change = body_change(old, new, original(old))
+    assert change.moved_to == "sglang.benchmark.one_batch"
+    assert "+++ b/sglang/benchmark/one_batch.py" in change.diff
+    unchanged = snapshots(tmp_path / "same", {"sglang/benchmark/one_batch.py": BODY})
+    assert body_change(*unchanged, original(unchanged[0])) is None  # moved, same code
+
+
+def test_a_function_gone_everywhere_is_reported_gone(tmp_path) -> None:
+    old, new = snapshots(tmp_path, {"sglang/srt/bench.py": "X = 1\n"})
+    change = body_change(old, new, original(old))
+    assert change.gone and change.diff == ""
