@@ -69,15 +69,16 @@ class PackEntry:
         return "DA901" if self.codemod else "DA902"
 
 
-def rules_dirs(extra: list[Path] | None = None) -> list[Path | Traversable]:
-    """Where packs are found: --rules DIR, else $DRIFTAUDIT_RULES, else the built-in packs.
-    A directory named either way must exist."""
-    if not extra and (env := os.environ.get("DRIFTAUDIT_RULES")):
+def pack_directories(extra: list[Path] | None = None) -> list[Path | Traversable]:
+    """Where packs are found: --packs DIR, else $DRIFTAUDIT_PACKS (or its old name
+    $DRIFTAUDIT_RULES), else the built-in packs. A directory named either way must exist."""
+    env = os.environ.get("DRIFTAUDIT_PACKS") or os.environ.get("DRIFTAUDIT_RULES")
+    if not extra and env:
         extra = [Path(env)]
     if extra:
         for directory in extra:
             if not directory.is_dir():
-                raise DriftauditError(f"rules directory {str(directory)!r} does not exist")
+                raise DriftauditError(f"packs directory {str(directory)!r} does not exist")
         return list(extra)
     return [resources.files(BUILTIN_PACKS)]
 

@@ -16,7 +16,7 @@ from driftaudit.match import match_usages
 from driftaudit.match.behaviour import behaviour_findings
 from driftaudit.match.bypass import bypass_findings
 from driftaudit.match.patches import patch_findings
-from driftaudit.packs import load_packs, rules_dirs
+from driftaudit.packs import load_packs, pack_directories
 from driftaudit.progress import step
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
@@ -101,7 +101,7 @@ def run_compare(
     if old.tree.version and new.tree.version:
         for tree in (old.tree, new.tree):  # packs select entries by version: must parse
             parse_version(tree.version, f"sglang version of {tree.spec!r}")
-        packs = load_packs(rules_dirs(pack_dirs), old.tree.version, new.tree.version)
+        packs = load_packs(pack_directories(pack_dirs), old.tree.version, new.tree.version)
     step("matching (parsing the sglang modules reached, once)")
     differ = Differ(old, new)
     findings = match_usages(usages, differ, packs, consumer, surfaces, pins, files)

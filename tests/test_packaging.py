@@ -75,7 +75,7 @@ def test_installed_wheel_finds_the_builtin_packs(wheel: Path, tmp_path: Path):
     (Path(site) / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     script = (
         "import driftaudit.packs as p\n"
-        "dirs = p.rules_dirs()\n"
+        "dirs = p.pack_directories()\n"
         "print(p.__file__)\n"
         "print(dirs[0])\n"
         "print(len(p.load_packs(dirs, '0.5.9', '0.5.14')))\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from driftaudit.errors import DriftauditError
-from driftaudit.packs import load_pack, load_packs, rules_dirs
+from driftaudit.packs import load_pack, load_packs, pack_directories
 
 from .conftest import write_tree
 
@@ -110,7 +110,7 @@ def test_entries_apply_only_inside_the_compared_range(tmp_path):
 
 
 def test_shipped_packs_are_valid_and_cover_both_seed_upgrades():
-    directories = rules_dirs()
+    directories = pack_directories()
     assert directories, "the rules/ folder is found"
     early = {e.id for e in load_packs(directories, "0.5.9", "0.5.14")}
     late = {e.id for e in load_packs(directories, "0.5.22", "0.5.23")}
@@ -130,12 +130,15 @@ def test_dev_and_pre_releases_select_entries(tmp_path):
 
 def test_missing_rules_directory_is_an_error(tmp_path, monkeypatch):
     with pytest.raises(DriftauditError, match="does not exist"):
-        rules_dirs([tmp_path / "nope"])
+        pack_directories([tmp_path / "nope"])
     monkeypatch.setenv("DRIFTAUDIT_RULES", str(tmp_path / "nope"))
-    with pytest.raises(DriftauditError, match=f"rules directory {str(tmp_path / 'nope')!r}"):
-        rules_dirs()
+    with pytest.raises(DriftauditError, match=f"packs directory {str(tmp_path / 'nope')!r}"):
+        pack_directories()
     monkeypatch.setenv("DRIFTAUDIT_RULES", str(tmp_path))
-    assert rules_dirs() == [tmp_path]
+    assert pack_directories() == [tmp_path]
+    monkeypatch.setenv("DRIFTAUDIT_PACKS", str(tmp_path / "packs"))  # the current name wins
+    (tmp_path / "packs").mkdir()
+    assert pack_directories() == [tmp_path / "packs"]
 
 
 def test_missing_rules_directory_from_the_environment_exits_2(tmp_path, monkeypatch, capsys):
@@ -178,7 +181,7 @@ def test_text_patterns_are_matched_line_by_line_with_a_length_cap(tmp_path):
 def test_builtin_packs_are_read_as_package_resources():
     from importlib import resources
 
-    (directory,) = rules_dirs()
+    (directory,) = pack_directories()
     assert directory == resources.files("driftaudit.builtin_packs")
     assert {p.name for p in directory.iterdir() if p.name.endswith(".toml")} == {
         p.name for p in (Path(__file__).parents[1] / "rules").glob("*.toml")
