@@ -1,6 +1,6 @@
 """driftaudit: static API-drift auditor for sglang upgrades.
 
-Pipeline (see DESIGN.md): sources -> snapshot -> drift + usage -> match -> report.
+Pipeline (see docs/ARCHITECTURE.md): sources -> snapshot -> drift + usage -> match -> report.
 """
 
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""The JSON report, exactly per the contract in DESIGN.md."""
+"""The JSON report, exactly per the contract in docs/ARCHITECTURE.md."""
 
 from __future__ import annotations
 
