@@ -102,6 +102,26 @@ def statement(label: dict) -> range:
     return range(first, last + 1)
 
 
+def judgement(judged: list, finding: dict) -> str | None:
+    """The verdict of the most specific judgement matching the finding.
+
+    A judgement names rule and symbol; file "*" / line null cover every file / line, and
+    `match` (a substring of the message) tells apart findings sharing a line and symbol.
+    """
+    best, best_rank = None, -1
+    for j in judged:
+        if (j["rule"], j["symbol"]) != (finding["rule"], finding["symbol"]):
+            continue
+        if j["file"] not in ("*", finding["path"]) or j["line"] not in (None, finding["line"]):
+            continue
+        if j.get("match") and j["match"] not in finding["message"]:
+            continue
+        rank = (j["file"] != "*") + (j["line"] is not None) + bool(j.get("match"))
+        if rank > best_rank:
+            best, best_rank = j["verdict"], rank
+    return best
+
+
 def score_case(case: dict, findings: list) -> Score:
     s = Score(labels=len(case["labels"]), findings=len(findings))
     at = {(f["path"], f["line"]) for f in findings}
@@ -113,13 +133,8 @@ def score_case(case: dict, findings: list) -> Score:
         else:
             s.missed.append(f"{label['file']}:{label['line']} {label['name']} ({label['kind']})")
     labelled = {(lab["file"], line) for lab in case["labels"] for line in statement(lab)}
-    verdicts = {}  # a judgement with file "*" / line null covers every such finding
-    for j in case.get("judged", []):
-        verdicts[(j["file"], j["line"], j["rule"], j["symbol"])] = j["verdict"]
     for f in findings:
-        verdict = verdicts.get((f["path"], f["line"], f["rule"], f["symbol"]),
-                               verdicts.get((f["path"], None, f["rule"], f["symbol"]),
-                                            verdicts.get(("*", None, f["rule"], f["symbol"]))))
+        verdict = judgement(case.get("judged", []), f)
         if verdict is None and (f["path"], f["line"]) in labelled:
             verdict = "true"  # a finding at a labelled break is true
         if verdict == "true":
