@@ -43,6 +43,8 @@ class Score:
     unjudged: int = 0
     seconds: float = 0.0
     checker_found: int | None = None
+    checker_seconds: float = 0.0
+    checker_lines: int = 0
     missed: list[str] = field(default_factory=list)
     unjudged_rows: list[str] = field(default_factory=list)
 
@@ -53,6 +55,8 @@ class Score:
         self.seconds += other.seconds
         if other.checker_found is not None:
             self.checker_found = (self.checker_found or 0) + other.checker_found
+            self.checker_seconds += other.checker_seconds
+            self.checker_lines += other.checker_lines
 
 
 def load_cases(names: list[str]) -> list[tuple[str, dict]]:
@@ -160,13 +164,20 @@ def checker_venv(kind: str, cache: Path) -> Path:
     return exe
 
 
+def sglang_files(tree: Path) -> list[str]:
+    """The consumer's Python files that mention sglang: all a checker needs to look at."""
+    return sorted(str(p) for p in tree.rglob("*.py")
+                  if "sglang" in p.read_text(errors="ignore"))
+
+
 def run_checker(kind: str, exe: Path, tree: Path, sglang_root: Path, work: Path) -> set:
     """(file, line, message) diagnostics of the checker with sglang_root on the path."""
+    files = sglang_files(tree)
     if kind == "pyright":
         config = work / f"pyrightconfig-{sglang_root.name}.json"
         config.write_text(json.dumps({
-            "include": [str(tree)],
-            "extraPaths": [str(sglang_root)],
+            "include": files,
+            "extraPaths": [str(sglang_root), str(tree)],
             "typeCheckingMode": "basic",
             "reportMissingImports": "error",
             "reportAttributeAccessIssue": "error",
@@ -180,11 +191,11 @@ def run_checker(kind: str, exe: Path, tree: Path, sglang_root: Path, work: Path)
             rel = os.path.relpath(d["file"], tree)
             rows.add((rel, d["range"]["start"]["line"] + 1, d.get("message", "")))
         return rows
-    env = dict(os.environ, MYPYPATH=str(sglang_root))
+    env = dict(os.environ, MYPYPATH=os.pathsep.join([str(sglang_root), str(tree)]))
     proc = subprocess.run(
         [str(exe), "--ignore-missing-imports", "--follow-imports=silent", "--no-error-summary",
          "--show-absolute-path", "--cache-dir", str(work / f"mypy-{sglang_root.name}"),
-         str(tree)], capture_output=True, text=True, env=env, cwd=tree)
+         *files], capture_output=True, text=True, env=env, cwd=tree)
     rows = set()
     for line in proc.stdout.splitlines():
         parts = line.split(":", 3)
@@ -194,13 +205,14 @@ def run_checker(kind: str, exe: Path, tree: Path, sglang_root: Path, work: Path)
 
 
 def checker_recall(kind: str, exe: Path, case: dict, tree: Path, cache: Path,
-                   work: Path) -> int:
+                   work: Path) -> tuple[int, int]:
+    """(labels hit, lines with a diagnostic only the new tree yields)."""
     roots = [cache / "sources" / f"sglang-{v}" for v in (case["old"], case["new"])]
     old, new = (run_checker(kind, exe, tree, root, work) for root in roots)
-    strip = {(f, line, msg) for f, line, msg in old}
-    fresh = {(f, line) for f, line, msg in new if (f, line, msg) not in strip}
-    return sum(any((lab["file"], line) in fresh for line in statement(lab))
-               for lab in case["labels"])
+    fresh = {(f, line) for f, line, msg in new if (f, line, msg) not in old}
+    hit = sum(any((lab["file"], line) in fresh for line in statement(lab))
+              for lab in case["labels"])
+    return hit, len(fresh)
 
 
 # --- main -------------------------------------------------------------------------------
@@ -218,7 +230,8 @@ def row(name: str, s: Score, checker: bool) -> str:
             f"{pct(s.judged_true, judged)} {s.seconds:>6.1f}s")
     if checker:
         found = s.checker_found if s.checker_found is not None else 0
-        text += f" {found:>5} {pct(found, s.labels)}"
+        text += (f" {found:>5} {pct(found, s.labels)} {s.checker_lines:>5}"
+                 f" {s.checker_seconds:>6.1f}s")
     return text
 
 
@@ -244,7 +257,7 @@ def main() -> int:
               f"{'+stmt':>5} {'recall':>6} {'findings':>8} "
               f"{'true':>5} {'false':>5} {'unjudged':>7} {'prec.':>6} {'time':>7}")
     if checker:
-        header += f" {args.type_checker[:5]:>5} {'recall':>6}"
+        header += f" {args.type_checker[:5]:>5} {'recall':>6} {'new':>5} {'time':>7}"
     print(header)
     total = Score(checker_found=0 if checker else None)
     dump = {}
@@ -262,8 +275,10 @@ def main() -> int:
             s = score_case(case, findings)
             s.seconds = seconds
             if checker:
-                s.checker_found = checker_recall(args.type_checker, checker, case, tree,
-                                                 cache, work)
+                start = time.perf_counter()
+                s.checker_found, s.checker_lines = checker_recall(
+                    args.type_checker, checker, case, tree, cache, work)
+                s.checker_seconds = time.perf_counter() - start
             total.add(s)
             print(row(name, s, bool(checker)), flush=True)
             if args.show_missed:
