@@ -1,0 +1,308 @@
+"""Accuracy benchmark: driftaudit against hand-labelled real sglang upgrades.
+
+For each case in cases/*.json: get the consumer at its commit (a local mirror via
+`git archive`, else a clone from GitHub), run `driftaudit compare --format json`, and
+print recall (a label is found when a finding sits at its file and line) and precision
+(findings judged true over findings judged). Optionally run a type checker against the
+old and the new sglang tree and score the diagnostics that are new on the new tree on
+the same labels: the peer driftaudit must beat.
+
+It needs the network (consumers, sglang wheels) unless everything is cached, so it is a
+benchmark, not a test.
+
+    python benchmarks/accuracy/run.py [--mirrors /work/.mirror] [--case NAME ...]
+        [--type-checker pyright|mypy] [--show-unjudged] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[1]
+
+
+@dataclass
+class Score:
+    labels: int = 0
+    found: int = 0
+    in_statement: int = 0
+    findings: int = 0
+    judged_true: int = 0
+    judged_false: int = 0
+    unjudged: int = 0
+    seconds: float = 0.0
+    checker_found: int | None = None
+    checker_seconds: float = 0.0
+    checker_lines: int = 0
+    missed: list[str] = field(default_factory=list)
+    unjudged_rows: list[str] = field(default_factory=list)
+
+    def add(self, other: Score) -> None:
+        for name in ("labels", "found", "in_statement", "findings", "judged_true",
+                     "judged_false", "unjudged"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.seconds += other.seconds
+        if other.checker_found is not None:
+            self.checker_found = (self.checker_found or 0) + other.checker_found
+            self.checker_seconds += other.checker_seconds
+            self.checker_lines += other.checker_lines
+
+
+def load_cases(names: list[str]) -> list[tuple[str, dict]]:
+    cases = []
+    for path in sorted((HERE / "cases").glob("*.json")):
+        if names and path.stem not in names:
+            continue
+        cases.append((path.stem, json.loads(path.read_text())))
+    return cases
+
+
+def checkout(repo: str, commit: str, mirrors: Path, dest: Path) -> None:
+    """The consumer's tree at `commit` in `dest`: from a local mirror, else from GitHub."""
+    git_dir = mirrors / repo.replace("/", "+") / "repo"
+    if not git_dir.is_dir():
+        git_dir = dest.parent / (repo.replace("/", "+") + ".git")
+        if not git_dir.is_dir():
+            url = f"https://github.com/{repo}.git"
+            subprocess.run(["git", "clone", "--bare", "--filter=blob:none", url, str(git_dir)],
+                           check=True, capture_output=True)
+    dest.mkdir(parents=True)
+    with tempfile.TemporaryFile() as archive:
+        subprocess.run(["git", "--git-dir", str(git_dir), "archive", commit],
+                       check=True, stdout=archive)
+        archive.seek(0)
+        with tarfile.open(fileobj=archive) as tar:
+            tar.extractall(dest, filter="data")
+
+
+def run_driftaudit(case: dict, tree: Path, out: Path, cache: str | None) -> tuple[list, float]:
+    cmd = [sys.executable, "-m", "driftaudit"]
+    if cache:
+        cmd += ["--cache-dir", cache]
+    cmd += ["compare", "--old", case["old"], "--new", case["new"], str(tree),
+            "--format", "json", "--output", str(out), "--fail-on", "never"]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode not in (0, 1) or not out.is_file():
+        raise RuntimeError(f"driftaudit failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
+    return json.loads(out.read_text())["findings"], seconds
+
+
+def statement(label: dict) -> range:
+    """The lines of the statement holding the label (`stmt`: [first, last]), else its line."""
+    first, last = label.get("stmt", [label["line"], label["line"]])
+    return range(first, last + 1)
+
+
+def judgement(judged: list, finding: dict) -> str | None:
+    """The verdict of the most specific judgement matching the finding.
+
+    A judgement names rule and symbol; file "*" / line null cover every file / line, and
+    `match` (a substring of the message) tells apart findings sharing a line and symbol.
+    """
+    best, best_rank = None, -1
+    for j in judged:
+        if (j["rule"], j["symbol"]) != (finding["rule"], finding["symbol"]):
+            continue
+        if j["file"] not in ("*", finding["path"]) or j["line"] not in (None, finding["line"]):
+            continue
+        if j.get("match") and j["match"] not in finding["message"]:
+            continue
+        rank = (j["file"] != "*") + (j["line"] is not None) + bool(j.get("match"))
+        if rank > best_rank:
+            best, best_rank = j["verdict"], rank
+    return best
+
+
+def score_case(case: dict, findings: list) -> Score:
+    s = Score(labels=len(case["labels"]), findings=len(findings))
+    at = {(f["path"], f["line"]) for f in findings}
+    for label in case["labels"]:
+        if (label["file"], label["line"]) in at:
+            s.found += 1
+        elif any((label["file"], line) in at for line in statement(label)):
+            s.in_statement += 1
+        else:
+            s.missed.append(f"{label['file']}:{label['line']} {label['name']} ({label['kind']})")
+    labelled = {(lab["file"], line) for lab in case["labels"] for line in statement(lab)}
+    for f in findings:
+        verdict = judgement(case.get("judged", []), f)
+        if verdict is None and (f["path"], f["line"]) in labelled:
+            verdict = "true"  # a finding at a labelled break is true
+        if verdict == "true":
+            s.judged_true += 1
+        elif verdict == "false":
+            s.judged_false += 1
+        else:
+            s.unjudged += 1
+            s.unjudged_rows.append(
+                f"{f['path']}:{f['line']} {f['rule']} {f['symbol']} :: {f['message'][:140]}")
+    return s
+
+
+# --- the type-checker peer ------------------------------------------------------------
+
+def checker_venv(kind: str, cache: Path) -> Path:
+    """A venv of the benchmark's own holding the checker (not sglang)."""
+    venv = cache / f"bench-{kind}-venv"
+    exe = venv / "bin" / kind
+    if not exe.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", kind], check=True)
+    return exe
+
+
+def sglang_files(tree: Path) -> list[str]:
+    """The consumer's Python files that mention sglang: all a checker needs to look at."""
+    return sorted(str(p) for p in tree.rglob("*.py")
+                  if "sglang" in p.read_text(errors="ignore"))
+
+
+def run_checker(kind: str, exe: Path, tree: Path, sglang_root: Path, work: Path) -> set:
+    """(file, line, message) diagnostics of the checker with sglang_root on the path."""
+    files = sglang_files(tree)
+    if kind == "pyright":
+        config = work / f"pyrightconfig-{sglang_root.name}.json"
+        config.write_text(json.dumps({
+            "include": files,
+            "extraPaths": [str(sglang_root), str(tree)],
+            "typeCheckingMode": "basic",
+            "reportMissingImports": "error",
+            "reportAttributeAccessIssue": "error",
+            "reportCallIssue": "error",
+        }))
+        proc = subprocess.run([str(exe), "--outputjson", "-p", str(config)],
+                              capture_output=True, text=True)
+        data = json.loads(proc.stdout or "{}")
+        rows = set()
+        for d in data.get("generalDiagnostics", []):
+            rel = os.path.relpath(d["file"], tree)
+            rows.add((rel, d["range"]["start"]["line"] + 1, d.get("message", "")))
+        return rows
+    # mypy stops at a directory that is no valid package name (`fast-gpu/`): skip those files
+    files = [f for f in files if all(
+        part.isidentifier() for part in Path(f).relative_to(tree).with_suffix("").parts)]
+    env = dict(os.environ, MYPYPATH=os.pathsep.join([str(sglang_root), str(tree)]))
+    config = work / "mypy.ini"  # missing third-party imports are noise; missing sglang is not
+    config.write_text("[mypy]\nignore_missing_imports = True\n"
+                      "[mypy-sglang.*]\nignore_missing_imports = False\n")
+    proc = subprocess.run(
+        [str(exe), "--config-file", str(config), "--follow-imports=silent",
+         "--no-error-summary", "--explicit-package-bases", "--show-absolute-path",
+         "--cache-dir", str(work / f"mypy-{sglang_root.name}"), *files],
+        capture_output=True, text=True, env=env, cwd=tree)
+    if proc.returncode == 2:
+        print(f"    mypy failed: {(proc.stderr or proc.stdout).strip()[:200]}", file=sys.stderr)
+    rows = set()
+    for line in proc.stdout.splitlines():
+        parts = line.split(":", 3)
+        if len(parts) == 4 and parts[1].isdigit() and " error" in parts[2] + parts[3][:8]:
+            rows.add((os.path.relpath(parts[0], tree), int(parts[1]), parts[3].strip()))
+    return rows
+
+
+def checker_recall(kind: str, exe: Path, case: dict, tree: Path, cache: Path,
+                   work: Path) -> tuple[int, int]:
+    """(labels hit, lines with a diagnostic only the new tree yields)."""
+    roots = [cache / "sources" / f"sglang-{v}" for v in (case["old"], case["new"])]
+    old, new = (run_checker(kind, exe, tree, root, work) for root in roots)
+    fresh = {(f, line) for f, line, msg in new if (f, line, msg) not in old}
+    hit = sum(any((lab["file"], line) in fresh for line in statement(lab))
+              for lab in case["labels"])
+    return hit, len(fresh)
+
+
+# --- main -------------------------------------------------------------------------------
+
+def pct(a: int, b: int) -> str:
+    return f"{100 * a / b:5.1f}%" if b else "   n/a"
+
+
+def row(name: str, s: Score, checker: bool) -> str:
+    judged = s.judged_true + s.judged_false
+    near = s.found + s.in_statement
+    text = (f"{name:<28} {s.labels:>6} {s.found:>5} {pct(s.found, s.labels)} "
+            f"{near:>5} {pct(near, s.labels)} "
+            f"{s.findings:>8} {s.judged_true:>5} {s.judged_false:>5} {s.unjudged:>7} "
+            f"{pct(s.judged_true, judged)} {s.seconds:>6.1f}s")
+    if checker:
+        found = s.checker_found if s.checker_found is not None else 0
+        text += (f" {found:>5} {pct(found, s.labels)} {s.checker_lines:>5}"
+                 f" {s.checker_seconds:>6.1f}s")
+    return text
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"),
+                        help="dir of bare mirrors named owner+name/repo (else clone)")
+    parser.add_argument("--case", nargs="*", default=[], help="case names (file stems)")
+    parser.add_argument("--cache-dir", default=os.environ.get("DRIFTAUDIT_CACHE_DIR"))
+    parser.add_argument("--type-checker", choices=["pyright", "mypy"])
+    parser.add_argument("--show-unjudged", action="store_true")
+    parser.add_argument("--show-missed", action="store_true")
+    parser.add_argument("--json", type=Path, help="write per-case figures and findings here")
+    args = parser.parse_args()
+    cache = Path(args.cache_dir or Path.home() / ".cache" / "driftaudit")
+
+    cases = load_cases(args.case)
+    if not cases:
+        print("no cases", file=sys.stderr)
+        return 2
+    checker = checker_venv(args.type_checker, cache) if args.type_checker else None
+    header = (f"{'case':<28} {'labels':>6} {'found':>5} {'recall':>6} "
+              f"{'+stmt':>5} {'recall':>6} {'findings':>8} "
+              f"{'true':>5} {'false':>5} {'unjudged':>7} {'prec.':>6} {'time':>7}")
+    if checker:
+        header += f" {args.type_checker[:5]:>5} {'recall':>6} {'new':>5} {'time':>7}"
+    print(header)
+    total = Score(checker_found=0 if checker else None)
+    dump = {}
+    with tempfile.TemporaryDirectory(prefix="driftaudit-accuracy-") as tmp:
+        work = Path(tmp)
+        for name, case in cases:
+            tree = work / name
+            try:
+                checkout(case["repo"], case["commit"], args.mirrors, tree)
+                findings, seconds = run_driftaudit(case, tree, work / f"{name}.json",
+                                                   args.cache_dir)
+            except (subprocess.CalledProcessError, RuntimeError) as exc:
+                print(f"{name:<28} error: {exc}")
+                continue
+            s = score_case(case, findings)
+            s.seconds = seconds
+            if checker:
+                start = time.perf_counter()
+                s.checker_found, s.checker_lines = checker_recall(
+                    args.type_checker, checker, case, tree, cache, work)
+                s.checker_seconds = time.perf_counter() - start
+            total.add(s)
+            print(row(name, s, bool(checker)), flush=True)
+            if args.show_missed:
+                for m in s.missed:
+                    print(f"    missed: {m}")
+            if args.show_unjudged:
+                for u in s.unjudged_rows:
+                    print(f"    unjudged: {u}")
+            dump[name] = {"score": s.__dict__, "findings": findings}
+            shutil.rmtree(tree, ignore_errors=True)
+    print(row("TOTAL", total, bool(checker)))
+    if args.json:
+        args.json.write_text(json.dumps(dump, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
