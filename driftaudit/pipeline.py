@@ -72,7 +72,8 @@ def run_compare(
     if not consumer.is_dir():
         raise DriftauditError(f"consumer path {str(consumer)!r} is not a directory")
     pin_location = None
-    pins = read_pins(consumer)
+    files = ConsumerFiles(consumer, exclude)  # walked once, each file read once, lazily
+    pins = read_pins(files)
     if old_spec is None:
         pin = sglang_pin(pins)
         if pin is None:
@@ -88,7 +89,6 @@ def run_compare(
     timings["resolve"] = time.perf_counter() - start
     start = time.perf_counter()
     step(f"reading {consumer}")
-    files = ConsumerFiles(consumer, exclude)
     usages = collect_usages(files)
     surfaces = scan_surfaces(files, prefixes)
     patches = collect_patches(files)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import fnmatch
 import re
 import sys
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from pathlib import Path
 from packaging.specifiers import SpecifierSet
 
 from driftaudit.requirements import normalize_name, parse_requirement
+from driftaudit.usage.files import ConsumerFiles
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -56,15 +58,15 @@ class Pin:
         return f"{self.path}:{self.line}"
 
 
-def read_pins(root: Path) -> list[Pin]:
-    """Every pinned requirement of the consumer at `root` (names with a specifier),
-    sglang's included, in the order of the files above."""
+def read_pins(consumer: ConsumerFiles | Path) -> list[Pin]:
+    """Every pinned requirement of the consumer (names with a specifier), sglang's
+    included, in the order of the files above; read through the consumer's file index."""
+    files = consumer if isinstance(consumer, ConsumerFiles) else ConsumerFiles(Path(consumer))
     pins: list[Pin] = []
-    for path, reader in _sources(root):
-        if not path.is_file():
+    for relpath, reader in _sources(files):
+        text = files.get(relpath).text
+        if text is None:
             continue
-        text = path.read_text(errors="replace")
-        relpath = path.relative_to(root).as_posix()
         found = [
             pin
             for line, column, requirement in reader(text)
@@ -85,19 +87,30 @@ def sglang_pin(pins: list[Pin]) -> tuple[str, str] | None:
     return None
 
 
-def read_pin(root: Path) -> tuple[str, str] | None:
+def read_pin(consumer: ConsumerFiles | Path) -> tuple[str, str] | None:
     """(version, 'file:line') of the consumer's sglang pin, or None."""
-    return sglang_pin(read_pins(root))
+    return sglang_pin(read_pins(consumer))
 
 
-def _sources(root: Path):
-    yield root / "pyproject.toml", _from_pyproject
-    for path in sorted(root.glob("requirements*.txt")):
-        yield path, _from_requirements_txt
-    yield root / "setup.py", _from_setup_py
-    yield root / "setup.cfg", _from_setup_cfg
-    for path in sorted(root.glob("Dockerfile*")) + sorted(root.glob("docker/Dockerfile*")):
-        yield path, _from_dockerfile
+def _sources(files: ConsumerFiles):
+    """(relative path, reader) of the files that pin requirements, in a fixed order."""
+    present = {file.rel for file in files}
+
+    def matching(pattern: str) -> list[str]:
+        return sorted(rel for rel in present if fnmatch.fnmatchcase(rel, pattern))
+
+    for name in ("pyproject.toml",):
+        if name in present:
+            yield name, _from_pyproject
+    for rel in matching("requirements*.txt"):
+        if "/" not in rel:
+            yield rel, _from_requirements_txt
+    for name, reader in (("setup.py", _from_setup_py), ("setup.cfg", _from_setup_cfg)):
+        if name in present:
+            yield name, reader
+    for rel in matching("Dockerfile*") + matching("docker/Dockerfile*"):
+        if rel.count("/") == rel.startswith("docker/"):
+            yield rel, _from_dockerfile
 
 
 def _pin(path: str, line: int, column: int, text: str) -> Pin | None:
