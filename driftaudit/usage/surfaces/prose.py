@@ -34,25 +34,29 @@ def message_strings(node: ast.AST) -> Iterator[ast.expr]:
     parts = (
         [*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call) else [node]
     )
-    for part in parts:
-        for sub in ast.walk(part):
-            if isinstance(sub, ast.JoinedStr) or (
-                isinstance(sub, ast.Constant) and isinstance(sub.value, str)
-            ):
-                yield sub
+    stack = list(parts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.JoinedStr) or (
+            isinstance(node, ast.Constant) and isinstance(node.value, str)
+        ):
+            yield node  # an f-string whole: its parts are not strings of their own
+        else:
+            stack.extend(ast.iter_child_nodes(node))
 
 
 def reads_as_prose(text: str) -> bool:
-    """A sentence naming a flag: the flag quoted in backticks, or at least three words
-    (not a flag's value) among which a function word ("to", "the", "use", ...)."""
+    """A sentence naming a flag: the flag quoted in backticks, or two words or more that
+    are no flag's value, and a function word ("to", "the", "use", ...) anywhere."""
     if re.search(r"`-{1,2}[A-Za-z][\w-]*", text):
         return True
-    words, after_flag = [], False
+    words, function_word, after_flag = 0, False, False
     for token in text.split():
         if token.startswith("-"):
             after_flag = True
             continue
-        if not after_flag and _WORD.fullmatch(token):
-            words.append(token.rstrip(",.:;!?)").lower())
+        if _WORD.fullmatch(token):
+            words += not after_flag
+            function_word |= token.rstrip(",.:;!?)").lower() in _FUNCTION_WORDS
         after_flag = False
-    return len(words) >= 3 and any(word in _FUNCTION_WORDS for word in words)
+    return words >= 2 and function_word
