@@ -323,6 +323,20 @@ SERVER_ARG_REDIRECTED = _code(
     "Set the field the finding names instead.",
 )
 
+FLAG_DEST_CHANGED = _code(
+    "DA407",
+    "flag-dest-changed",
+    "error",
+    "An sglang CLI flag still parses, but argparse now stores it under another dest, and "
+    "the consumer reads the old one: a wrapping parser's `args.sglang_<dest>`, "
+    "`getattr`/`hasattr(args, \"sglang_<dest>\")`, `parser.set_defaults(sglang_<dest>=...)`.",
+    "The attribute read raises AttributeError, a `hasattr` guard is silently false, and a "
+    "`set_defaults` entry sets a dest nobody reads (the flag keeps its own default).",
+    "args.sglang_data_parallel_size  # --data-parallel-size is now an alias of --dp-size: "
+    "dest dp_size",
+    "Read (or set) the new dest the finding names; to support both releases, read either.",
+)
+
 ROUTE_REMOVED = _code(
     "DA501",
     "route-removed",

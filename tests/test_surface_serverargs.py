@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from driftaudit.drift.serverargs import ServerArgsDrift
 from driftaudit.snapshot.surfaces.serverargs import (
     ServerArgField,
     ServerArgsModel,
@@ -139,6 +140,16 @@ def test_old_style_flags(old_style):
     assert "--config" not in old_style.flags  # not a field
 
 
+def test_old_style_dests_are_argparse_dests(old_style):
+    dests = old_style.dests
+    # the first long option names the dest; from_cli_args renames it afterwards
+    assert dests["--tensor-parallel-size"] == dests["--tp-size"] == "tensor_parallel_size"
+    assert dests["--dp-size"] == "data_parallel_size"
+    assert dests["--fp8-gemm-backend"] == "fp8_gemm_runner_backend"  # dest=
+    assert dests["--config"] == "config"  # no field, still a dest
+    assert dests["--model"] == "model_path"
+
+
 def test_old_style_deprecation(old_style):
     f = old_style.fields
     assert f["enable_ep_moe"].deprecated and f["enable_ep_moe"].cli
@@ -255,6 +266,26 @@ def test_annotated_flags_derive_like_sglang(annotated_style):
     assert not f["python_only"].cli
     assert "--python-only" not in flags
     assert "--config" not in flags
+
+
+def test_annotated_dests_are_the_fields(annotated_style):
+    dests = annotated_style.dests
+    # add_cli_args_from_dataclass anchors dest to the field, whatever the flag
+    assert dests["--tensor-parallel-size"] == dests["--tp-size"] == "tp_size"
+    assert dests["--fp8-gemm-backend"] == "fp8_gemm_runner_backend"
+    assert dests["--no-enable-tf32"] == "enable_tf32"
+    assert dests["--cuda-graph-max-bs"] == "cuda_graph_max_bs_decode"  # by hand, dest=
+    assert dests["--reasoning-parser"] == "reasoning_parser"
+
+
+def test_dest_changes_between_layouts(old_style, annotated_style):
+    drift = ServerArgsDrift(old_style, annotated_style)
+    moved = drift.by_dest["tensor_parallel_size"]
+    assert (moved.new_dest, moved.flags) == ("tp_size", ("--tensor-parallel-size", "--tp-size"))
+    assert moved.code.code == "DA407"
+    assert "model_path" not in drift.by_dest  # the same dest in both
+    # `data_parallel_size`: dp_size was removed in the annotated tree, a DA401 matter
+    assert "data_parallel_size" not in drift.by_dest
 
 
 def test_annotated_deprecated_flags(annotated_style):
@@ -540,6 +571,24 @@ def test_release_0_5_14_replaces_piecewise_fields(releases):
     assert model.fields["disable_cuda_graph"].deprecated  # no_cli + deprecated hand flag
     assert not model.fields["stat_loggers"].cli
     assert model.fields["tp_size"].file == SERVER_ARGS
+
+
+@pytest.mark.integration
+def test_release_dests_moved_in_0_5_14(releases):
+    """0.5.14 derives flags from the field dataclass: the long spellings registered first
+    by hand before (--data-parallel-size, ...) became aliases, their dest the field."""
+    drift = ServerArgsDrift(releases("0.5.9"), releases("0.5.14"))
+    moved = {dest: change.new_dest for dest, change in drift.by_dest.items()}
+    assert moved == {
+        "tensor_parallel_size": "tp_size",
+        "pipeline_parallel_size": "pp_size",
+        "data_parallel_size": "dp_size",
+        "expert_parallel_size": "ep_size",
+        "attention_context_parallel_size": "attn_cp_size",
+        "moe_data_parallel_size": "moe_dp_size",
+    }
+    for old, new in (("0.5.14", "0.5.22"), ("0.5.22", "0.5.23")):
+        assert ServerArgsDrift(releases(old), releases(new)).by_dest == {}
 
 
 @pytest.mark.integration

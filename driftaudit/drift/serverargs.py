@@ -91,6 +91,22 @@ class FlagDeprecated(Change):
         return f"CLI flag `{self.flag}` is deprecated" + (f": {self.note}" if self.note else "")
 
 
+@dataclass
+class FlagDestChanged(Change):
+    """Flags that stored into `dest` still parse, but into `new_dest` now (an old long
+    spelling kept only as an alias of a field's flag)."""
+
+    dest: str = ""
+    new_dest: str = ""
+    flags: tuple[str, ...] = ()  # the old flags that stored into `dest`
+
+    code = codes.FLAG_DEST_CHANGED
+
+    def explain(self) -> str:
+        spelled = ", ".join(f"`{f}`" for f in self.flags)
+        return f"argparse dest `{self.dest}` is gone: {spelled} now store into `{self.new_dest}`"
+
+
 def _normal_type(text: str | None) -> str:
     text = (text or "").replace(" ", "").replace("typing.", "")
     match = re.fullmatch(r"Optional\[(.+)\]", text)
@@ -117,6 +133,30 @@ class ServerArgsDrift:
             change = self._flag_change(flag, name)
             if change is not None:
                 self.by_flag[flag] = change
+        self.by_dest: dict[str, FlagDestChanged] = self._dest_changes()
+
+    def _dest_changes(self) -> dict[str, FlagDestChanged]:
+        """Old argparse dests no flag stores into any more while their flags still parse.
+        A dest that names a removed field is left to that removal (DA401)."""
+        new_dests = set(self.new.dests.values())
+        moved: dict[str, dict[str, list[str]]] = {}  # old dest -> new dest -> flags
+        for flag, dest in self.old.dests.items():
+            now = self.new.dests.get(flag)
+            if now is None or now == dest or dest in new_dests:
+                continue
+            if any(isinstance(c, ServerArgFieldRemoved) for c in self.by_field.get(dest, [])):
+                continue
+            moved.setdefault(dest, {}).setdefault(now, []).append(flag)
+        changes = {}
+        for dest, targets in moved.items():
+            new_dest, flags = max(targets.items(), key=lambda item: len(item[1]))
+            old_field = self.old.fields.get(self.old.flags.get(flags[0], ""))
+            new_field = self.new.fields.get(self.new.flags.get(flags[0], ""))
+            symbol = f"{SERVER_ARGS}.{old_field.name if old_field else dest}"
+            changes[dest] = FlagDestChanged(
+                symbol, _where(old_field), _where(new_field), dest, new_dest, tuple(flags)
+            )
+        return changes
 
     def _field_changes(self, name: str, field: ServerArgField) -> list[Change]:
         symbol = f"{SERVER_ARGS}.{name}"
@@ -185,4 +225,4 @@ class ServerArgsDrift:
 
     def all_changes(self) -> list[Change]:
         changes = [c for group in self.by_field.values() for c in group]
-        return changes + list(self.by_flag.values())
+        return changes + list(self.by_flag.values()) + list(self.by_dest.values())

@@ -159,7 +159,15 @@ class SurfaceMatcher:
         for usage in surfaces.flags:
             change = drift.by_flag.get(usage.flag)
             how = f"`{usage.written}`" + (f" wraps sglang's `{usage.flag}`" if usage.prefix else "")
-            if change is not None:
+            moved = None
+            if usage.prefix and usage.context == "python-attr":
+                moved = drift.by_dest.get(usage.flag.removeprefix("--").replace("-", "_"))
+            if moved is not None:  # a dest read: the attribute a wrapping parser stores
+                how = f"`{usage.written}` names sglang's dest `{moved.dest}`"
+                new_name = usage.written[: len(usage.written) - len(moved.dest)] + moved.new_dest
+                fix = Fix(f"use `{new_name}` instead")
+                findings.append(finding_at(usage, moved, f"{how}: {moved.explain()}", fix))
+            elif change is not None:
                 fix = (
                     Fix(f"use `{change.replacement}`")
                     if getattr(change, "replacement", None)

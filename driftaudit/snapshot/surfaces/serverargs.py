@@ -20,6 +20,12 @@ metadata get no flag. A hand-registered `add_argument` maps to the field named b
 its `dest=`, else argparse's own dest (first long option), renamed by
 `from_cli_args` (`args.tp_size = args.tensor_parallel_size`), else the field its
 `default=ServerArgs.x` reads.
+
+Each flag also keeps its argparse dest, the attribute `parse_args` stores it under (before
+`from_cli_args` renames it): the registration's `dest=`, else its first long option
+(`--tensor-parallel-size` -> `tensor_parallel_size`); a derived flag's dest is its field
+(`add_cli_args_from_dataclass` anchors it there). A consumer that re-registers every flag
+under a prefix reads these dests (`args.sglang_tensor_parallel_size`).
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-EXTRACTOR_VERSION = "2"  # bump when the model or extraction changes
+EXTRACTOR_VERSION = "3"  # bump when the model or extraction changes
 
 SERVER_ARGS_FILE = "sglang/srt/server_args.py"
 FIELD_ORDER_FILE = "sglang/srt/arg_groups/field_order.py"
@@ -72,10 +78,14 @@ class ServerArgsModel:
     # registered one may map to no field.
     deprecated_flags: dict[str, str]
     layout: str  # "dataclass" (old) or "namespaces" (new)
+    # every CLI flag -> its argparse dest (`--tensor-parallel-size` -> `tensor_parallel_size`
+    # when registered by hand, `tp_size` when derived from the field)
+    dests: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {
             "layout": self.layout,
+            "dests": dict(self.dests),
             "fields": [f.to_json() for f in self.fields.values()],
             "flags": dict(self.flags),
             "deprecated_flags": dict(self.deprecated_flags),
@@ -89,6 +99,7 @@ class ServerArgsModel:
             flags=dict(data.get("flags", {})),
             deprecated_flags=dict(data.get("deprecated_flags", {})),
             layout=data.get("layout", "dataclass"),
+            dests=dict(data.get("dests", {})),
         )
 
 
@@ -127,6 +138,7 @@ class _Registration:
     deprecated: bool
     note: str
     help: str | None = None
+    dest: str | None = None  # argparse's dest; None when computed at run time
 
 
 class _Tree:
@@ -421,9 +433,8 @@ def _derived_registrations(decls: dict[str, _Decl]) -> list[_Registration]:
         options = [meta.cli_name or "--" + decl.name.replace("_", "-"), *meta.aliases]
         options = _with_negations(options, meta.action)
         deprecated = _deprecated(meta.help, meta.action)
-        out.append(
-            _Registration(options, decl.name, deprecated, _note(meta.help, None), meta.help)
-        )
+        note = _note(meta.help, None)
+        out.append(_Registration(options, decl.name, deprecated, note, meta.help, decl.name))
     return out
 
 
@@ -450,9 +461,19 @@ def _hand_registrations(
                 _deprecated(help_text, action),
                 _note(help_text, new_flag),
                 help_text,
+                _argparse_dest(options, kwargs),
             )
         )
     return out
+
+
+def _argparse_dest(options: list[str], kwargs: dict[str, ast.expr]) -> str | None:
+    """The dest argparse gives: `dest=`, else the first long option, else the first."""
+    if "dest" in kwargs:
+        dest = kwargs["dest"]
+        return dest.value if _is_str(dest) else None
+    longs = [o for o in options if o.startswith("--")]
+    return (longs or options)[0].lstrip("-").replace("-", "_")
 
 
 def _target_field(
@@ -518,7 +539,11 @@ def _build(
     per_field: dict[str, list[_Registration]] = {}
     flags: dict[str, str] = {}
     deprecated_flags: dict[str, str] = {}
+    dests: dict[str, str] = {}
     for reg in registrations:
+        if reg.dest is not None:
+            for option in reg.options:
+                dests.setdefault(option, reg.dest)
         if reg.field is not None:
             per_field.setdefault(reg.field, []).append(reg)
             for option in reg.options:
@@ -545,7 +570,7 @@ def _build(
             help=(decl.meta.help if decl.meta else None)
             or next((r.help for r in regs if r.help and not r.deprecated), None),
         )
-    return ServerArgsModel(fields, flags, deprecated_flags, layout)
+    return ServerArgsModel(fields, flags, deprecated_flags, layout, dests)
 
 
 def _primary(name: str, regs: list[_Registration]) -> str | None:

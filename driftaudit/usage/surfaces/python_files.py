@@ -50,6 +50,7 @@ _URL_PATH_AT = re.compile(r"""/(?!(?:tmp|home|root|usr|dev|proc|sys|etc|var|opt|
                           r"""[A-Za-z_{][\w{}.~/-]*["'?]""")  # fmt: skip
 _URL_FIELD_AT = re.compile(r"""\}/(?:[A-Za-z_][\w/.~-]*(?:["'?]|\{)|\{[\w.]+\}["'])""")
 _CLASS_FIELD_AT = re.compile(r"\w+[ \t]*:[ \t]*[\w\"'\[]")
+_KEYWORD_AT = re.compile(r"\w+[ \t]*=(?!=)")
 _BASE_HINTS = ("url", "base", "host", "addr", "endpoint", "server", "api", "router", "uri")
 _DEF_HEADER = re.compile(r"(?:async[ \t]+)?def[ \t]")
 _STATEMENT_HEADER = re.compile(r"(?:async[ \t]+)?def[ \t]|class[ \t]|@")
@@ -79,6 +80,8 @@ def py_candidates(text: str, wrap: Prefixes) -> tuple[list[int], list[int], bool
     scoped: list[int] = list(launch)
     for needle in ("SGLANG_", "SGL_", *wrap.dash):
         found.extend(every(needle))
+    for needle in wrap.dash:  # the consumer's own `add_argument("--sglang-x")`: its dest
+        scoped.extend(at for at in every(needle) if text[at - 14 : at - 1] == "add_argument(")
     for form, _ in wrap.py:  # args.sglang_x, getattr(args, "sglang_x"), class fields
         for at in every(form):
             before = text[at - 1 : at]
@@ -86,6 +89,8 @@ def py_candidates(text: str, wrap: Prefixes) -> tuple[list[int], list[int], bool
                 found.append(at)
             elif before in (" ", "\t") and _CLASS_FIELD_AT.match(text, at):
                 scoped.append(at)  # `    sglang_tp_size: int = 1`: its unit is the class
+            elif before in ("(", ",", " ", "\t", "\n") and _KEYWORD_AT.match(text, at):
+                found.append(at)  # parser.set_defaults(sglang_tp_size=4)
     for m in _URL_LITERALS.finditer(text):
         at, hit = m.start(), m.group()
         if hit == "://":

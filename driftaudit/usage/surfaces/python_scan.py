@@ -3,8 +3,9 @@ flags, env vars and URLs.
 
 Flags: an argv list or command string holding an sglang launcher, what is later appended
 to such a variable, `other_args=` of `popen_launch_server`; `args.sglang_<field>`,
-`getattr(args, "sglang_<field>")` and class fields named so give `--<field>` (context
-"python-attr").
+`getattr(args, "sglang_<field>")`, `parser.set_defaults(sglang_<field>=...)` and class
+fields named so give `--<field>` (context "python-attr": a dest, as a wrapping parser
+stores it).
 
 Env vars: `os.environ[...]`, `.get`, `.setdefault`, `getenv`, `in os.environ`,
 `monkeypatch.setenv`, env dict literals and subscripts, keyword arguments,
@@ -32,7 +33,9 @@ from dataclasses import dataclass
 
 from driftaudit.pysource import dotted
 from driftaudit.usage.surfaces.argv import FlagHit, argv_flags, has_launcher
+from driftaudit.usage.surfaces.dests import named_dests, owned_dests
 from driftaudit.usage.surfaces.model import SurfaceUsages, UrlUsage
+from driftaudit.usage.surfaces.prose import is_message_call, message_strings, reads_as_prose
 from driftaudit.usage.surfaces.routes import SCHEME_HOST, route_of
 from driftaudit.usage.surfaces.shell import shell_segments
 from driftaudit.usage.surfaces.sink import (
@@ -214,6 +217,7 @@ class PythonScan:
         self.helpers = helpers
         self.pending = pending
         self.skip: set[int] = set()  # string nodes that are prose
+        self.messages: set[int] = set()  # strings of log/print/raise/assert messages
         self.env_done: set[int] = set()
         self.url_done: set[int] = set()  # string nodes read already, or route definitions
         self.pathish: set[int] = set()  # strings bound to a path-like name: not routes
@@ -249,6 +253,7 @@ class PythonScan:
         """Read a tree. Expressions are visited only in statements that touch a `hot`
         line (sorted, 1-based; None: all); elsewhere only assignments are recorded."""
         self.skip, self.env_done, self.url_done, self.pathish = set(), set(), set(), set()
+        self.messages = set()
         self.full = hot is None
         scopes: list[ast.AST] = [tree]
         while scopes:
@@ -365,6 +370,10 @@ class PythonScan:
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if name in _PATH_FUNCS:
                 self.pathish.update(id(arg) for arg in node.args)
+            if is_message_call(node):
+                self.messages.update(id(sub) for sub in message_strings(node))
+        elif isinstance(node, ast.Assert) and node.msg is not None:
+            self.messages.update(id(sub) for sub in message_strings(node.msg))
         elif isinstance(node, ast.Attribute):
             scope.attrs.append(node)
         elif isinstance(node, ast.BinOp):
@@ -503,7 +512,7 @@ class PythonScan:
         for seq in scope.seqs:
             self._seq_flags(seq, id(seq) in launched)
         for node in scope.strings:
-            if id(node) not in self.skip:
+            if id(node) not in self.skip and id(node) not in self.messages:
                 self._string_flags(node, id(node) in launched)
         if self.sink.prefixes.py:
             self._attr_flags(scope)
@@ -532,6 +541,8 @@ class PythonScan:
         has_launcher = LAUNCHER_TEXT.search(text) is not None
         if not (launched or has_launcher or any(p in text for p in self.sink.prefixes.dash)):
             return
+        if not (launched or has_launcher) and reads_as_prose(text):
+            return  # "Use --sglang-x to override.": named, not passed
         launched = launched and not has_launcher
         cursor = -1
         for words in shell_segments(text):
@@ -541,23 +552,19 @@ class PythonScan:
                 self.sink.flag(at, hit, "python-argv")
 
     def _attr_flags(self, scope: _Scope) -> None:
-        prefixes = self.sink.prefixes
+        prefixes, owned = self.sink.prefixes, owned_dests(scope.calls)
         for attr in scope.attrs:
-            split = prefixes.split_name(attr.attr) if "_" in attr.attr else None
+            ours = "_" not in attr.attr or attr.attr in owned
+            split = None if ours else prefixes.split_name(attr.attr)
             if split and _root_name(attr.value) not in self.imported():
                 hit = FlagHit(0, split[0], attr.attr, split[1], None)
                 self.sink.flag(self._attr_offset(attr), hit, "python-attr")
         for call in scope.calls:
-            if (
-                isinstance(call.func, ast.Name)
-                and call.func.id in ("getattr", "setattr", "hasattr", "delattr")
-                and len(call.args) >= 2
-                and _is_str(call.args[1])
-            ):
-                split = prefixes.split_name(call.args[1].value)
+            for node, name in named_dests(call):
+                split = prefixes.split_name(name) if name not in owned else None
                 if split:
-                    hit = FlagHit(0, split[0], call.args[1].value, split[1], None)
-                    self.sink.flag(self._find(call.args[1], hit.written), hit, "python-attr")
+                    hit = FlagHit(0, split[0], name, split[1], None)
+                    self.sink.flag(self._find(node, name), hit, "python-attr")
         for target in scope.class_fields:
             split = prefixes.split_name(target.id)
             if split:
