@@ -134,3 +134,10 @@ def summarize(findings: list[Finding]) -> dict[str, int]:
 def at_or_above(severity: str, threshold: str) -> bool:
     """Is `severity` as bad as `threshold` or worse? (error > warning > info)"""
     return SEVERITIES.index(severity) <= SEVERITIES.index(threshold)
+
+
+def fact(finding: Finding) -> tuple:
+    """What a finding states, wherever it is: its repeats across places and files are one
+    fact (the console and Markdown list the places under it; JSON keeps each)."""
+    fix = finding.fix.description if finding.fix else ""
+    return (finding.code.code, finding.symbol, finding.message, fix, finding.severity)

@@ -25,6 +25,7 @@ from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
 from driftaudit.match.members import MemberMatcher
+from driftaudit.match.merge import merge_repeats
 from driftaudit.match.packs import PackMatcher
 from driftaudit.match.surfaces import SurfaceMatcher
 from driftaudit.packs import PackEntry
@@ -83,11 +84,16 @@ def match_usages(
     if pins:
         sglang_surfaces += surface.pin_findings(pins)
     # a ServerArgs finding says more than the generic keyword or member one at that place
+    # (and the ServerArgs defaults are judged there: DA403 where observable, not DA205)
     places = {(f.path, f.line, f.column) for f in sglang_surfaces}
+    defaults = surface.server_args is not None
     findings = [
         f
         for f in findings
-        if not (f.symbol.startswith(SERVER_ARGS) and (f.path, f.line, f.column) in places)
+        if not (
+            f.symbol.startswith(SERVER_ARGS)
+            and ((f.path, f.line, f.column) in places or (defaults and f.code.code == "DA205"))
+        )
     ]
     findings += sglang_surfaces
     if packs:
@@ -103,7 +109,8 @@ def match_usages(
         if f.confidence == "certain" or (f.path, f.line, f.column, f.symbol) not in certain
     ]
     unique = {(f.path, f.line, f.column, f.code.code, f.symbol, f.message): f for f in findings}
-    return sorted(unique.values(), key=Finding.sort_key)
+    merged, _ = merge_repeats(list(unique.values()))
+    return sorted(merged, key=Finding.sort_key)
 
 
 class _Matcher:

@@ -63,6 +63,7 @@ class SurfaceMatcher:
         self.usages = usages
         self.members = members
         self.canonical = pack.canonical if pack else (lambda s: s)
+        self._uses: tuple[set[str], set[tuple]] | None = None
         old_model, new_model = differ.old.server_args(), differ.new.server_args()
         self.server_args = (
             ServerArgsDrift(
@@ -150,17 +151,38 @@ class SurfaceMatcher:
         return list(unique.values())
 
     def _defaults(self, call: CallUsage) -> list[Finding]:
-        """ServerArgs(...) leaves these fields unset, and their defaults changed."""
+        """ServerArgs(...) leaves these fields unset, and their defaults changed: a warning
+        where the consumer reads the field, info where it never does; nothing where the
+        same function sets it after construction (the default is never seen)."""
         findings = []
+        reads, writes = self._field_uses()
         for name, changes in self.server_args.by_field.items():
-            if name in call.keywords:
+            if name in call.keywords or (call.path, call.scope, name) in writes:
                 continue
             for change in changes:
                 if isinstance(change, ServerArgDefaultChanged):
                     message = f"ServerArgs(...) leaves `{name}` unset: {change.explain()}"
                     fix = Fix(f"pass `{name}={change.old_default}` to keep the old behaviour")
-                    findings.append(finding_at(call, change, message, fix))
+                    severity = "" if name in reads else "info"
+                    findings.append(finding_at(call, change, message, fix, severity=severity))
         return findings
+
+    def _field_uses(self) -> tuple[set[str], set[tuple]]:
+        """ServerArgs fields the consumer reads (names); and sets on an instance, as
+        (path, function, name)."""
+        if self._uses is None:
+            reads, writes = set(), set()
+            fields = self.server_args.old.fields
+            for usage in self.usages.usages:
+                if not isinstance(usage, MemberUsage) or usage.member not in fields:
+                    continue
+                if SERVER_ARGS in self.members.classes_of(usage.receiver):
+                    if usage.store:
+                        writes.add((usage.path, usage.scope, usage.member))
+                    else:
+                        reads.add(usage.member)
+            self._uses = reads, writes
+        return self._uses
 
     def _flags(self, surfaces: SurfaceUsages) -> list[Finding]:
         findings = []
