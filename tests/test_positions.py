@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from driftaudit.check.suppressions import apply_suppressions, scan_file
 from driftaudit.codes import lookup
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.merge import merge_repeats
@@ -127,3 +128,15 @@ def test_one_setting_named_twice_on_a_line_is_one_finding():
     assert merged == 1 and len(kept) == 2
     assert field in kept and flag not in kept  # the field set, not the flag read
     assert "also `sglang_f` wraps `--f`" in field.message and field.fix is flag.fix
+
+
+def test_a_suppression_on_the_calls_first_line_still_covers_its_keywords(tmp_path, cache_dir):
+    call = "from sglang.srt.distributed.parallel_state import init_group\n"
+    call += "init_group(  # driftaudit: ignore[DA201]\n    [0], 0, 'nccl',\n"
+    call += "    use_stream=False,\n)\n"
+    consumer = write_tree(tmp_path / "c", {"a.py": call})
+    findings = _compare(consumer, cache_dir)
+    keyword = [f for f in findings if f.code.code == "DA201"]
+    assert [(f.line, f.fix_at) for f in keyword] == [(4, (2, 1))]
+    kept, silenced = apply_suppressions(findings, scan_file("a.py", call))
+    assert silenced == keyword and not [f for f in kept if f.code.code in ("DA201", "DA002")]
