@@ -284,7 +284,9 @@ SERVER_ARG_DEFAULT_CHANGED = _code(
     "server-arg-default-changed",
     "warning",
     "A ServerArgs field the consumer uses changed its default.",
-    "Where the consumer leaves it unset, results may change silently.",
+    "Where the consumer leaves it unset, results may change silently (reported as info "
+    "when the consumer never reads the field, and not at all when it sets the field after "
+    "building ServerArgs: the default is never seen).",
     "ServerArgs(model_path=...)  # enable_decoder_swa_bounded_replay: False -> None",
     "Set the old default explicitly if you depend on it.",
 )

@@ -45,10 +45,13 @@ class Finding:
     fix: Fix | None = None
     severity: str = ""  # defaults to the code's
     confidence: str = "certain"  # or "likely": only an attribute name ties it to sglang
-    end_line: int | None = None  # where the usage ends; None: the start line
-    end_column: int | None = None  # None: the start column (reports widen a point
-    # to the word there)
+    end_line: int | None = None  # where the token ends; None: the start line
+    end_column: int | None = None  # exclusive; None: the start column (a point: reports
+    # widen it to the word there)
     details: str | None = None  # longer evidence (an upstream diff to port); JSON only if set
+    # where the fix's codemod acts (the start of the node it edits: the call, the
+    # statement), when that is not line:column (a keyword, an attribute's name)
+    anchor: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         self.severity = self.severity or self.code.severity
@@ -56,6 +59,11 @@ class Finding:
             self.end_line = self.line
         if self.end_column is None:
             self.end_column = self.column
+
+    @property
+    def fix_at(self) -> tuple[int, int]:
+        """(line, column) of the node the fix's codemod edits."""
+        return self.anchor or (self.line, self.column)
 
     @property
     def fix_applicability(self) -> str | None:
@@ -73,6 +81,8 @@ class Finding:
             "path": self.path,
             "line": self.line,
             "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
             "symbol": self.symbol,
             "confidence": self.confidence,
             "message": self.message,
@@ -85,21 +95,31 @@ class Finding:
 
 
 def finding_at(
-    place, change, message: str, fix: Fix | None = None, *, use=None, symbol=None, **kw
+    place, change, message: str, fix: Fix | None = None, *, use=None, symbol=None, at=None, **kw
 ) -> Finding:
-    """A finding at a usage's place (path, line, column) about a drift change: the code
-    comes from the change's class (or its consumer-side variant for `use`, "patch" or
-    "override": see `codes.variant`); symbol and evidence from the change unless given."""
+    """A finding at a usage's place about a drift change: the code comes from the
+    change's class (or its consumer-side variant for `use`, "patch" or "override": see
+    `codes.variant`); symbol and evidence from the change unless given.
+
+    It points at `at` (a Span: the keyword or argument that breaks), else at the usage's
+    `focus` (its token: an attribute's name, an import's alias, a callee), else at the
+    usage's (path, line, column); a fix's codemod still acts at the usage's node."""
+    span = at or getattr(place, "focus", None)
+    line, column = (span[0], span[1]) if span else (place.line, place.column)
+    if span and (line, column) != (place.line, place.column):
+        kw.setdefault("anchor", (place.line, place.column))
     return Finding(
         variant(change.code, use),
         place.path,
-        place.line,
-        place.column,
+        line,
+        column,
         change.symbol if symbol is None else symbol,
         message,
         change.old_location,
         change.new_location,
         fix,
+        end_line=span[2] if span else None,
+        end_column=span[3] if span else None,
         **kw,
     )
 
@@ -114,3 +134,10 @@ def summarize(findings: list[Finding]) -> dict[str, int]:
 def at_or_above(severity: str, threshold: str) -> bool:
     """Is `severity` as bad as `threshold` or worse? (error > warning > info)"""
     return SEVERITIES.index(severity) <= SEVERITIES.index(threshold)
+
+
+def fact(finding: Finding) -> tuple:
+    """What a finding states, wherever it is: its repeats across places and files are one
+    fact (the console and Markdown list the places under it; JSON keeps each)."""
+    fix = finding.fix.description if finding.fix else ""
+    return (finding.code.code, finding.symbol, finding.message, fix, finding.severity)

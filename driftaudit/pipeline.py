@@ -159,10 +159,8 @@ class FixResult:
 
     def needs_a_human(self) -> list[Finding]:
         """Findings no edit took care of (unsafe fixes held back included)."""
-        done = {(e.path, e.line, e.column, e.code) for c in self.changes for e in c.applied}
-        return [
-            f for f in self.compare.findings if (f.path, f.line, f.column, f.code.code) not in done
-        ]
+        done = {(e.path, *e.position, e.code) for c in self.changes for e in c.applied}
+        return [f for f in self.compare.findings if (f.path, *f.fix_at, f.code.code) not in done]
 
 
 def run_fix(

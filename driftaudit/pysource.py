@@ -11,6 +11,7 @@ import hashlib
 import io
 import tokenize
 from dataclasses import dataclass
+from typing import NamedTuple
 
 # What `ast.parse` raises on input it cannot take: a syntax error, a null byte
 # (ValueError), nesting deeper than the parser's or the compiler's stack.
@@ -116,3 +117,77 @@ def dotted(node: ast.AST | None) -> str | None:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+class Span(NamedTuple):
+    """A token's place in a file: 1-based lines and 1-based character columns, the end
+    exclusive (as SARIF regions and the report's `end_column` read it)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+class Columns:
+    """ast positions (0-based UTF-8 byte offsets) as report columns (1-based characters).
+
+    The one conversion: every position taken from an `ast` node of a consumer file goes
+    through here, so findings, baselines and the fixer's libcst positions agree. An ASCII
+    file (nearly all) needs no arithmetic."""
+
+    def __init__(self, text: str | None):
+        self._ascii = text is None or text.isascii()
+        self._lines = (text or "").split("\n")
+
+    def column(self, line: int, byte_offset: int) -> int:
+        if self._ascii or not 0 < line <= len(self._lines):
+            return byte_offset + 1
+        text = self._lines[line - 1]
+        if text.isascii():
+            return byte_offset + 1
+        return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore")) + 1
+
+    def start(self, node: ast.AST) -> tuple[int, int]:
+        return node.lineno, self.column(node.lineno, node.col_offset)
+
+    def span(self, node: ast.AST) -> Span:
+        end_line = node.end_lineno or node.lineno
+        end = self.column(end_line, node.end_col_offset or 0)
+        return Span(*self.start(node), end_line, end)
+
+    def name_span(self, node: ast.Attribute) -> Span:
+        """The attribute's own name in `a.b.c` (`c`), on the line where the chain ends."""
+        end = self.span(node)
+        return Span(end.end_line, end.end_column - len(node.attr), end.end_line, end.end_column)
+
+    def def_name(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Span:
+        """The name of a `def` or `class` (ast keeps only the keyword's position)."""
+        line, column = self.start(node)
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        at = text.find(node.name, column - 1)
+        column = at + 1 if at >= 0 else column
+        return Span(line, column, line, column + len(node.name))
+
+    def token(self, node: ast.AST) -> Span:
+        """The token a finding about `node` points at: an attribute's own name, a call's
+        callee, an argument keyword's name (not its value), else the node itself."""
+        if isinstance(node, ast.Attribute):
+            return self.name_span(node)
+        if isinstance(node, ast.Call):
+            return self.token(node.func)
+        if isinstance(node, ast.keyword) and node.arg:
+            line, column = self.start(node)
+            return Span(line, column, line, column + len(node.arg))
+        return self.span(node)
+
+    def arguments(self, call: ast.Call) -> dict[str, Span]:
+        """Where each argument of a call is: by position ("0", "1"... up to the first
+        `*args`, as `valuetypes.arguments` counts them) or by keyword name."""
+        places = {}
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                break
+            places[str(index)] = self.span(arg)
+        places.update((k.arg, self.token(k)) for k in call.keywords if k.arg)
+        return places

@@ -109,7 +109,7 @@ def test_the_action_reports_and_fails_on_findings(tmp_path):
     assert run["codes"]["Fail on findings"] == 1
     annotations = run["stdout"]["driftaudit annotations"].splitlines()
     assert annotations and all(a.startswith("::") for a in annotations)
-    assert "::error file=svc/calls.py,line=7,col=5," in annotations[0]
+    assert "::error file=svc/calls.py,line=7,col=32," in annotations[0]
     assert run["summary"].startswith("# driftaudit: svc") and "## Summary by rule" in run["summary"]
     sarif = json.loads((workspace / "driftaudit.sarif").read_text())
     jsonschema.Draft4Validator(SCHEMA).validate(sarif)

@@ -40,6 +40,8 @@ def test_json_report_follows_the_contract(capsys, tmp_path):
         "path",
         "line",
         "column",
+        "end_line",
+        "end_column",
         "symbol",
         "confidence",
         "message",
@@ -48,6 +50,7 @@ def test_json_report_follows_the_contract(capsys, tmp_path):
         "fix",
     }
     assert finding["path"] == "calls.py" and finding["line"] >= 1 and finding["column"] >= 1
+    assert (finding["end_line"], finding["end_column"]) > (finding["line"], finding["column"])
     assert set(finding["fix"]) == {"description", "autofixable", "applicability"}
     summary = report["summary"]
     assert summary["error"] + summary["warning"] + summary["info"] == len(report["findings"])
@@ -176,7 +179,7 @@ def test_markdown_report(capsys, tmp_path):
     assert code == 1
     assert captured.out.startswith("# driftaudit: ") and "## Summary by rule" in captured.out
     assert "| DA201 | keyword-removed | error | 3 |" in captured.out
-    assert "- `calls.py:7:5`" in captured.out
+    assert "- `calls.py:7:32`" in captured.out
 
 
 def test_check_reads_everything_from_the_config(capsys, tmp_path):

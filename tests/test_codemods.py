@@ -233,11 +233,9 @@ def test_replace_callee_under_a_free_name():
     )
 
 
-def test_edit_columns_are_ast_byte_columns():
+def test_edit_columns_are_characters():
     source = "s = 'ééé'; n = len(req.fill_ids) + len(o.fill_ids)\n"
     params = {"member": "fill_ids", "template": "{receiver}.fill_len"}
-    byte_column = source.encode().index(b"req.fill_ids") + 1
-    change = rewrite(
-        "m.py", source, [Edit("m.py", 1, byte_column, "replace-len-of-member", params)]
-    )
+    column = source.index("req.fill_ids") + 1
+    change = rewrite("m.py", source, [Edit("m.py", 1, column, "replace-len-of-member", params)])
     assert change.after == "s = 'ééé'; n = req.fill_len + len(o.fill_ids)\n"

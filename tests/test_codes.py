@@ -52,6 +52,8 @@ FIELDS = (
     "path",
     "line",
     "column",
+    "end_line",
+    "end_column",
     "symbol",
     "message",
     "old_location",

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from driftaudit.fix.source import char_column, decode
+from driftaudit.fix.source import decode
 from driftaudit.pipeline import run_compare, run_fix
+from driftaudit.pysource import Columns
 
 from .conftest import FIXTURES
 
@@ -100,11 +101,12 @@ def test_columns_after_non_ascii_text_land_on_the_finding(tmp_path, cache_dir):
     assert "n = req.fill_len + len(other.fill_ids)" in written
 
 
-def test_char_column_converts_utf8_byte_columns():
+def test_columns_convert_utf8_byte_offsets_to_characters():
     text = "x = 'é€'; y = z\nplain = 1\n"
-    assert char_column(text, 1, len("x = 'é€'; y = ".encode()) + 1) == len("x = 'é€'; y = ") + 1
-    assert char_column(text, 2, 9) == 9
-    assert char_column("a\r\nb = 'é'; c\n", 2, len("b = 'é'; ".encode()) + 1) == 10
+    columns = Columns(text)
+    assert columns.column(1, len("x = 'é€'; y = ".encode())) == len("x = 'é€'; y = ") + 1
+    assert columns.column(2, 8) == 9
+    assert Columns("a\nb = 'é'; c\n").column(2, len("b = 'é'; ".encode())) == 10
 
 
 @pytest.mark.parametrize(

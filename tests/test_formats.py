@@ -103,7 +103,7 @@ def test_github_annotations(tmp_path, monkeypatch):
     first = lines[0]
     # paths from the working directory (the repository root in CI), as GitHub wants them
     where = (
-        "file=consumer/calls.py,line=7,col=5,endLine=7,endColumn=15,title=DA201 keyword-removed::"
+        "file=consumer/calls.py,line=7,col=32,endLine=7,endColumn=42,title=DA201 keyword-removed::"
     )
     assert where in first
 
@@ -162,7 +162,7 @@ def test_markdown_renders_as_a_pr_comment(tmp_path):
     assert sum(int(row.split("|")[4]) for row in rows) == len(findings)
     # each place is a list item; each fix is shown once under its fact
     assert html.count("<li>") == len(findings)
-    assert "<code>calls.py:7:5</code>" in html
+    assert "<code>calls.py:7:32</code>" in html
     autofixable = {
         (f["rule"], f["symbol"], f["message"])
         for f in findings

@@ -108,7 +108,7 @@ def test_check_fails_only_on_what_is_new(tmp_path):
         text=True,
     )
     assert ci.returncode == 1
-    assert ci.stdout.startswith("::error file=app.py,line=10,col=5,")
+    assert ci.stdout.startswith("::error file=app.py,line=10,col=32,")
     assert len(ci.stdout.splitlines()) == 1
     # in SARIF the silenced finding is there, marked suppressed (code scanning closes it)
     out = tmp_path / "report.sarif"

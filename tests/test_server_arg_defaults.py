@@ -45,6 +45,7 @@ def test_default_changed_where_the_field_is_left_unset(tmp_path: Path):
                 "args = ServerArgs(model_path='m', chunked_prefill_size=2048)\n"
                 "everything = ServerArgs(model_path='m', chunked_prefill_size=1,"
                 " enable_bounded_replay=False)\n"
+                "print(args.enable_bounded_replay)\n"  # read: the consumer sees the default
             )
         },
     )

@@ -26,7 +26,9 @@ FORMAT_VERSION = 1
 
 
 def fingerprint(finding: Finding, root: Path) -> str:
-    text = " ".join(line_text(root, finding.path, finding.line).split())
+    # the text of the line where the usage starts (the statement or call a keyword is
+    # in): baselines written before findings pointed at the keyword still match
+    text = " ".join(line_text(root, finding.path, finding.fix_at[0]).split())
     key = "\0".join((finding.code.code, finding.path, finding.symbol, text))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 

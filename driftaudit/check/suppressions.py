@@ -1,7 +1,8 @@
 """Inline suppressions: `# driftaudit: ignore[DA102,DA201]` or `# driftaudit: ignore` on a
-finding's line silences it. Python comments are found with `tokenize` (a `#` inside a
-string is not a comment); shell, YAML, TOML, Dockerfiles and requirement files use `#`
-comments too and are read line by line. A suppression that silences nothing is itself
+finding's line (or on the first line of the call or statement it points into) silences
+it. Python comments are found with `tokenize` (a `#` inside a string is not a comment);
+shell, YAML, TOML, Dockerfiles and requirement files use `#` comments too and are read
+line by line. A suppression that silences nothing is itself
 reported (DA002), so stale ones do not pile up.
 """
 
@@ -113,7 +114,10 @@ def apply_suppressions(
     by_place = {(s.path, s.line): s for s in suppressions}
     kept, silenced = [], []
     for finding in findings:
+        # on the finding's line, or on the first line of the call or statement it is in
         suppression = by_place.get((finding.path, finding.line))
+        if suppression is None or not suppression.covers(finding.code.code):
+            suppression = by_place.get((finding.path, finding.fix_at[0]), suppression)
         if suppression is not None and suppression.covers(finding.code.code):
             suppression.used.add(finding.code.code)
             silenced.append(finding)

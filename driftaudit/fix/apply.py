@@ -18,7 +18,6 @@ from driftaudit.fix.source import (
     ChangedSinceScan,
     Source,
     UnreadableSource,
-    char_column,
     decode,
     parses,
     source_of,
@@ -186,7 +185,7 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     except RecursionError:
         change.skipped = [(e, "nested too deeply for the rewriter") for e in edits]
         return change
-    placed = [((e.line, char_column(source.text, e.line, e.column)), e) for e in edits]
+    placed = [(e.position, e) for e in edits]
     composer = _Composer(placed)
     try:
         code = MetadataWrapper(module, unsafe_skip_copy=True).visit(composer).code

@@ -10,8 +10,8 @@ from driftaudit.findings import Finding
 @dataclass
 class Edit:
     path: str  # relative to the consumer root
-    line: int  # 1-based, where the usage starts (as in the finding)
-    column: int  # 1-based
+    line: int  # 1-based: where the node it edits starts (the finding's `fix_at`)
+    column: int  # 1-based, in characters
     kind: str  # the primitive: move-import, drop-keyword, ...
     params: dict = field(default_factory=dict)
     code: str = ""  # the finding's code (for --select / --ignore and the summary)
@@ -59,8 +59,7 @@ def edits_from_findings(
             edits.append(
                 Edit(
                     finding.path,
-                    finding.line,
-                    finding.column,
+                    *finding.fix_at,
                     step["kind"],
                     params,
                     finding.code.code,

@@ -1,5 +1,6 @@
 """A consumer file as the fixer reads it: decoded text plus what writing it back must keep
-(encoding, BOM, the digest taken when it was read), and ast positions made libcst's.
+(encoding, BOM, the digest taken when it was read). Findings' columns are characters
+already (`pysource.Columns`), as libcst counts them.
 
 `read_source` is the one place `fix/` reads a consumer file.
 """
@@ -11,13 +12,10 @@ import codecs
 import hashlib
 import io
 import os
-import re
 import time
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-
-_LINES = re.compile(r"\r\n|\r|\n")  # ast's line ends (str.splitlines knows more)
 
 
 class UnreadableSource(Exception):
@@ -85,16 +83,6 @@ def read_source(path: Path, scanned_at: int | None = None) -> Source:
     stale."""
     _check_unchanged(path, scanned_at)
     return decode(path.read_bytes())
-
-
-def char_column(text: str, line: int, byte_column: int) -> int:
-    """An ast column (1-based, counted in UTF-8 bytes of the line) as a character column
-    (1-based, as libcst counts). Findings carry ast columns; this is the one conversion."""
-    lines = _LINES.split(text)
-    if not 1 <= line <= len(lines):
-        return byte_column
-    prefix = lines[line - 1].encode("utf-8")[: byte_column - 1]
-    return len(prefix.decode("utf-8", errors="ignore")) + 1
 
 
 def parses(data: bytes, path: str) -> str | None:

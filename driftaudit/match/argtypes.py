@@ -75,7 +75,8 @@ class TypeMatcher:
             locs = (function_location(old, old_fn), function_location(new, new_fn))
             change = ParameterTypeChanged(symbol, *locs, param, old_type, new_type, value)
             fix = Fix(f"pass a value of type `{new_type}` as `{param}`")
-            findings.append(finding_at(usage, change, change.explain(), fix))
+            at = shape.places.get(key)  # the argument
+            findings.append(finding_at(usage, change, change.explain(), fix, at=at))
         return findings
 
     # ---- attributes ----------------------------------------------------------------

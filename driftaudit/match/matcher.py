@@ -25,6 +25,7 @@ from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
 from driftaudit.match.members import MemberMatcher
+from driftaudit.match.merge import merge_repeats
 from driftaudit.match.packs import PackMatcher
 from driftaudit.match.surfaces import SurfaceMatcher
 from driftaudit.packs import PackEntry
@@ -83,11 +84,16 @@ def match_usages(
     if pins:
         sglang_surfaces += surface.pin_findings(pins)
     # a ServerArgs finding says more than the generic keyword or member one at that place
+    # (and the ServerArgs defaults are judged there: DA403 where observable, not DA205)
     places = {(f.path, f.line, f.column) for f in sglang_surfaces}
+    defaults = surface.server_args is not None
     findings = [
         f
         for f in findings
-        if not (f.symbol.startswith(SERVER_ARGS) and (f.path, f.line, f.column) in places)
+        if not (
+            f.symbol.startswith(SERVER_ARGS)
+            and ((f.path, f.line, f.column) in places or (defaults and f.code.code == "DA205"))
+        )
     ]
     findings += sglang_surfaces
     if packs:
@@ -103,7 +109,8 @@ def match_usages(
         if f.confidence == "certain" or (f.path, f.line, f.column, f.symbol) not in certain
     ]
     unique = {(f.path, f.line, f.column, f.code.code, f.symbol, f.message): f for f in findings}
-    return sorted(unique.values(), key=Finding.sort_key)
+    merged, _ = merge_repeats(list(unique.values()))
+    return sorted(merged, key=Finding.sort_key)
 
 
 class _Matcher:
@@ -190,18 +197,21 @@ class _Matcher:
                 change = renames[keyword]
                 edit = {"kind": "rename-keyword", "old": keyword, "new": change.new_name}
                 fix = Fix(f"rename keyword `{keyword}` to `{change.new_name}`", edit)
-                findings.append(finding_at(usage, change, change.explain(), fix))
+                at = shape.places.get(keyword)
+                findings.append(finding_at(usage, change, change.explain(), fix, at=at))
             else:
                 change = _removed_param(changes, symbol, keyword, locs)
                 message = f"passes keyword `{keyword}`, which {change.explain().split(' ', 2)[2]}"
                 edit = {"kind": "drop-keyword", "keyword": keyword}
                 fix = Fix(f"drop the `{keyword}=` argument", edit)
-                findings.append(finding_at(usage, change, message, fix))
+                at = shape.places.get(keyword)
+                findings.append(finding_at(usage, change, message, fix, at=at))
         if after.too_many_positional:
             total = len([p for p in call_params(new_fn, unbound) if p.positional])
             change = PositionalCapacityReduced(symbol, *locs, shape.positional, total)
             fix = Fix("pass the arguments by keyword")
-            findings.append(finding_at(usage, change, change.explain(), fix))
+            at = shape.places.get(str(total))  # the first argument too many
+            findings.append(finding_at(usage, change, change.explain(), fix, at=at))
         renamed_targets = {renames[k].new_name for k in shape.keywords if k in renames}
         for name in after.missing:
             if name in renamed_targets or name in before.missing:
@@ -214,16 +224,17 @@ class _Matcher:
             if was == now:
                 continue
             change = PositionalRebound(symbol, *locs, index, was, now)
-            message = change.explain()
+            message, at = change.explain(), shape.places.get(str(index))
             if was in renames and renames[was].new_name == now:
                 # renamed in place: still binds, but a new name often means a new meaning
                 message += " (renamed in place: check the value still means the same)"
                 fix = Fix(f"check the argument; pass it as `{now}=`")
-                findings.append(finding_at(usage, change, message, fix, severity="warning"))
-            else:
                 findings.append(
-                    finding_at(usage, change, message, Fix(f"pass `{was}=` by keyword"))
+                    finding_at(usage, change, message, fix, severity="warning", at=at)
                 )
+            else:
+                fix = Fix(f"pass `{was}=` by keyword")
+                findings.append(finding_at(usage, change, message, fix, at=at))
         if not (shape.star_args or shape.star_kwargs):
             passed = set(before.positional) | set(shape.keywords)
             for change in changes:
@@ -258,7 +269,8 @@ class _Matcher:
             change = ParameterRemoved(symbol, *locs, keyword)
             message = f"passes keyword `{keyword}`, which `{short_name(symbol)}` does not take"
             # not rewritten: with no old signature, a rename cannot be told from a removal
-            findings.append(finding_at(usage, change, message, Fix(f"drop `{keyword}=`")))
+            fix, at = Fix(f"drop `{keyword}=`"), shape.places.get(keyword)
+            findings.append(finding_at(usage, change, message, fix, at=at))
         for name in after.missing:
             change = RequiredParameterAdded(symbol, *locs, name)
             message = f"does not pass `{name}`, a required parameter of `{short_name(symbol)}`"

@@ -120,17 +120,23 @@ class PackMatcher:
         for usage in self.usages.usages:
             by_file[usage.path].append(usage)
         for entry in entries:
-            places: list[tuple[str, int, int, str]] = []
+            # (path, line, column, confidence, the token to point at or None)
+            places: list[tuple] = []
             for pattern in entry.patterns:
                 if pattern["kind"] == "text":
-                    places += [(*place, "certain") for place in self._text_matches(pattern)]
+                    places += [(*place, "certain", None) for place in self._text_matches(pattern)]
                     continue
                 for usage in self.usages.usages:
                     confidence = self._matches(pattern, usage)
                     if confidence and self._conditions(entry, usage, by_file[usage.path]):
-                        places.append((usage.path, usage.line, usage.column, confidence))
-            for path, line, column, confidence in sorted(set(places)):
-                findings.append(self._finding(entry, path, line, column, confidence))
+                        place = (usage.path, usage.line, usage.column, confidence, usage.focus)
+                        places.append(place)
+            for *place, focus in sorted(set(places), key=lambda p: p[:4]):
+                finding = self._finding(entry, *place)
+                if focus is not None:  # at the token; the codemod still edits the node
+                    finding.anchor = (finding.line, finding.column)
+                    finding.line, finding.column, finding.end_line, finding.end_column = focus
+                findings.append(finding)
         return findings
 
     def _conditions(self, entry: PackEntry, usage: Usage, same_file: list[Usage]) -> bool:

@@ -25,6 +25,7 @@ from driftaudit.drift.surfaces import (
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding, Fix, Place, finding_at
 from driftaudit.match.members import MemberMatcher
+from driftaudit.pysource import Span
 from driftaudit.requirements import applies, satisfiable
 from driftaudit.usage import (
     CallUsage,
@@ -51,12 +52,18 @@ def _at(usage) -> Place:
     return Place(usage.path, usage.line, usage.column)
 
 
+def _word(usage, word: str) -> Span:
+    """A flag's or env var's name as written at the usage (a point plus its length)."""
+    return Span(usage.line, usage.column, usage.line, usage.column + len(word))
+
+
 class SurfaceMatcher:
     def __init__(self, differ: Differ, usages: UsageSet, members: MemberMatcher, pack=None):
         self.differ = differ
         self.usages = usages
         self.members = members
         self.canonical = pack.canonical if pack else (lambda s: s)
+        self._uses: tuple[set[str], set[tuple]] | None = None
         old_model, new_model = differ.old.server_args(), differ.new.server_args()
         self.server_args = (
             ServerArgsDrift(
@@ -71,7 +78,7 @@ class SurfaceMatcher:
 
     # ---- ServerArgs ---------------------------------------------------------------
 
-    def _field(self, name: str, place, how: str, passed: bool = True) -> list[Finding]:
+    def _field(self, name: str, place, how: str, passed: bool = True, at=None) -> list[Finding]:
         """Findings for a field the consumer names; `passed`: it sets a value (a type
         change matters), else it only reads or wraps it (only a removal matters)."""
         if self.server_args is None:
@@ -89,7 +96,8 @@ class SurfaceMatcher:
                     fix = Fix(f"set `{instead}` instead" if instead else f"drop `{name}`")
                 elif isinstance(change, ServerArgRedirected):
                     fix = Fix(f"set `{change.target}` instead")
-                findings.append(finding_at(place, change, f"{how}: {change.explain()}", fix))
+                message = f"{how}: {change.explain()}"
+                findings.append(finding_at(place, change, message, fix, at=at))
         return findings
 
     def server_args_findings(self, surfaces: SurfaceUsages | None) -> list[Finding]:
@@ -101,7 +109,8 @@ class SurfaceMatcher:
         for usage in self.usages.usages:
             if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == SERVER_ARGS:
                 for keyword in usage.keywords:
-                    findings += self._field(keyword, _at(usage), f"ServerArgs({keyword}=...)")
+                    how, at = f"ServerArgs({keyword}=...)", usage.places.get(keyword)
+                    findings += self._field(keyword, usage, how, at=at)
                 if usage.star_kwargs:
                     splatted.append(usage)
                 else:
@@ -109,12 +118,12 @@ class SurfaceMatcher:
             elif isinstance(usage, MemberUsage) and usage.member in fields:
                 if SERVER_ARGS in self.members.classes_of(usage.receiver):
                     how = f"server_args.{usage.member}"
-                    findings += self._field(usage.member, _at(usage), how, passed=usage.store)
+                    findings += self._field(usage.member, usage, how, passed=usage.store)
             elif isinstance(usage, ClassFieldUsage):
                 name = usage.name.removeprefix("sglang_")
                 if name in fields:
                     how = f"`{usage.owner}.{usage.name}` wraps ServerArgs field `{name}`"
-                    findings += self._field(name, _at(usage), how, passed=False)
+                    findings += self._field(name, usage, how, passed=False)
         if splatted:
             where = ", ".join(f"{u.path}:{u.line}" for u in splatted[:3])
             for usage in self.usages.usages:
@@ -124,13 +133,14 @@ class SurfaceMatcher:
                 if len(known) < 3 or len(known) < 0.6 * len(usage.keys):
                     continue
                 confidence = "certain" if len(known) >= 0.8 * len(usage.keys) else "likely"
-                for key, line, column in known:
+                for key, span in known:
                     how = (
                         f"keyword `{key}` of a dict passed as ServerArgs(**kwargs) "
                         f"({len(known)} of its {len(usage.keys)} keys are ServerArgs fields; "
                         f"splatted at {where})"
                     )
-                    for found in self._field(key, Place(usage.path, line, column), how):
+                    place = Place(usage.path, span.line, span.column)
+                    for found in self._field(key, place, how, at=span):
                         found.confidence = confidence
                         if confidence == "likely":
                             found.severity = "warning"
@@ -141,17 +151,38 @@ class SurfaceMatcher:
         return list(unique.values())
 
     def _defaults(self, call: CallUsage) -> list[Finding]:
-        """ServerArgs(...) leaves these fields unset, and their defaults changed."""
+        """ServerArgs(...) leaves these fields unset, and their defaults changed: a warning
+        where the consumer reads the field, info where it never does; nothing where the
+        same function sets it after construction (the default is never seen)."""
         findings = []
+        reads, writes = self._field_uses()
         for name, changes in self.server_args.by_field.items():
-            if name in call.keywords:
+            if name in call.keywords or (call.path, call.scope, name) in writes:
                 continue
             for change in changes:
                 if isinstance(change, ServerArgDefaultChanged):
                     message = f"ServerArgs(...) leaves `{name}` unset: {change.explain()}"
                     fix = Fix(f"pass `{name}={change.old_default}` to keep the old behaviour")
-                    findings.append(finding_at(call, change, message, fix))
+                    severity = "" if name in reads else "info"
+                    findings.append(finding_at(call, change, message, fix, severity=severity))
         return findings
+
+    def _field_uses(self) -> tuple[set[str], set[tuple]]:
+        """ServerArgs fields the consumer reads (names); and sets on an instance, as
+        (path, function, name)."""
+        if self._uses is None:
+            reads, writes = set(), set()
+            fields = self.server_args.old.fields
+            for usage in self.usages.usages:
+                if not isinstance(usage, MemberUsage) or usage.member not in fields:
+                    continue
+                if SERVER_ARGS in self.members.classes_of(usage.receiver):
+                    if usage.store:
+                        writes.add((usage.path, usage.scope, usage.member))
+                    else:
+                        reads.add(usage.member)
+            self._uses = reads, writes
+        return self._uses
 
     def _flags(self, surfaces: SurfaceUsages) -> list[Finding]:
         findings = []
@@ -175,10 +206,12 @@ class SurfaceMatcher:
                 )
                 if isinstance(change, ServerArgRedirected):
                     fix = Fix(f"set `{change.target}` instead")
-                findings.append(finding_at(usage, change, f"{how}: {change.explain()}", fix))
+                message, at = f"{how}: {change.explain()}", _word(usage, usage.written)
+                findings.append(finding_at(usage, change, message, fix, at=at))
             elif usage.prefix and usage.context == "python-attr":
                 name = usage.flag.removeprefix("--").replace("-", "_")
-                findings += self._field(name, _at(usage), how, passed=False)
+                at = _word(usage, usage.written)
+                findings += self._field(name, _at(usage), how, passed=False, at=at)
             kind = PARSER_FLAGS.get(usage.flag)
             if kind and usage.value:
                 findings += self._parser(kind, usage.value, _at(usage))
@@ -255,7 +288,7 @@ class SurfaceMatcher:
                 before = old[usage.name]
                 message = f"{verb} `{usage.name}`, which the new sglang no longer reads"
                 change = EnvVarUnused(usage.name, f"{before.file}:{before.line}", None)
-                findings.append(finding_at(usage, change, message))
+                findings.append(finding_at(usage, change, message, at=_word(usage, usage.name)))
         return findings
 
     def meta_info_findings(self) -> list[Finding]:

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from driftaudit.drift import Change
-from driftaudit.findings import Finding, summarize
+from driftaudit.findings import Finding, fact, summarize
 from driftaudit.sources import SourceTree
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -27,7 +27,11 @@ def render_console(
         f"[bold]driftaudit[/bold] {escape(consumer)}: sglang {escape(_tree_label(old))} "
         f"-> {escape(_tree_label(new))}"
     )
-    for path, group in groupby(findings, key=lambda f: f.path):
+    places: dict[tuple, list[Finding]] = defaultdict(list)  # one fact's repeats
+    for finding in findings:
+        places[fact(finding)].append(finding)
+    firsts = [f for f in findings if places[fact(f)][0] is f]
+    for path, group in groupby(firsts, key=lambda f: f.path):
         console.print()
         console.print(Text(path, style="bold underline"))
         for finding in group:
@@ -49,6 +53,8 @@ def render_console(
                 applicability = finding.fix_applicability
                 tag = f" (autofixable, {applicability} fix)" if applicability else ""
                 console.print(Text(f"      fix: {finding.fix.description}{tag}", style="green"))
+            for other in places[fact(finding)][1:]:
+                console.print(Text(f"      also at {other.path}:{other.line}:{other.column}"))
     counts = summarize(findings)
     console.print()
     console.print(

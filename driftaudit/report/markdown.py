@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from driftaudit.drift import Change
-from driftaudit.findings import Finding, summarize
+from driftaudit.findings import Finding, fact, summarize
 from driftaudit.sources import SourceTree
 
 
@@ -46,9 +46,9 @@ def findings_markdown(
     ]
     if not findings:
         return "\n".join(lines) + "\n"
-    facts: dict[tuple, list[Finding]] = defaultdict(list)  # one fact: same rule, symbol,
-    for f in findings:  # message and fix
-        facts[(f.code.code, f.symbol, f.message, f.fix.description if f.fix else "")].append(f)
+    facts: dict[tuple, list[Finding]] = defaultdict(list)
+    for f in findings:
+        facts[fact(f)].append(f)
 
     by_rule = Counter((f.code.code, f.code.kind, f.severity) for f in findings)
     lines += ["", "## Summary by rule", "", "| rule | kind | severity | findings |"]
@@ -68,7 +68,7 @@ def findings_markdown(
 
     lines += ["", "## Findings"]
     ordered = sorted(facts.items(), key=lambda item: (item[0][0], item[0][1], item[1][0].path))
-    for (code, symbol, message, _), group in ordered:
+    for (code, symbol, message, *_), group in ordered:
         first = group[0]
         heading = f"{code} {first.code.kind}"
         if symbol:

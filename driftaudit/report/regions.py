@@ -1,6 +1,7 @@
 """Where a finding is, as a region of its file: start and end (line, column), both
-1-based, the end exclusive. A finding recorded as a point is widened to the dotted
-name at that point, so an annotation underlines the name rather than nothing."""
+1-based, the end exclusive: the finding's own end. Only a finding recorded as a point
+(no end known: a text match, a patch hunk) is widened to the dotted name there, so an
+annotation underlines the name rather than nothing."""
 
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ import ast
 import re
 from pathlib import Path
 
+from driftaudit.pysource import Columns
 from driftaudit.usage.exports import ConsumerExports, absolute_module
 from driftaudit.usage.files import ConsumerFile, ConsumerFiles
 from driftaudit.usage.model import ParseFailure, UsageSet
@@ -66,7 +67,8 @@ def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None)
 
     scanned = 0
     for file in visit:
-        visitor = UsageVisitor(file.rel, file.module, file.is_package, exports)
+        columns = Columns(file.text)
+        visitor = UsageVisitor(file.rel, file.module, file.is_package, exports, columns)
         try:
             usages = visitor.run(file.tree)
         except (RecursionError, MemoryError) as exc:  # nesting deeper than the visitor's stack

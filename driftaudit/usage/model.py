@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from driftaudit.pysource import Span
+
 
 @dataclass
 class Usage:
     path: str  # consumer file, relative to the consumer root
-    line: int  # 1-based
-    column: int  # 1-based
+    line: int  # 1-based: where the node starts (the fixer's edits act on that node)
+    column: int  # 1-based, in characters
     symbol: str  # the sglang dotted path as the consumer reaches it
     # line of the enclosing function's `def` (0: module level); set by the visitor
     scope: int = field(default=0, kw_only=True)
+    # the token a finding about this usage points at (an import's alias, the `c` of
+    # `a.b.c`, a call's callee); None: the node at line:column
+    focus: Span | None = field(default=None, kw_only=True)
 
 
 @dataclass
@@ -40,6 +45,8 @@ class CallShape:
     star_kwargs: bool = False
     # value types known from the syntax, by position ("0") or keyword (valuetypes.py)
     arg_types: dict[str, str] = field(default_factory=dict)
+    # where each argument is, by position ("0") or keyword (the keyword's name)
+    places: dict[str, Span] = field(default_factory=dict)
 
 
 @dataclass
@@ -49,6 +56,7 @@ class CallUsage(Usage):
     star_args: bool = False
     star_kwargs: bool = False
     arg_types: dict[str, str] = field(default_factory=dict)
+    places: dict[str, Span] = field(default_factory=dict)
     via: str = ""  # a consumer subclass constructed (symbol: its sglang base)
 
 
@@ -78,7 +86,7 @@ class AttributeNameUsage(Usage):
 class KeywordDictUsage(Usage):
     """A dict literal or `dict(...)` call with string keys (it may feed `f(**kwargs)`)."""
 
-    keys: list[tuple[str, int, int]] = field(default_factory=list)  # (key, line, column)
+    keys: list[tuple[str, Span]] = field(default_factory=list)  # (key, where it is)
 
 
 @dataclass

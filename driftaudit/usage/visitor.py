@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from driftaudit.pysource import dotted
+from driftaudit.pysource import Columns, dotted
 from driftaudit.usage.exports import (
     SGLANG,
     ConsumerExports,
@@ -100,8 +100,16 @@ class _Deferred:
 
 
 class UsageVisitor(ast.NodeVisitor):
-    def __init__(self, relpath: str, module: str, is_package: bool, exports: ConsumerExports):
+    def __init__(
+        self,
+        relpath: str,
+        module: str,
+        is_package: bool,
+        exports: ConsumerExports,
+        columns: Columns | None = None,
+    ):
         self.relpath = relpath
+        self.columns = columns or Columns(None)  # ast byte offsets -> character columns
         self.module = module
         self.is_package = is_package
         self.exports = exports
@@ -211,7 +219,7 @@ class UsageVisitor(ast.NodeVisitor):
         return annotation_type(node, self.resolve_expr)
 
     def _at(self, node: ast.AST) -> tuple[str, int, int]:
-        return self.relpath, node.lineno, node.col_offset + 1
+        return self.relpath, *self.columns.start(node)
 
     # ---- functions and classes -----------------------------------------------
 
@@ -284,7 +292,13 @@ class UsageVisitor(ast.NodeVisitor):
             for target in targets:
                 if isinstance(target, ast.Name) and target.id.startswith("sglang_"):
                     self.usages.append(
-                        ClassFieldUsage(*self._at(target), "", name=target.id, owner=node.name)
+                        ClassFieldUsage(
+                            *self._at(target),
+                            "",
+                            name=target.id,
+                            owner=node.name,
+                            focus=self.columns.span(target),
+                        )
                     )
         self.scopes.append({})  # class body names do not leak into methods
         for statement in node.body:
@@ -299,7 +313,15 @@ class UsageVisitor(ast.NodeVisitor):
             return
         params = [a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]]
         self.usages.append(
-            OverrideUsage(*self._at(node), "", owner.name, owner.bases, node.name, params)
+            OverrideUsage(
+                *self._at(node),
+                "",
+                owner.name,
+                owner.bases,
+                node.name,
+                params,
+                focus=self.columns.def_name(node),
+            )
         )
 
     # ---- imports ---------------------------------------------------------------
@@ -329,7 +351,11 @@ class UsageVisitor(ast.NodeVisitor):
     def _import_usage(self, node: ast.AST, statement: ast.AST | None, symbol: str) -> None:
         lazy = len(self.scopes) > 1
         guarded = statement is not None and id(statement) in self._guarded
-        self.usages.append(ImportUsage(*self._at(node), symbol, lazy=lazy, guarded=guarded))
+        self.usages.append(
+            ImportUsage(
+                *self._at(node), symbol, lazy=lazy, guarded=guarded, focus=self.columns.token(node)
+            )
+        )
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -383,7 +409,15 @@ class UsageVisitor(ast.NodeVisitor):
             symbol = self.resolve_expr(value.func)
             if symbol is not None:
                 starred = any(isinstance(e, ast.Starred) for e in target.elts)
-                self.usages.append(UnpackUsage(*self._at(node), symbol, len(target.elts), starred))
+                self.usages.append(  # at the statement (the fix pads it), shown at the call
+                    UnpackUsage(
+                        *self._at(node),
+                        symbol,
+                        len(target.elts),
+                        starred,
+                        focus=self.columns.token(value),
+                    )
+                )
         elif isinstance(target, ast.Name):
             self._assign_name(target.id, value)
 
@@ -524,11 +558,9 @@ class UsageVisitor(ast.NodeVisitor):
             if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str)
             else None
         )
-        if name in _PATCHERS and string and string.startswith(SGLANG + "."):
-            self.usages.append(ReferenceUsage(*self._at(node), string, store=True))
-            return
-        if name == "setattr" and string and string.startswith(SGLANG + "."):
-            self.usages.append(ReferenceUsage(*self._at(node), string, store=True))  # monkeypatch
+        if string and string.startswith(SGLANG + ".") and name in {"setattr", *_PATCHERS}:
+            focus = self.columns.span(args[0])  # mock.patch("sglang..."), monkeypatch.setattr
+            self.usages.append(ReferenceUsage(*self._at(node), string, store=True, focus=focus))
             return
         if name in ("setattr", "object") and len(args) >= 2:
             owner = self.resolve_expr(args[0])
@@ -538,7 +570,12 @@ class UsageVisitor(ast.NodeVisitor):
             ):
                 return
             self.usages.append(
-                ReferenceUsage(*self._at(node), f"{owner}.{attribute.value}", store=True)
+                ReferenceUsage(
+                    *self._at(node),
+                    f"{owner}.{attribute.value}",
+                    store=True,
+                    focus=self.columns.span(attribute),
+                )
             )
             replacement = (
                 args[2]
@@ -556,13 +593,21 @@ class UsageVisitor(ast.NodeVisitor):
         symbol = self.resolve_expr(node)
         store = isinstance(node.ctx, (ast.Store, ast.Del))
         if symbol is not None:
-            self.usages.append(ReferenceUsage(*self._at(node), symbol, store=store))
+            self.usages.append(
+                ReferenceUsage(*self._at(node), symbol, store=store, focus=self.columns.token(node))
+            )
             return
         if not self._member(node, store, None):
             base = node.value
             if isinstance(base, ast.Name) and self.lookup(base.id) is None:
                 self.usages.append(
-                    AttributeNameUsage(*self._at(node), "", member=node.attr, store=store)
+                    AttributeNameUsage(
+                        *self._at(node),
+                        "",
+                        member=node.attr,
+                        store=store,
+                        focus=self.columns.token(node),
+                    )
                 )
         self.visit(node.value)  # the chain may hold a call: `mod.f().x`
 
@@ -582,6 +627,7 @@ class UsageVisitor(ast.NodeVisitor):
                 store=store,
                 call=call,
                 value_type=stored,
+                focus=self.columns.token(node),
             )
         )
         return True
@@ -611,12 +657,13 @@ class UsageVisitor(ast.NodeVisitor):
         self.generic_visit(node)
         key = _string(node.slice)
         if key is not None and _is_meta_info(node.value):
-            self.usages.append(MetaInfoUsage(*self._at(node), "", key=key))
+            focus = self.columns.span(node.slice)
+            self.usages.append(MetaInfoUsage(*self._at(node), "", key=key, focus=focus))
 
     def visit_Dict(self, node: ast.Dict) -> None:
         self.generic_visit(node)
         keys = [
-            (k.value, k.lineno, k.col_offset + 1)
+            (k.value, self.columns.span(k))
             for k in node.keys
             if isinstance(k, ast.Constant) and isinstance(k.value, str)
         ]
@@ -626,7 +673,7 @@ class UsageVisitor(ast.NodeVisitor):
     def _special_call(self, node: ast.Call, name: str) -> None:
         """dict(a=1, ...), getattr(obj, "x"), dataclasses.replace(obj, x=...)."""
         if name == "dict" and isinstance(node.func, ast.Name) and len(node.keywords) >= 3:
-            keys = [(k.arg, k.lineno, k.col_offset + 1) for k in node.keywords if k.arg]
+            keys = [(k.arg, self.columns.token(k)) for k in node.keywords if k.arg]
             self.usages.append(KeywordDictUsage(*self._at(node), "", keys=keys))
         elif name in ("getattr", "replace") and node.args:
             receiver = self.infer(node.args[0])
@@ -636,20 +683,25 @@ class UsageVisitor(ast.NodeVisitor):
                 attribute = node.args[1]
                 if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
                     self.usages.append(
-                        MemberUsage(*self._at(node), "", receiver=receiver, member=attribute.value)
+                        MemberUsage(
+                            *self._at(node),
+                            "",
+                            receiver=receiver,
+                            member=attribute.value,
+                            focus=self.columns.span(attribute),
+                        )
                     )
             elif name == "replace":
                 for keyword in node.keywords:
                     if keyword.arg:
                         self.usages.append(
                             MemberUsage(
-                                self.relpath,
-                                keyword.lineno,
-                                keyword.col_offset + 1,
+                                *self._at(keyword),
                                 "",
                                 receiver=receiver,
                                 member=keyword.arg,
                                 store=True,
+                                focus=self.columns.token(keyword),
                             )
                         )
 
@@ -660,6 +712,7 @@ class UsageVisitor(ast.NodeVisitor):
             keywords=[k.arg for k in node.keywords if k.arg is not None],
             star_args=any(isinstance(a, ast.Starred) for a in node.args),
             star_kwargs=any(k.arg is None for k in node.keywords),
+            places=self.columns.arguments(node),
         )
         symbol = self.resolve_expr(func)
         if symbol is None and isinstance(func, ast.Attribute) and self._member(func, False, shape):
@@ -674,21 +727,30 @@ class UsageVisitor(ast.NodeVisitor):
         if isinstance(func, ast.Attribute) and func.attr == "get" and _is_meta_info(func.value):
             key = _string(node.args[0]) if node.args else None
             if key is not None:
-                self.usages.append(MetaInfoUsage(*self._at(node), "", key=key))
+                focus = self.columns.span(node.args[0])
+                self.usages.append(MetaInfoUsage(*self._at(node), "", key=key, focus=focus))
         if name in _STRING_IMPORTERS and node.args:
             first = node.args[0]
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
                 if first.value == SGLANG or first.value.startswith(SGLANG + "."):
-                    self._import_usage(node, None, first.value)
+                    self._import_usage(first, None, first.value)
         if name in ("setattr", "object") or name in _PATCHERS:
             self._patch_call(node, name)
         if symbol is not None:
             shape.arg_types = arguments(node, self._value_type)
-            self.usages.append(CallUsage(*self._at(node), symbol, **shape.__dict__))
+            self.usages.append(
+                CallUsage(*self._at(node), symbol, **shape.__dict__, focus=self.columns.token(node))
+            )
         elif isinstance(func, ast.Name) and isinstance(self.lookup(func.id), ConsumerClass):
             subclass = self.lookup(func.id)
             self.usages.append(
-                CallUsage(*self._at(node), subclass.bases[0], **shape.__dict__, via=subclass.name)
+                CallUsage(
+                    *self._at(node),
+                    subclass.bases[0],
+                    **shape.__dict__,
+                    via=subclass.name,
+                    focus=self.columns.token(node),
+                )
             )
         elif isinstance(func, ast.Name) and node.args:
             self._replacement_call(func, node.args[0])

@@ -39,7 +39,7 @@ def test_origin_input_ids_list_to_array(release_cache, tmp_path):
         "    )\n",
     )
     found = _codes(run_compare(root, "0.5.9", "0.5.14", release_cache, pack_dirs=[]), "DA704")
-    assert [(f.line, f.symbol) for f in found] == [(3, "sglang.srt.managers.schedule_batch.Req")]
+    assert [(f.line, f.symbol) for f in found] == [(6, "sglang.srt.managers.schedule_batch.Req")]
     assert "`List[int]` before and `array[int]` now" in found[0].message
 
 

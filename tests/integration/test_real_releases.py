@@ -43,7 +43,7 @@ def test_example_findings_on_real_releases(example_result):
         ("capture/batch.py", 41, "DA902"),  # batch.prepare_for_extend(): prefill_input_ids_cpu
         ("capture/batch.py", 42, "DA901"),  # batch.get_model_worker_batch()
         ("capture/logits.py", 7, "DA301"),  # self.multi_item_delimiter in the replacement
-        ("capture/parallel.py", 16, "DA201"),
+        ("capture/parallel.py", 22, "DA201"),  # the keyword, in its multi-line call
         ("capture/parallel.py", 36, "DA303"),
     }
     assert by_place["capture/batch.py", 28, "DA901"].confidence == "likely"
@@ -60,7 +60,7 @@ def test_example_findings_on_real_releases(example_result):
     assert "sglang.srt.managers.scheduler_components.dp_attn" in moved.message
     assert moved.old_location == "sglang/srt/managers/scheduler_dp_attn_mixin.py:129"
     assert moved.new_location == "sglang/srt/managers/scheduler_components/dp_attn.py:143"
-    kwarg = by_place["capture/parallel.py", 16, "DA201"]
+    kwarg = by_place["capture/parallel.py", 22, "DA201"]
     assert "pynccl_use_current_stream" in kwarg.message
     assert kwarg.old_location == "sglang/srt/distributed/parallel_state.py:1361"
     assert kwarg.new_location == "sglang/srt/distributed/parallel_state.py:1525"
