@@ -10,6 +10,7 @@ from driftaudit.drift import Differ
 from driftaudit.drift.replacements import ServerArgRedirected
 from driftaudit.drift.serverargs import (
     SERVER_ARGS,
+    FlagRemoved,
     ServerArgDefaultChanged,
     ServerArgFieldRemoved,
     ServerArgsDrift,
@@ -25,6 +26,7 @@ from driftaudit.drift.surfaces import (
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding, Fix, Place, finding_at
 from driftaudit.match.members import MemberMatcher
+from driftaudit.match.renames import flag_fix, keyword_fix
 from driftaudit.requirements import applies, satisfiable
 from driftaudit.usage import (
     CallUsage,
@@ -71,9 +73,12 @@ class SurfaceMatcher:
 
     # ---- ServerArgs ---------------------------------------------------------------
 
-    def _field(self, name: str, place, how: str, passed: bool = True) -> list[Finding]:
+    def _field(
+        self, name: str, place, how: str, passed: bool = True, keyword: bool = False
+    ) -> list[Finding]:
         """Findings for a field the consumer names; `passed`: it sets a value (a type
-        change matters), else it only reads or wraps it (only a removal matters)."""
+        change matters), else it only reads or wraps it (only a removal matters);
+        `keyword`: as a keyword of the ServerArgs call at `place` (a rename can fix it)."""
         if self.server_args is None:
             return []
         findings = []
@@ -87,6 +92,7 @@ class SurfaceMatcher:
                         change.suggestion.setting if change.suggestion else None
                     )
                     fix = Fix(f"set `{instead}` instead" if instead else f"drop `{name}`")
+                    fix = (keyword and keyword_fix(name, change)) or fix
                 elif isinstance(change, ServerArgRedirected):
                     fix = Fix(f"set `{change.target}` instead")
                 findings.append(finding_at(place, change, f"{how}: {change.explain()}", fix))
@@ -101,7 +107,8 @@ class SurfaceMatcher:
         for usage in self.usages.usages:
             if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == SERVER_ARGS:
                 for keyword in usage.keywords:
-                    findings += self._field(keyword, _at(usage), f"ServerArgs({keyword}=...)")
+                    how = f"ServerArgs({keyword}=...)"
+                    findings += self._field(keyword, _at(usage), how, keyword=True)
                 if usage.star_kwargs:
                     splatted.append(usage)
                 else:
@@ -161,7 +168,9 @@ class SurfaceMatcher:
             how = f"`{usage.written}`" + (f" wraps sglang's `{usage.flag}`" if usage.prefix else "")
             if change is not None:
                 fix = (
-                    Fix(f"use `{change.replacement}`")
+                    flag_fix(usage, change, drift)
+                    if isinstance(change, FlagRemoved)
+                    else Fix(f"use `{change.replacement}`")
                     if getattr(change, "replacement", None)
                     else None
                 )

@@ -15,6 +15,7 @@ from driftaudit.fix.codemods.rename_import import RenameImport
 from driftaudit.fix.codemods.rename_keyword import RenameKeyword
 from driftaudit.fix.codemods.replace_callee import ReplaceCallee
 from driftaudit.fix.codemods.replace_len_of_member import ReplaceLenOfMember
+from driftaudit.fix.codemods.replace_text import ReplaceText
 from driftaudit.fix.codemods.replace_with_receiver import ReplaceWithReceiver
 from driftaudit.fix.codemods.rewrite_assignment import RewriteAssignment
 
@@ -30,6 +31,7 @@ PRIMITIVES: dict[str, type[Primitive]] = {
         RenameKeyword,
         ReplaceCallee,
         ReplaceLenOfMember,
+        ReplaceText,
         ReplaceWithReceiver,
         RewriteAssignment,
     )
