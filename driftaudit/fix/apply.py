@@ -148,7 +148,7 @@ class _Composer(cst.CSTTransformer):
                 if not 0 <= column <= len(lines[index]):
                     continue
                 primitive.offset = sum(len(text) + 1 for text in lines[:index]) + column
-                primitive.parents = self._parents(original)
+                primitive.lineage = [original, *self._parents(original)]
                 result = self._fire(edit, primitive, original, updated)
                 updated = result if isinstance(result, type(updated)) else updated
         return updated

@@ -31,11 +31,12 @@ def _callee_name(call: cst.Call) -> str:
     return func.value if isinstance(func, cst.Name) else ""
 
 
-def prose_or_definition(node: cst.CSTNode, parents: list[cst.CSTNode]) -> bool:
+def prose_or_definition(lineage: list[cst.CSTNode]) -> bool:
     """Is the string a docstring, help or log text, an exception message, or the name
-    a parser definition gives its own flag? `parents`: nearest first."""
-    child = node
-    for parent in parents:
+    a parser definition gives its own flag? `lineage`: the (original) string node, then
+    its parents up to its statement."""
+    child = lineage[0]
+    for parent in lineage[1:]:
         if isinstance(parent, cst.Expr) and parent.value is child:
             return True  # a bare string statement: a docstring
         keyword = parent.keyword.value if isinstance(parent, cst.Arg) and parent.keyword else ""
@@ -62,7 +63,7 @@ class ReplaceText(Primitive):
     def __init__(self, params: dict):
         super().__init__(params)
         self.offset = 0  # of the span in the node's code, set by the composer
-        self.parents: list[cst.CSTNode] = []  # of the node, nearest first
+        self.lineage: list[cst.CSTNode] = []  # the original node, then its parents
 
     def apply(self, node: cst.CSTNode) -> cst.CSTNode:
         old, new = self.params["old"], self.params["new"]
@@ -70,7 +71,7 @@ class ReplaceText(Primitive):
             if self.offset != 0 or node.value != old or m.matches(node, m.Name(new)):
                 return node
             return node.with_changes(value=new)
-        if prose_or_definition(node, self.parents):
+        if prose_or_definition(self.lineage):
             return node
         value = node.value
         if isinstance(node, cst.SimpleString):
