@@ -279,3 +279,53 @@ def test_fix_reaches_every_surface_and_a_second_run_is_a_no_op(tmp_path, cache_d
     assert {p for p, _, _ in fixed} == {"scripts/launch.sh", "configs/serve.yaml"}
     again = run_fix(consumer, old, new, cache_dir, apply=True, unsafe_fixes=True)
     assert not any(c.changed for c in again.changes)
+
+
+# ---- ServerArgs keywords and keyword-dict keys --------------------------------------
+
+KEYWORDS = FIXTURES / "codes" / "DA401-replacement"
+KEYWORD_CONSUMER = """\
+from sglang.srt.server_args import ServerArgs
+
+
+def build(m):
+    return ServerArgs(model_path=m, prefill_cp_mode="zigzag", enable_gdn_replay_spec=True)
+
+
+KW = {"model_path": "m", 'prefill_cp_mode': "zigzag", "enable_trace": True}
+ServerArgs(**KW)
+"""
+
+
+@pytest.mark.parametrize("unsafe", [False, True])
+def test_server_args_keywords_and_dict_keys_renamed(tmp_path, cache_dir, unsafe):
+    consumer = tmp_path / "consumer"
+    (consumer / "app").mkdir(parents=True)
+    (consumer / "app" / "kw.py").write_text(KEYWORD_CONSUMER)
+    old, new = str(KEYWORDS / "old"), str(KEYWORDS / "new")
+    run_fix(consumer, old, new, cache_dir, apply=True, unsafe_fixes=unsafe)
+    code = (consumer / "app" / "kw.py").read_text()
+    # a deprecation of the old release named it: safe
+    assert 'ServerArgs(model_path=m, cp_strategy="zigzag", ' in code
+    assert "'cp_strategy': \"zigzag\"" in code  # quotes kept
+    assert '"enable_trace": True' in code  # no replacement: left alone
+    # found by name and help similarity only: unsafe
+    renamed = "enable_linear_replay_spec=True" in code
+    assert renamed == unsafe and ("enable_gdn_replay_spec=True" in code) != unsafe
+    again = run_fix(consumer, old, new, cache_dir, apply=True, unsafe_fixes=unsafe)
+    assert not any(c.changed for c in again.changes)
+
+
+def test_rename_key_leaves_other_keys_and_escaped_spellings():
+    before = 'd = {"a_b": 1, "a\\x5fb": 2}\nf(**dict(a_b=1, c=2))\n'
+    change = rewrite(
+        "m.py",
+        before,
+        [
+            Edit("m.py", 1, 6, "rename-key", {"old": "a_b", "new": "x"}),
+            Edit("m.py", 1, 16, "rename-key", {"old": "a_b", "new": "x"}),
+            Edit("m.py", 2, 10, "rename-key", {"old": "a_b", "new": "x"}),
+        ],
+    )
+    assert change.after == 'd = {"x": 1, "a\\x5fb": 2}\nf(**dict(x=1, c=2))\n'
+    assert len(change.applied) == 2

@@ -58,8 +58,9 @@ def flag_fix(usage: FlagUsage, change: FlagRemoved, drift: ServerArgsDrift) -> F
     return Fix(description, edit, safety)
 
 
-def keyword_fix(keyword: str, change: ServerArgFieldRemoved) -> Fix | None:
-    """`ServerArgs(old=...)` -> `ServerArgs(new=...)` when a field replaces it as is."""
+def keyword_fix(keyword: str, change: ServerArgFieldRemoved, kind: str) -> Fix | None:
+    """`ServerArgs(old=...)` -> `ServerArgs(new=...)` (kind rename-keyword), `{"old": ...}`
+    -> `{"new": ...}` (rename-key), when a field replaces the old one as is."""
     suggestion = change.suggestion
     if change.replacement:
         new, safety = change.replacement, "safe"  # its flag now sets that field
@@ -67,5 +68,5 @@ def keyword_fix(keyword: str, change: ServerArgFieldRemoved) -> Fix | None:
         new, safety = suggestion.field, "safe" if suggestion.alias else "unsafe"
     else:
         return None
-    edit = {"kind": "rename-keyword", "old": keyword, "new": new}
+    edit = {"kind": kind, "old": keyword, "new": new}
     return Fix(f"set `{new}` instead", edit, safety)

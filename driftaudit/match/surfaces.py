@@ -74,11 +74,12 @@ class SurfaceMatcher:
     # ---- ServerArgs ---------------------------------------------------------------
 
     def _field(
-        self, name: str, place, how: str, passed: bool = True, keyword: bool = False
+        self, name: str, place, how: str, passed: bool = True, rename: str | None = None
     ) -> list[Finding]:
         """Findings for a field the consumer names; `passed`: it sets a value (a type
         change matters), else it only reads or wraps it (only a removal matters);
-        `keyword`: as a keyword of the ServerArgs call at `place` (a rename can fix it)."""
+        `rename`: the edit that renames it at `place` (rename-keyword of the ServerArgs
+        call, rename-key of a keyword dict), when a field replaces it."""
         if self.server_args is None:
             return []
         findings = []
@@ -92,7 +93,7 @@ class SurfaceMatcher:
                         change.suggestion.setting if change.suggestion else None
                     )
                     fix = Fix(f"set `{instead}` instead" if instead else f"drop `{name}`")
-                    fix = (keyword and keyword_fix(name, change)) or fix
+                    fix = (rename and keyword_fix(name, change, rename)) or fix
                 elif isinstance(change, ServerArgRedirected):
                     fix = Fix(f"set `{change.target}` instead")
                 findings.append(finding_at(place, change, f"{how}: {change.explain()}", fix))
@@ -108,7 +109,7 @@ class SurfaceMatcher:
             if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == SERVER_ARGS:
                 for keyword in usage.keywords:
                     how = f"ServerArgs({keyword}=...)"
-                    findings += self._field(keyword, _at(usage), how, keyword=True)
+                    findings += self._field(keyword, _at(usage), how, rename="rename-keyword")
                 if usage.star_kwargs:
                     splatted.append(usage)
                 else:
@@ -137,7 +138,8 @@ class SurfaceMatcher:
                         f"({len(known)} of its {len(usage.keys)} keys are ServerArgs fields; "
                         f"splatted at {where})"
                     )
-                    for found in self._field(key, Place(usage.path, line, column), how):
+                    place = Place(usage.path, line, column)
+                    for found in self._field(key, place, how, rename="rename-key"):
                         found.confidence = confidence
                         if confidence == "likely":
                             found.severity = "warning"

@@ -12,6 +12,7 @@ from driftaudit.fix.codemods.move_import import MoveImport
 from driftaudit.fix.codemods.pad_unpack import PadUnpack
 from driftaudit.fix.codemods.rename_attribute import RenameAttribute
 from driftaudit.fix.codemods.rename_import import RenameImport
+from driftaudit.fix.codemods.rename_key import RenameKey
 from driftaudit.fix.codemods.rename_keyword import RenameKeyword
 from driftaudit.fix.codemods.replace_callee import ReplaceCallee
 from driftaudit.fix.codemods.replace_len_of_member import ReplaceLenOfMember
@@ -28,6 +29,7 @@ PRIMITIVES: dict[str, type[Primitive]] = {
         PadUnpack,
         RenameAttribute,
         RenameImport,
+        RenameKey,
         RenameKeyword,
         ReplaceCallee,
         ReplaceLenOfMember,
