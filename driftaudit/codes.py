@@ -218,6 +218,8 @@ ENUM_MEMBER_REMOVED = _code(
     "AttributeError where it is used.",
     "ForwardMode.DUMMY_FIRST",
     "Use the member that replaced it.",
+    "unsafe: renamed to the new member with the most similar name; its value or meaning "
+    "may differ",
 )
 
 RETURN_ARITY_CHANGED = _code(
