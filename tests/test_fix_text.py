@@ -329,3 +329,25 @@ def test_rename_key_leaves_other_keys_and_escaped_spellings():
     )
     assert change.after == 'd = {"x": 1, "a\\x5fb": 2}\nf(**dict(x=1, c=2))\n'
     assert len(change.applied) == 2
+
+
+# ---- enum members drift found renamed -------------------------------------------------
+
+ENUMS = FIXTURES / "codes" / "DA302-renamed"
+
+
+@pytest.mark.parametrize("unsafe", [False, True])
+def test_enum_member_renamed_only_with_unsafe_fixes(tmp_path, cache_dir, unsafe):
+    consumer = tmp_path / "consumer"
+    shutil.copytree(ENUMS / "consumer", consumer)
+    before = (consumer / "use.py").read_text()
+    old, new = str(ENUMS / "old"), str(ENUMS / "new")
+    run_fix(consumer, old, new, cache_dir, apply=True, unsafe_fixes=unsafe)
+    after = (consumer / "use.py").read_text()
+    if not unsafe:
+        assert after == before
+        return
+    assert "batch.mode == ForwardMode.DRAFT_EXTEND_V2:" in after
+    assert "return modes.ForwardMode.DRAFT_EXTEND_V2" in after
+    assert "LocalMode.DRAFT_EXTEND\n" in after  # the consumer's own class
+    assert not run_compare(consumer, old, new, cache_dir).findings
