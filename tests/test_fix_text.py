@@ -351,3 +351,13 @@ def test_enum_member_renamed_only_with_unsafe_fixes(tmp_path, cache_dir, unsafe)
     assert "return modes.ForwardMode.DRAFT_EXTEND_V2" in after
     assert "LocalMode.DRAFT_EXTEND\n" in after  # the consumer's own class
     assert not run_compare(consumer, old, new, cache_dir).findings
+
+
+def test_two_flags_in_one_python_string_and_one_shell_line():
+    pairs = [("--nsa-decode-backend", "--dsa-decode-backend"), ("--nsa-prefill-backend",
+             "--dsa-prefill-backend")]  # fmt: skip
+    for path, text in [
+        ("m.py", 'cmd = "sglang serve --nsa-decode-backend a --nsa-prefill-backend b"\n'),
+        ("run.sh", "sglang serve --nsa-decode-backend a --nsa-prefill-backend b\n"),
+    ]:
+        check(path, text, text.replace("--nsa-", "--dsa-"), *[(o, n, 0) for o, n in pairs])

@@ -141,16 +141,19 @@ class _Composer(cst.CSTTransformer):
         if where is None:
             return updated
         lines = cst.Module(body=[]).code_for_node(original).split("\n")
+        inside = []
         for line in range(where.start.line, where.end.line + 1):
             for edit, primitive in self.spans.get(line, ()):
                 index = line - where.start.line
                 column = edit.column - 1 - (where.start.column if index == 0 else 0)
-                if not 0 <= column <= len(lines[index]):
-                    continue
-                primitive.offset = sum(len(text) + 1 for text in lines[:index]) + column
-                primitive.lineage = [original, *self._parents(original)]
-                result = self._fire(edit, primitive, original, updated)
-                updated = result if isinstance(result, type(updated)) else updated
+                if 0 <= column <= len(lines[index]):
+                    offset = sum(len(text) + 1 for text in lines[:index]) + column
+                    inside.append((offset, edit, primitive))
+        lineage = [original, *self._parents(original)] if inside else []
+        for offset, edit, primitive in sorted(inside, key=lambda i: -i[0]):  # last first
+            primitive.offset, primitive.lineage = offset, lineage
+            result = self._fire(edit, primitive, original, updated)
+            updated = result if isinstance(result, type(updated)) else updated
         return updated
 
     def _parents(self, node: cst.CSTNode) -> list[cst.CSTNode]:
