@@ -354,10 +354,11 @@ def test_enum_member_renamed_only_with_unsafe_fixes(tmp_path, cache_dir, unsafe)
 
 
 def test_two_flags_in_one_python_string_and_one_shell_line():
-    pairs = [("--nsa-decode-backend", "--dsa-decode-backend"), ("--nsa-prefill-backend",
-             "--dsa-prefill-backend")]  # fmt: skip
+    pairs = [("--cuda-graph-bs", "--cuda-graph-bs-decode"), ("--cuda-graph-max-bs",
+             "--cuda-graph-max-bs-decode")]  # fmt: skip
     for path, text in [
-        ("m.py", 'cmd = "sglang serve --nsa-decode-backend a --nsa-prefill-backend b"\n'),
-        ("run.sh", "sglang serve --nsa-decode-backend a --nsa-prefill-backend b\n"),
+        ("m.py", 'cmd = "sglang serve --cuda-graph-bs 1 --cuda-graph-max-bs 2"\n'),
+        ("run.sh", "sglang serve --cuda-graph-bs 1 --cuda-graph-max-bs 2\n"),
     ]:
-        check(path, text, text.replace("--nsa-", "--dsa-"), *[(o, n, 0) for o, n in pairs])
+        after = text.replace("-bs 1", "-bs-decode 1").replace("-bs 2", "-bs-decode 2")
+        check(path, text, after, *[(o, n, 0) for o, n in pairs])
