@@ -247,6 +247,8 @@ def test_python_prose_comments_and_own_parser_are_left_alone(source):
         "m.py", source, [Edit("m.py", line, column, "replace-text", {"old": OLD, "new": NEW})]
     )
     assert change.after == source and not change.applied
+    if "#" not in source and "-other" not in source:
+        assert "left alone" in change.skipped[0][1]
 
 
 # ---- end to end: compare -> fix --apply -> compare --------------------------------

@@ -247,9 +247,12 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
         return change
     change.after = code
     applied = {id(e) for e in composer.applied}
+    why = {id(e): p.why for spans in composer.spans.values() for e, p in spans}
     change.applied = [e for e in edits if id(e) in applied]
     change.skipped = [
-        (e, "the code at that place no longer matches") for e in edits if id(e) not in applied
+        (e, why.get(id(e), "the code at that place no longer matches"))
+        for e in edits
+        if id(e) not in applied
     ]
     return change
 

@@ -64,6 +64,7 @@ class ReplaceText(Primitive):
         super().__init__(params)
         self.offset = 0  # of the span in the node's code, set by the composer
         self.lineage: list[cst.CSTNode] = []  # the original node, then its parents
+        self.why = "the code at that place no longer matches"  # when it does not apply
 
     def apply(self, node: cst.CSTNode) -> cst.CSTNode:
         old, new = self.params["old"], self.params["new"]
@@ -72,6 +73,10 @@ class ReplaceText(Primitive):
                 return node
             return node.with_changes(value=new)
         if prose_or_definition(self.lineage):
+            self.why = (
+                "a docstring, help, log or exception text, or a flag the consumer's own "
+                "parser defines: left alone"
+            )
             return node
         value = node.value
         if isinstance(node, cst.SimpleString):
