@@ -218,6 +218,8 @@ ENUM_MEMBER_REMOVED = _code(
     "AttributeError where it is used.",
     "ForwardMode.DUMMY_FIRST",
     "Use the member that replaced it.",
+    "unsafe: renamed to the new member with the most similar name; its value or meaning "
+    "may differ",
 )
 
 RETURN_ARITY_CHANGED = _code(
@@ -267,6 +269,8 @@ SERVER_ARG_REMOVED = _code(
     "TypeError for ServerArgs(field=...), AttributeError for server_args.field.",
     "ServerArgs(enable_piecewise_cuda_graph=True)",
     "Drop it, or set the field that replaced it (the finding names it when a flag moved).",
+    "safe: renamed to the field sglang itself maps it to (its flag moved, or a deprecation "
+    "named it); a field found by name and help similarity only is an unsafe fix",
 )
 
 SERVER_ARG_TYPE_CHANGED = _code(
@@ -300,6 +304,9 @@ FLAG_REMOVED = _code(
     "The server refuses to start: unrecognized arguments.",
     "python -m sglang.launch_server --enable-piecewise-cuda-graph",
     "Drop it or use the flag named in the finding.",
+    "safe: renamed (in scripts, configs, argv lists and wrapped `sglang_<field>` names) to "
+    "the flag sglang itself maps it to (a deprecated alias, the same field's new flag); a "
+    "flag found by name and help similarity only is an unsafe fix",
 )
 
 FLAG_DEPRECATED = _code(

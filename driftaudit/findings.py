@@ -15,6 +15,7 @@ class Fix:
 
     description: str
     edit: dict | None = None
+    applicability: str | None = None  # "safe"/"unsafe" for this fix; None: the code's
 
     @property
     def autofixable(self) -> bool:
@@ -68,7 +69,9 @@ class Finding:
     @property
     def fix_applicability(self) -> str | None:
         """ "safe" or "unsafe" when the fix is a codemod (as the code documents it)."""
-        return self.code.applicability if self.fix and self.fix.autofixable else None
+        if not (self.fix and self.fix.autofixable):
+            return None
+        return self.fix.applicability or self.code.applicability
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.code.code, self.symbol)

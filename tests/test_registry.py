@@ -98,7 +98,10 @@ def test_fix_safety_says_safe_or_unsafe_for_every_code_with_a_codemod():
         "DA102",
         "DA201",
         "DA202",
+        "DA302",
         "DA303",
+        "DA401",
+        "DA404",
         "DA901",
     }
     assert {v for v in applicability.values()} == {"safe", "unsafe", None}
@@ -167,3 +170,16 @@ def test_surface_changes_are_one_class_per_kind(tmp_path):
             "requirement torch: changed (==2.9.1 -> ==2.11.0)"
         ),
     }
+
+
+def test_a_fix_may_be_less_safe_than_its_code():
+    """A rename sglang makes is safe (the code's word); one found by similarity says
+    unsafe on the fix itself, and the fixer holds it back without --unsafe-fixes."""
+    from driftaudit.findings import Finding, Fix
+
+    edit = {"kind": "replace-text", "old": "--a", "new": "--b"}
+    code = codes.CODES["DA404"]
+    safe = Finding(code, "x.sh", 1, 1, "s", "m", fix=Fix("use `--b`", edit))
+    unsafe = Finding(code, "x.sh", 1, 1, "s", "m", fix=Fix("use `--b`", edit, "unsafe"))
+    assert (safe.fix_applicability, unsafe.fix_applicability) == ("safe", "unsafe")
+    assert Finding(code, "x.sh", 1, 1, "s", "m", fix=Fix("use `--b`")).fix_applicability is None

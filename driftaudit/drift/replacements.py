@@ -38,6 +38,7 @@ class Suggestion:
     value: str | None  # the value to give it, when the evidence says
     flag: str | None  # the command-line spelling, e.g. "--cuda-graph-backend-prefill=tc_piecewise"
     evidence: str
+    alias: bool = False  # sglang's own deprecation maps the old setting to this one 1:1
 
     @property
     def setting(self) -> str:
@@ -124,7 +125,8 @@ class Replacements:
                 flag, value = found
                 evidence = f"the old release already deprecated it: `{text}`{where}"
                 shown = repr(value) if value else None
-                return Suggestion(target, shown, flag + (f"={value}" if value else ""), evidence)
+                spelled = flag + (f"={value}" if value else "")
+                return Suggestion(target, shown, spelled, evidence, alias=True)
         return None
 
     def flag_replacement(self, flag: str) -> tuple[str, str] | None:
@@ -148,7 +150,9 @@ class Replacements:
                         f"the new release keeps `{redirect.source}` as a deprecated spelling "
                         f"that sets `{redirect.setting}` ({_where(redirect)})"
                     )
-                    return Suggestion(redirect.target, redirect.value, redirect.new_flag, evidence)
+                    return Suggestion(
+                        redirect.target, redirect.value, redirect.new_flag, evidence, alias=True
+                    )
         return None
 
     def _similar_field(self, field: ServerArgField) -> Suggestion | None:

@@ -8,11 +8,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+from libcst.metadata import (
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    ScopeProvider,
+)
 
 from driftaudit.fix.codemods import PRIMITIVES, Primitive
 from driftaudit.fix.codemods.add_import import ImportNames, insert_imports
 from driftaudit.fix.codemods.move_import import MoveImport, move_names
+from driftaudit.fix.codemods.replace_text import ReplaceText
 from driftaudit.fix.edits import Edit
 from driftaudit.fix.source import (
     ChangedSinceScan,
@@ -22,6 +28,7 @@ from driftaudit.fix.source import (
     parses,
     source_of,
 )
+from driftaudit.fix.text import rewrite_text
 from driftaudit.usage.files import ConsumerFiles
 
 
@@ -68,13 +75,18 @@ class _Frame:
 class _Composer(cst.CSTTransformer):
     """One pass over the original tree; each edit fires on the node at its position."""
 
-    METADATA_DEPENDENCIES = (PositionProvider, ScopeProvider)
+    METADATA_DEPENDENCIES = (PositionProvider, ScopeProvider, ParentNodeProvider)
 
     def __init__(self, placed: list[tuple[tuple[int, int], Edit]]):
         super().__init__()
         self.at: dict[tuple[int, int], list[tuple[Edit, Primitive]]] = defaultdict(list)
+        self.spans: dict[int, list[tuple[Edit, ReplaceText]]] = defaultdict(list)  # by line
         for position, edit in placed:
-            self.at[position].append((edit, PRIMITIVES[edit.kind](edit.params)))
+            primitive = PRIMITIVES[edit.kind](edit.params)
+            if isinstance(primitive, ReplaceText):
+                self.spans[position[0]].append((edit, primitive))
+            else:
+                self.at[position].append((edit, primitive))
         self.applied: list[Edit] = []
         self.names: ImportNames | None = None
         self._frames: list[_Frame] = []
@@ -116,9 +128,40 @@ class _Composer(cst.CSTTransformer):
             for edit, primitive in self.at.get(self._position(original_node.args[0].value), ()):
                 if getattr(primitive, "anchor", None) == "argument":
                     updated = self._fire(edit, primitive, original_node, updated)
+        if self.spans and isinstance(original_node, ReplaceText.node_types):
+            updated = self._replace_text(original_node, updated)
         if isinstance(updated, cst.CSTNode) and type(updated) is type(original_node):
             return super().on_leave(original_node, updated)
         return updated
+
+    def _replace_text(self, original, updated):
+        """The replace-text edits whose span lies in this string (or is this name)."""
+        where = self.get_metadata(PositionProvider, original, None)
+        if where is None:
+            return updated
+        lines = cst.Module(body=[]).code_for_node(original).split("\n")
+        inside = []
+        for line in range(where.start.line, where.end.line + 1):
+            for edit, primitive in self.spans.get(line, ()):
+                index = line - where.start.line
+                column = edit.column - 1 - (where.start.column if index == 0 else 0)
+                if 0 <= column <= len(lines[index]):
+                    offset = sum(len(text) + 1 for text in lines[:index]) + column
+                    inside.append((offset, edit, primitive))
+        lineage = [original, *self._parents(original)] if inside else []
+        for offset, edit, primitive in sorted(inside, key=lambda i: -i[0]):  # last first
+            primitive.offset, primitive.lineage = offset, lineage
+            result = self._fire(edit, primitive, original, updated)
+            updated = result if isinstance(result, type(updated)) else updated
+        return updated
+
+    def _parents(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        parents = []
+        while (node := self.get_metadata(ParentNodeProvider, node, None)) is not None:
+            parents.append(node)
+            if isinstance(node, cst.BaseStatement):
+                break
+        return parents
 
     def visit_SimpleStatementLine(self, node) -> None:
         self._frames.append(_Frame())
@@ -177,6 +220,9 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     if isinstance(source, str):
         source = decode(source.encode("utf-8"))
     change = FileChange(path, source, source.text)
+    if not path.endswith((".py", ".pyi")):
+        change.after, change.applied, change.skipped = rewrite_text(path, source, edits)
+        return change
     try:
         module = cst.parse_module(source.text)
     except cst.ParserSyntaxError as exc:
@@ -200,9 +246,12 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
         return change
     change.after = code
     applied = {id(e) for e in composer.applied}
+    why = {id(e): p.why for spans in composer.spans.values() for e, p in spans}
     change.applied = [e for e in edits if id(e) in applied]
     change.skipped = [
-        (e, "the code at that place no longer matches") for e in edits if id(e) not in applied
+        (e, why.get(id(e), "the code at that place no longer matches"))
+        for e in edits
+        if id(e) not in applied
     ]
     return change
 

@@ -9,6 +9,7 @@ from driftaudit.drift import Differ
 from driftaudit.drift.changes import (
     Change,
     DefaultChanged,
+    EnumMemberRemoved,
     MemberRemoved,
     ModuleRemoved,
     ParameterRemoved,
@@ -113,6 +114,20 @@ def match_usages(
     return sorted(merged, key=Finding.sort_key)
 
 
+def _enum_rename(usage: Usage, symbol: str, change: MemberRemoved) -> dict | None:
+    """`Mode.OLD` -> `Mode.NEW` where the consumer reads the member drift found renamed
+    (a new member of a similar name: an unsafe fix, its value may differ)."""
+    if not (
+        isinstance(change, EnumMemberRemoved)
+        and change.candidate_kind == "renamed"
+        and change.symbol == symbol
+        and isinstance(usage, ReferenceUsage)
+    ):
+        return None
+    old, new = symbol.rpartition(".")[2], change.candidate.rpartition(".")[2]
+    return {"kind": "rename-attribute", "old": old, "new": new}
+
+
 class _Matcher:
     def __init__(self, differ: Differ):
         self.differ = differ
@@ -140,7 +155,7 @@ class _Matcher:
             edit = {"kind": "move-import", "name": name, "new_module": change.new_module}
             fix = Fix(f"import `{name}` from `{change.new_module}`", edit if direct else None)
         elif isinstance(change, MemberRemoved) and change.candidate:
-            fix = Fix(f"use `{change.candidate}`")
+            fix = Fix(f"use `{change.candidate}`", _enum_rename(usage, symbol, change), "unsafe")
         if isinstance(usage, ImportUsage):
             if usage.guarded:
                 # still an error: the except branch silently switches the feature off

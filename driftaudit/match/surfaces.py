@@ -10,6 +10,7 @@ from driftaudit.drift import Differ
 from driftaudit.drift.replacements import ServerArgRedirected
 from driftaudit.drift.serverargs import (
     SERVER_ARGS,
+    FlagRemoved,
     ServerArgDefaultChanged,
     ServerArgFieldRemoved,
     ServerArgsDrift,
@@ -25,6 +26,7 @@ from driftaudit.drift.surfaces import (
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding, Fix, Place, finding_at
 from driftaudit.match.members import MemberMatcher
+from driftaudit.match.renames import flag_fix, keyword_fix
 from driftaudit.pysource import Span
 from driftaudit.requirements import applies, satisfiable
 from driftaudit.usage import (
@@ -78,9 +80,19 @@ class SurfaceMatcher:
 
     # ---- ServerArgs ---------------------------------------------------------------
 
-    def _field(self, name: str, place, how: str, passed: bool = True, at=None) -> list[Finding]:
+    def _field(
+        self,
+        name: str,
+        place,
+        how: str,
+        passed: bool = True,
+        at=None,
+        rename: str | None = None,
+    ) -> list[Finding]:
         """Findings for a field the consumer names; `passed`: it sets a value (a type
-        change matters), else it only reads or wraps it (only a removal matters)."""
+        change matters), else it only reads or wraps it (only a removal matters);
+        `rename`: the edit that renames it at `place` (rename-keyword of the ServerArgs
+        call, rename-key of a keyword dict), when a field replaces it."""
         if self.server_args is None:
             return []
         findings = []
@@ -94,6 +106,7 @@ class SurfaceMatcher:
                         change.suggestion.setting if change.suggestion else None
                     )
                     fix = Fix(f"set `{instead}` instead" if instead else f"drop `{name}`")
+                    fix = (rename and keyword_fix(name, change, rename)) or fix
                 elif isinstance(change, ServerArgRedirected):
                     fix = Fix(f"set `{change.target}` instead")
                 message = f"{how}: {change.explain()}"
@@ -110,7 +123,7 @@ class SurfaceMatcher:
             if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == SERVER_ARGS:
                 for keyword in usage.keywords:
                     how, at = f"ServerArgs({keyword}=...)", usage.places.get(keyword)
-                    findings += self._field(keyword, usage, how, at=at)
+                    findings += self._field(keyword, usage, how, at=at, rename="rename-keyword")
                 if usage.star_kwargs:
                     splatted.append(usage)
                 else:
@@ -140,7 +153,7 @@ class SurfaceMatcher:
                         f"splatted at {where})"
                     )
                     place = Place(usage.path, span.line, span.column)
-                    for found in self._field(key, place, how, at=span):
+                    for found in self._field(key, place, how, at=span, rename="rename-key"):
                         found.confidence = confidence
                         if confidence == "likely":
                             found.severity = "warning"
@@ -200,7 +213,9 @@ class SurfaceMatcher:
                 findings.append(finding_at(usage, moved, f"{how}: {moved.explain()}", fix))
             elif change is not None:
                 fix = (
-                    Fix(f"use `{change.replacement}`")
+                    flag_fix(usage, change, drift)
+                    if isinstance(change, FlagRemoved)
+                    else Fix(f"use `{change.replacement}`")
                     if getattr(change, "replacement", None)
                     else None
                 )

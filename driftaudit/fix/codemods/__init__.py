@@ -12,9 +12,11 @@ from driftaudit.fix.codemods.move_import import MoveImport
 from driftaudit.fix.codemods.pad_unpack import PadUnpack
 from driftaudit.fix.codemods.rename_attribute import RenameAttribute
 from driftaudit.fix.codemods.rename_import import RenameImport
+from driftaudit.fix.codemods.rename_key import RenameKey
 from driftaudit.fix.codemods.rename_keyword import RenameKeyword
 from driftaudit.fix.codemods.replace_callee import ReplaceCallee
 from driftaudit.fix.codemods.replace_len_of_member import ReplaceLenOfMember
+from driftaudit.fix.codemods.replace_text import ReplaceText
 from driftaudit.fix.codemods.replace_with_receiver import ReplaceWithReceiver
 from driftaudit.fix.codemods.rewrite_assignment import RewriteAssignment
 
@@ -27,9 +29,11 @@ PRIMITIVES: dict[str, type[Primitive]] = {
         PadUnpack,
         RenameAttribute,
         RenameImport,
+        RenameKey,
         RenameKeyword,
         ReplaceCallee,
         ReplaceLenOfMember,
+        ReplaceText,
         ReplaceWithReceiver,
         RewriteAssignment,
     )

@@ -18,7 +18,7 @@ class Primitive:
     """
 
     kind = ""
-    node_type: type[cst.CSTNode] = cst.CSTNode
+    node_type: type[cst.CSTNode] | tuple[type[cst.CSTNode], ...] = cst.CSTNode
     required: tuple[str, ...] = ()  # parameters the primitive needs
     templates: dict[str, set[str]] = {}  # template parameter -> the {fields} it may name
 
