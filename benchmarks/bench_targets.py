@@ -112,10 +112,14 @@ def measure(argv: list[str], env: dict | None = None, cwd: Path | None = None) -
     return json.loads(proc.stdout)
 
 
-def driftaudit_env(path: Path | None) -> dict:
+def driftaudit_env(path: Path | None, bytecode: bool) -> dict:
     env = dict(os.environ)
     if path is not None:
         env["PYTHONPATH"] = str(path)
+    if bytecode:  # as an installed package runs: imports read .pyc, never compile
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run([sys.executable, "-c", "import driftaudit.cli, driftaudit.pipeline"],
+                       env=env, check=True)  # fmt: skip
     return env
 
 
@@ -221,13 +225,20 @@ def main() -> None:
     parser.add_argument("--type-checker", choices=["mypy", "pyright", "none"], default="mypy")
     parser.add_argument("--skip-griffe", action="store_true")
     parser.add_argument("--driftaudit-path", type=Path, help="PYTHONPATH for another copy")
+    parser.add_argument(
+        "--bytecode",
+        action="store_true",
+        help="let driftaudit write and read .pyc even when PYTHONDONTWRITEBYTECODE is set",
+    )
     args = parser.parse_args()
     shared = args.cache_dir or Path(
         os.environ.get("DRIFTAUDIT_CACHE_DIR", Path.home() / ".cache" / "driftaudit")
     )
-    env = driftaudit_env(args.driftaudit_path)
+    env = driftaudit_env(args.driftaudit_path, args.bytecode)
     load = os.getloadavg()[0]
     print(f"machine: {os.cpu_count()} cores, load {load:.1f}, python {sys.version.split()[0]}")
+    if not args.bytecode and os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("PYTHONDONTWRITEBYTECODE is set: driftaudit compiles its modules on every run")
     exe = None
     if args.type_checker != "none":
         exe = checker_venv(args.type_checker, shared)
