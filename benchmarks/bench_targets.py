@@ -119,12 +119,15 @@ def driftaudit_env(path: Path | None, bytecode: bool) -> dict:
     if bytecode:  # as an installed package runs: imports read .pyc, never compile
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         subprocess.run([sys.executable, "-c", "import driftaudit.cli, driftaudit.pipeline"],
-                       env=env, check=True)  # fmt: skip
+                       env=env, check=True, cwd=tempfile.gettempdir())  # fmt: skip
     return env
 
 
 def run_compare(argv: list[str], env: dict) -> dict:
-    result = measure([sys.executable, "-m", "driftaudit", *argv], env=env)
+    # from a neutral folder: `-m` puts the working directory first on sys.path, and a
+    # checkout there would shadow --driftaudit-path
+    cwd = Path(tempfile.gettempdir())
+    result = measure([sys.executable, "-m", "driftaudit", *argv], env=env, cwd=cwd)
     if result["rc"] not in (0, 1):
         raise SystemExit(f"driftaudit failed: {result['stderr'].strip()}")
     return result
