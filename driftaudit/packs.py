@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from driftaudit.errors import DriftauditError
-from driftaudit.fix.codemods import PRIMITIVES
 from driftaudit.versions import in_range, parse_version
 
 if TYPE_CHECKING:
@@ -89,14 +88,18 @@ def load_packs(
     """Every valid entry that applies to old -> new (all entries when versions unknown)."""
     entries: list[PackEntry] = []
     seen: set[str] = set()
+    builtin = resources.files(BUILTIN_PACKS)
     for directory in directories:
+        # the shipped packs' codemods are checked by the test suite (test_packs), not on
+        # every run: that check builds the primitives, and they import libcst
+        trusted = directory == builtin
         packs = sorted((p for p in directory.iterdir() if p.name.endswith(".toml")), key=_name)
         for path in packs:
             key = str(path.resolve()) if isinstance(path, Path) else str(path)
             if key in seen or not path.is_file():
                 continue
             seen.add(key)
-            entries += load_pack(path)
+            entries += load_pack(path, check_codemods=not trusted)
     if old is None or new is None:
         return entries
     return [e for e in entries if in_range(e.introduced, old, new)]
@@ -106,7 +109,10 @@ def _name(path: Path | Traversable) -> str:
     return path.name
 
 
-def load_pack(path: Path | Traversable) -> list[PackEntry]:
+def load_pack(path: Path | Traversable, check_codemods: bool = True) -> list[PackEntry]:
+    """The entries of one pack, validated (`check_codemods`: also build each codemod
+    step's primitive, which checks its parameters: it imports libcst)."""
+
     def fail(where: str, problem: str) -> DriftauditError:
         return DriftauditError(f"rule pack {path.name}: {where}: {problem}")
 
@@ -162,6 +168,12 @@ def load_pack(path: Path | Traversable) -> list[PackEntry]:
             raise fail(where, "`codemod` must be a list of steps")
         for step in codemod:
             primitive = step.get("primitive") if isinstance(step, dict) else None
+            if not isinstance(primitive, str):
+                raise fail(where, f"unknown codemod primitive {primitive!r}")
+            if not check_codemods:
+                continue
+            from driftaudit.fix.codemods import PRIMITIVES  # libcst: only to check a step
+
             if primitive not in PRIMITIVES:
                 raise fail(where, f"unknown codemod primitive {primitive!r}")
             try:

@@ -10,6 +10,7 @@ import ast
 import hashlib
 import io
 import tokenize
+from collections import deque
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -105,6 +106,24 @@ def parse_region(code: str, begin: int, indented: bool, filename: str = "<unknow
     if indented:
         tree.body = tree.body[0].body
     return tree
+
+
+_BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def statements(tree: ast.AST):
+    """Every statement below `tree` at any depth (function and class bodies too; except
+    handlers and match cases as well), in `ast.walk` order, without entering expressions:
+    imports and definitions are statements, and walking every expression costs more."""
+    queue = deque([tree])
+    while queue:
+        node = queue.popleft()
+        if node is not tree:
+            yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list) and value and isinstance(value[0], _BLOCK_NODES):
+                queue.extend(value)
 
 
 def dotted(node: ast.AST | None) -> str | None:

@@ -117,6 +117,10 @@ def test_shipped_packs_are_valid_and_cover_both_seed_upgrades():
     assert {"req-fill-ids-assigned", "schedule-batch-model-worker-batch-removed"} <= early
     assert {"deepseek-v4-encoders-deleted", "flashmla-package-moved"} <= late
     assert not early & late
+    # load_packs trusts the shipped codemods (no libcst on a compare): check them here
+    for path in directories[0].iterdir():
+        if path.name.endswith(".toml"):
+            assert load_pack(path, check_codemods=True)
 
 
 def test_dev_and_pre_releases_select_entries(tmp_path):

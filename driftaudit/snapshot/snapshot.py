@@ -60,13 +60,6 @@ class Resolved:
         return f"{file}:{lineno}" if lineno else file
 
 
-def _module_name(relpath: Path) -> str:
-    parts = list(relpath.with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
 def _name_index_of(data: Any) -> dict[str, list[str]]:
     """A cached name index, checked for shape (a wrong one is computed again)."""
     if not isinstance(data, dict) or not all(
@@ -127,20 +120,21 @@ class Snapshot:
             known = {}
         seen: dict[str, list] = {}
         tree_hash = hashlib.sha1(EXTRACTOR_VERSION.encode())
+        top = os.fspath(root)  # strings, not Paths: pathlib costs more than the stat
         for dirpath, dirnames, filenames in os.walk(self.tree.package_dir):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and "." not in d)
-            rel_dir = Path(dirpath).relative_to(root)
-            self.packages.add(".".join(rel_dir.parts))
+            rel_parts = os.path.relpath(dirpath, top).split(os.sep)
+            self.packages.add(".".join(rel_parts))
             for filename in sorted(filenames):
                 if not filename.endswith(".py"):
                     continue
-                relpath = rel_dir / filename
-                name = _module_name(relpath)
+                stem = filename[:-3]
+                name = ".".join(rel_parts if stem == "__init__" else [*rel_parts, stem])
                 if not all(part.isidentifier() for part in name.split(".")):
                     continue
-                posix = relpath.as_posix()
+                posix = "/".join([*rel_parts, filename])
                 try:
-                    stat = (root / relpath).stat()
+                    stat = os.stat(os.path.join(dirpath, filename))
                     if not S_ISREG(stat.st_mode):  # a FIFO or a device would block or never end
                         raise OSError(errno.EINVAL, "not a regular file")
                     previous = known.get(posix)
@@ -152,7 +146,7 @@ class Snapshot:
                     ):
                         digest = previous[2]
                     else:
-                        digest = hashlib.sha1((root / relpath).read_bytes()).hexdigest()
+                        digest = hashlib.sha1((root / posix).read_bytes()).hexdigest()
                 except OSError as exc:
                     self._unreadable(posix, exc)
                     digest = f"{_UNREADABLE}{exc.errno}"

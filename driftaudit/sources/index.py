@@ -109,23 +109,28 @@ def _discard(target: Path) -> None:
 
 
 def _walk_files(root: Path):
-    for dirpath, dirnames, filenames in os.walk(root):
+    """(posix path relative to root, full path) of every file; strings, not Paths: a
+    warm run checks every file of both releases, and pathlib costs more than the stat."""
+    top = os.fspath(root)
+    for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        rel_dir = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        prefix = "" if rel_dir == "." else rel_dir + "/"
         for filename in filenames:
-            path = Path(dirpath) / filename
-            rel = path.relative_to(root).as_posix()
+            rel = prefix + filename
             if not rel.startswith(".driftaudit-"):
-                yield rel, path
+                yield rel, os.path.join(dirpath, filename)
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _sha256(path: str) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
 
 
 def write_manifest(root: Path) -> None:
     manifest = {}
     for rel, path in _walk_files(root):
-        stat = path.stat()
+        stat = os.stat(path)
         manifest[rel] = [stat.st_size, stat.st_mtime_ns, _sha256(path)]
     (root / _MANIFEST).write_text(json.dumps(manifest, separators=(",", ":")))
 
@@ -157,7 +162,7 @@ def verify_manifest(root: Path) -> str | None:
     for rel, entry in manifest.items():
         try:
             size, mtime, digest = entry
-            stat = present[rel].stat()
+            stat = os.stat(present[rel])
             if [stat.st_size, stat.st_mtime_ns] != [size, mtime] and _sha256(
                 present[rel]
             ) != digest:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from driftaudit.pysource import dotted
+from driftaudit.pysource import dotted, statements
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.model import Usage
 
@@ -67,13 +67,13 @@ class _FileBypasses:
 
     def run(self) -> list[Usage]:
         found: list[Usage] = []
-        functions = [
-            n for n in ast.walk(self.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-        ]
+        functions = []
         # the lines that can matter: read only the scopes that hold one
         new_lines, namespace_lines = set(), set()
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call):
+        for node in ast.walk(self.tree):  # one walk for both
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.append(node)
+            elif isinstance(node, ast.Call):
                 tail = (dotted(node.func) or "").rpartition(".")[2]
                 if tail == "__new__":
                     new_lines.add(node.lineno)
@@ -224,7 +224,7 @@ class _FileBypasses:
 def _sglang_names(tree: ast.Module) -> dict[str, str]:
     """Names bound to sglang modules or classes by the file's imports (any scope)."""
     names: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if node.module == "sglang" or node.module.startswith("sglang."):
                 for alias in node.names:

@@ -12,7 +12,7 @@ import ast
 import re
 from pathlib import Path
 
-from driftaudit.pysource import Columns
+from driftaudit.pysource import Columns, statements
 from driftaudit.usage.exports import ConsumerExports, absolute_module
 from driftaudit.usage.files import ConsumerFile, ConsumerFiles
 from driftaudit.usage.model import ParseFailure, UsageSet
@@ -102,7 +102,7 @@ def _mentioning(modules: set[str], files: list[_File]) -> list[_File]:
 
 def _imports_reexport(tree: ast.Module, name: str, is_package: bool, exports) -> bool:
     """Does this file import a consumer module that re-exports sglang names?"""
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, ast.ImportFrom):
             source = absolute_module(name, is_package, node.level, node.module)
             candidates = [source] + [f"{source}.{a.name}" for a in node.names]

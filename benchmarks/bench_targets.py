@@ -1,0 +1,321 @@
+"""Benchmark the speed targets: `driftaudit compare` warm and cold against the consumer's
+`ast.parse` floor, griffe visiting both sglang trees, and a type checker run against each
+tree, side by side in one run on one machine.
+
+    python benchmarks/bench_targets.py                    # the two default consumers
+    python benchmarks/bench_targets.py --case specforge=/path/to/SpecForge@0.5.9..0.5.14 \
+        --type-checker mypy --repeat 3
+
+Each case is NAME=CONSUMER@OLD..NEW. Every figure comes from its own process, timed from
+outside (interpreter start-up and imports included) with its own peak RSS:
+
+- floor: read and `ast.parse` every Python file of the consumer (the time of that loop);
+- cold: `compare` with an empty snapshot cache (releases already unpacked, linked in: the
+  network is not measured);
+- warm: the same command again (the best of `--repeat` runs);
+- griffe: `griffe.visit` of every module of both trees (what a cold run would cost if it
+  visited everything);
+- peer: a type checker (mypy or pyright, in a venv of the benchmark's own under the cache)
+  run on the consumer's files that mention sglang, once with each unpacked release on its
+  path (extraPaths / MYPYPATH): what diffing its diagnostics would cost.
+
+Targets: warm <= 2.5x the floor (<= 2x on miles), cold <= 0.2x griffe, peak <= 300 MB.
+`--driftaudit-path DIR` runs another copy of driftaudit (e.g. `git archive` of a base
+commit) for a before/after comparison. Figures on a loaded machine: wall time moves with
+the load, CPU time (user + sys) much less; both are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+DEFAULT_CASES = [
+    "specforge-f3c4=/work/consumers/specforge-f3c4@0.5.9..0.5.14",
+    "miles-31f1=/work/consumers/miles-31f1@0.5.16..0.5.23",
+]
+WARM_TARGET = {"miles-31f1": 2.0}  # by case name; others 2.5
+COLD_TARGET = 0.2
+PEAK_TARGET_MB = 300
+
+# Runs a command, reports its wall time, CPU time and peak RSS (its descendants included).
+_MEASURE = """
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+wall = time.perf_counter() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rc": proc.returncode, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+                  "peak_mb": usage.ru_maxrss / 1024,
+                  "stderr": proc.stderr.decode(errors="replace")[-2000:]}))
+"""
+
+# The floor: read and parse every Python file a walk of the consumer finds.
+_FLOOR = """
+import ast, json, os, sys, time
+SKIP = {".git", ".venv", "venv", "env", "node_modules", "__pycache__", "build", "dist"}
+start = time.perf_counter()
+cpu = time.process_time()
+count = 0
+for dirpath, dirnames, filenames in os.walk(sys.argv[1]):
+    dirnames[:] = [d for d in dirnames if d not in SKIP and not d.startswith(".")]
+    for name in filenames:
+        if name.endswith(".py"):
+            path = os.path.join(dirpath, name)
+            if not os.path.isfile(path):
+                continue
+            with open(path, "rb") as handle:
+                data = handle.read()
+            try:
+                ast.parse(data)
+            except (SyntaxError, ValueError):
+                pass
+            count += 1
+print(json.dumps({"files": count, "wall": time.perf_counter() - start,
+                  "cpu": time.process_time() - cpu}))
+"""
+
+_GRIFFE = """
+import json, sys, time
+from pathlib import Path
+import griffe
+start = time.perf_counter()
+count = 0
+for root in map(Path, sys.argv[1:]):
+    for path in sorted((root / "sglang").rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        try:
+            griffe.visit(".".join(parts), path, path.read_text(encoding="utf-8", errors="replace"))
+            count += 1
+        except Exception:
+            pass
+print(json.dumps({"modules": count, "inner": time.perf_counter() - start}))
+"""
+
+
+def measure(argv: list[str], env: dict | None = None, cwd: Path | None = None) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        check=True,
+    )
+    return json.loads(proc.stdout)
+
+
+def driftaudit_env(path: Path | None, bytecode: bool) -> dict:
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    if bytecode:  # as an installed package runs: imports read .pyc, never compile
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run([sys.executable, "-c", "import driftaudit.cli, driftaudit.pipeline"],
+                       env=env, check=True, cwd=tempfile.gettempdir())  # fmt: skip
+    return env
+
+
+def run_compare(argv: list[str], env: dict) -> dict:
+    # from a neutral folder: `-m` puts the working directory first on sys.path, and a
+    # checkout there would shadow --driftaudit-path
+    cwd = Path(tempfile.gettempdir())
+    result = measure([sys.executable, "-m", "driftaudit", *argv], env=env, cwd=cwd)
+    if result["rc"] not in (0, 1):
+        raise SystemExit(f"driftaudit failed: {result['stderr'].strip()}")
+    return result
+
+
+def seed_sources(shared: Path, cold: Path, versions: list[str]) -> None:
+    """Link the already-unpacked releases into the cold cache: measure parsing, not network."""
+    (cold / "sources").mkdir(parents=True, exist_ok=True)
+    for version in versions:
+        source = shared / "sources" / f"sglang-{version}"
+        if not source.is_dir():
+            raise SystemExit(f"sglang {version} is not unpacked in {shared}: run a compare once")
+        link = cold / "sources" / f"sglang-{version}"
+        if not link.exists():
+            link.symlink_to(source, target_is_directory=True)
+
+
+def checker_venv(kind: str, cache: Path) -> Path:
+    """A venv of the benchmark's own holding the checker (not sglang)."""
+    venv = cache / f"bench-{kind}-venv"
+    exe = venv / "bin" / kind
+    if not exe.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", kind], check=True)
+    return exe
+
+
+def sglang_files(tree: Path) -> list[str]:
+    """The consumer's Python files that mention sglang: all a checker needs to look at."""
+    files = []
+    for path in sorted(tree.rglob("*.py")):
+        if ".git" in path.parts or not path.is_file():
+            continue
+        if "sglang" in path.read_text(errors="ignore"):
+            files.append(str(path))
+    return files
+
+
+def run_checker(kind: str, exe: Path, tree: Path, sglang_root: Path, work: Path) -> dict:
+    """One checker run over the consumer with sglang_root on its path."""
+    files = sglang_files(tree)
+    if kind == "pyright":
+        config = work / f"pyrightconfig-{sglang_root.name}.json"
+        config.write_text(
+            json.dumps(
+                {
+                    "include": files,
+                    "extraPaths": [str(sglang_root), str(tree)],
+                    "typeCheckingMode": "basic",
+                }
+            )
+        )
+        return measure([str(exe), "--outputjson", "-p", str(config)])
+    # mypy stops at a directory that is no valid package name: leave those files out
+    files = [
+        f
+        for f in files
+        if all(part.isidentifier() for part in Path(f).relative_to(tree).with_suffix("").parts)
+    ]
+    config = work / "mypy.ini"
+    config.write_text(
+        "[mypy]\nignore_missing_imports = True\n[mypy-sglang.*]\nignore_missing_imports = False\n"
+    )
+    env = dict(os.environ, MYPYPATH=os.pathsep.join([str(sglang_root), str(tree)]))
+    return measure(
+        [
+            str(exe),
+            "--config-file",
+            str(config),
+            "--follow-imports=silent",
+            "--no-error-summary",
+            "--explicit-package-bases",
+            "--cache-dir",
+            str(work / f"mypy-{sglang_root.name}"),
+            *files,
+        ],
+        env=env,
+        cwd=tree,
+    )
+
+
+def parse_case(text: str) -> tuple[str, Path, str, str]:
+    name, _, rest = text.partition("=")
+    consumer, _, pair = rest.rpartition("@")
+    old, _, new = pair.partition("..")
+    return name, Path(consumer), old, new
+
+
+def fmt(result: dict) -> str:
+    return f"{result['wall']:6.2f} s wall {result['cpu']:6.2f} s cpu {result['peak_mb']:5.0f} MB"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--case", action="append", help="NAME=PATH@OLD..NEW")
+    parser.add_argument("--cache-dir", type=Path, help="where the releases are unpacked")
+    parser.add_argument("--repeat", type=int, default=1, help="warm runs and floors: best of N")
+    parser.add_argument("--type-checker", choices=["mypy", "pyright", "none"], default="mypy")
+    parser.add_argument("--skip-griffe", action="store_true")
+    parser.add_argument("--driftaudit-path", type=Path, help="PYTHONPATH for another copy")
+    parser.add_argument(
+        "--bytecode",
+        action="store_true",
+        help="let driftaudit write and read .pyc even when PYTHONDONTWRITEBYTECODE is set",
+    )
+    args = parser.parse_args()
+    shared = args.cache_dir or Path(
+        os.environ.get("DRIFTAUDIT_CACHE_DIR", Path.home() / ".cache" / "driftaudit")
+    )
+    env = driftaudit_env(args.driftaudit_path, args.bytecode)
+    load = os.getloadavg()[0]
+    print(f"machine: {os.cpu_count()} cores, load {load:.1f}, python {sys.version.split()[0]}")
+    if not args.bytecode and os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("PYTHONDONTWRITEBYTECODE is set: driftaudit compiles its modules on every run")
+    exe = None
+    if args.type_checker != "none":
+        exe = checker_venv(args.type_checker, shared)
+    for case in args.case or DEFAULT_CASES:
+        name, consumer, old, new = parse_case(case)
+        floor_runs = [
+            json.loads(
+                subprocess.run(
+                    [sys.executable, "-c", _FLOOR, str(consumer)],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
+            for _ in range(args.repeat)
+        ]
+        floor = min(floor_runs, key=lambda r: r["wall"])
+        floor_cpu = min(r["cpu"] for r in floor_runs)
+        with tempfile.TemporaryDirectory(prefix="driftaudit-bench-") as tmp:
+            cold_cache = Path(tmp)
+            seed_sources(shared, cold_cache, [old, new])
+            argv = ["--cache-dir", str(cold_cache), "compare", "--old", old, "--new", new]
+            argv += ["--format", "json", "--output", str(cold_cache / "report.json"), str(consumer)]
+            cold = run_compare(argv, env)
+            findings = len(json.loads((cold_cache / "report.json").read_text())["findings"])
+            warms = [run_compare(argv, env) for _ in range(args.repeat)]
+        warm = min(warms, key=lambda r: r["wall"])
+        warm_cpu = min(r["cpu"] for r in warms)
+        warm_target = WARM_TARGET.get(name, 2.5)
+        print(f"\n{name}: {consumer} sglang {old} -> {new}, {findings} findings")
+        print(
+            f"  floor (ast.parse {floor['files']} files): {floor['wall']:6.2f} s wall "
+            f"{floor_cpu:6.2f} s cpu"
+        )
+        print(
+            f"  warm compare:  {fmt(warm)}  = {warm['wall'] / floor['wall']:.1f}x floor wall, "
+            f"{warm_cpu / floor_cpu:.1f}x cpu (target <= {warm_target}x)"
+        )
+        print(f"  cold compare:  {fmt(cold)}")
+        if not args.skip_griffe:
+            roots = [str(shared / "sources" / f"sglang-{v}") for v in (old, new)]
+            griffe = measure([sys.executable, "-c", _GRIFFE, *roots])
+            print(f"  griffe, both trees: {fmt(griffe)}")
+            print(
+                f"  cold / griffe: {cold['wall'] / griffe['wall']:.2f}x wall, "
+                f"{cold['cpu'] / griffe['cpu']:.2f}x cpu (target <= {COLD_TARGET}x)"
+            )
+        print(
+            f"  peak memory: warm {warm['peak_mb']:.0f} MB, cold {cold['peak_mb']:.0f} MB "
+            f"(target <= {PEAK_TARGET_MB} MB)"
+        )
+        if exe is not None:
+            with tempfile.TemporaryDirectory(prefix="driftaudit-peer-") as tmp:
+                runs = [
+                    run_checker(
+                        args.type_checker,
+                        exe,
+                        consumer,
+                        shared / "sources" / f"sglang-{v}",
+                        Path(tmp),
+                    )
+                    for v in (old, new)
+                ]
+            total = {
+                "wall": sum(r["wall"] for r in runs),
+                "cpu": sum(r["cpu"] for r in runs),
+                "peak_mb": max(r["peak_mb"] for r in runs),
+            }
+            print(
+                f"  peer, {args.type_checker} against each tree: {fmt(total)}"
+                f"  (driftaudit cold is {cold['wall'] / total['wall']:.2f}x, "
+                f"warm {warm['wall'] / total['wall']:.2f}x)"
+            )
+
+
+if __name__ == "__main__":
+    main()
