@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from driftaudit.pysource import dotted
+
 CALLGRAPH_VERSION = "4"
 _MAX_ALIAS_HOPS = 12
 _OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None)$")
@@ -30,14 +32,6 @@ _OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None)$")
 # ---- per-module call data -----------------------------------------------------------
 
 
-def _dotted(node: ast.expr) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        return ".".join([node.id, *reversed(parts)])
-    return None
 
 
 def _annotation_name(node: ast.expr | None) -> str | None:
@@ -48,18 +42,18 @@ def _annotation_name(node: ast.expr | None) -> str | None:
         match = _OPTIONAL.match(text)
         text = (match.group(1) or match.group(2)) if match else text
         return text if re.fullmatch(r"[\w.]+", text) else None
-    if isinstance(node, ast.Subscript) and _dotted(node.value) in ("Optional", "typing.Optional"):
+    if isinstance(node, ast.Subscript) and dotted(node.value) in ("Optional", "typing.Optional"):
         return _annotation_name(node.slice)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         if isinstance(node.right, ast.Constant) and node.right.value is None:
             return _annotation_name(node.left)
-    return _dotted(node)
+    return dotted(node)
 
 
 def _constructed(value: ast.expr | None) -> str | None:
     """`Cls(...)` or `mod.Cls(...)`: the dotted class name (capitalised last segment)."""
     if isinstance(value, ast.Call):
-        name = _dotted(value.func)
+        name = dotted(value.func)
         if name and name.rpartition(".")[2][:1].isupper():
             return name
     return None
@@ -120,16 +114,16 @@ class _FunctionScan:
         if isinstance(func, ast.Attribute):
             receiver = func.value
             if _is_name(receiver, self.self_name) or (
-                isinstance(receiver, ast.Call) and _dotted(receiver.func) == "type"
+                isinstance(receiver, ast.Call) and dotted(receiver.func) == "type"
             ):
                 self.calls.append(["self", func.attr, node.lineno])
-            elif isinstance(receiver, ast.Call) and _dotted(receiver.func) == "super":
+            elif isinstance(receiver, ast.Call) and dotted(receiver.func) == "super":
                 self.calls.append(["super", func.attr, node.lineno])
             elif isinstance(receiver, ast.Attribute) and _is_name(receiver.value, self.self_name):
                 self.calls.append(["attr", receiver.attr, func.attr, node.lineno])
             elif isinstance(receiver, ast.Name):
                 on_locals.append((receiver.id, func.attr, node.lineno))
-            elif (name := _dotted(func)) is not None:
+            elif (name := dotted(func)) is not None:
                 self.calls.append(["name", name, node.lineno])
         elif isinstance(func, ast.Name):
             self.calls.append(["name", func.id, node.lineno])
@@ -179,10 +173,10 @@ def extract_calls(module: str, code: str, is_package: bool = False) -> dict:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 scan_function(node, prefix + node.name, attrs)
                 returns = _annotation_name(node.returns)
-                if returns and any(_dotted(d) == "property" for d in node.decorator_list):
+                if returns and any(dotted(d) == "property" for d in node.decorator_list):
                     attrs.setdefault(node.name, returns)  # a typed property reads like one
             elif isinstance(node, ast.ClassDef):
-                info = {"bases": [b for b in map(_dotted, node.bases) if b], "attrs": {}}
+                info = {"bases": [b for b in map(dotted, node.bases) if b], "attrs": {}}
                 classes[prefix + node.name] = info
                 visit_body(node.body, prefix + node.name + ".", info["attrs"])
             elif isinstance(node, (ast.If, ast.Try, ast.With)) and not prefix:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from driftaudit.pysource import dotted
+
 TypeRef = tuple
 TYPE_KINDS = {"path", "list", "attr", "elem", "ret", "call", "self"}
 
@@ -90,15 +92,8 @@ def annotation_text_type(text: str | None) -> TypeRef | None:
         return None
 
     def resolve(expr: ast.expr) -> str | None:
-        parts = []
-        while isinstance(expr, ast.Attribute):
-            parts.append(expr.attr)
-            expr = expr.value
-        if isinstance(expr, ast.Name):
-            parts.append(expr.id)
-            path = ".".join(reversed(parts))
-            return path if path.startswith("sglang.") else None
-        return None
+        path = dotted(expr)
+        return path if path is not None and path.startswith("sglang.") else None
 
     return annotation_type(node, resolve)
 
