@@ -104,6 +104,14 @@ class ParameterRemoved(Change):
 
 
 @dataclass
+class RequestKeywordRemoved(ParameterRemoved):
+    """A keyword of an io_struct request (`GenerateReqInput(stream_interval=...)`): the
+    same field a JSON payload sends, so it carries the request-field code."""
+
+    code = codes.REQUEST_FIELD_REMOVED
+
+
+@dataclass
 class ParameterRenamed(Change):
     param: str = ""
     new_name: str = ""

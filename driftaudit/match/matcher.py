@@ -15,6 +15,7 @@ from driftaudit.drift.changes import (
     ParameterRenamed,
     PositionalCapacityReduced,
     PositionalRebound,
+    RequestKeywordRemoved,
     RequiredParameterAdded,
     SymbolMoved,
     short_name,
@@ -24,6 +25,7 @@ from driftaudit.drift.serverargs import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
+from driftaudit.match.guards import TRY_NOTE, apply_guards
 from driftaudit.match.members import MemberMatcher
 from driftaudit.match.packs import PackMatcher
 from driftaudit.match.surfaces import SurfaceMatcher
@@ -102,6 +104,7 @@ def match_usages(
         for f in findings
         if f.confidence == "certain" or (f.path, f.line, f.column, f.symbol) not in certain
     ]
+    findings = apply_guards(findings, usages, differ)
     unique = {(f.path, f.line, f.column, f.code.code, f.symbol, f.message): f for f in findings}
     return sorted(unique.values(), key=Finding.sort_key)
 
@@ -137,7 +140,7 @@ class _Matcher:
         if isinstance(usage, ImportUsage):
             if usage.guarded:
                 # still an error: the except branch silently switches the feature off
-                message += " (inside try/except ImportError: the except branch runs instead)"
+                message += TRY_NOTE
             elif usage.lazy:
                 message += " (lazy import: fails when the function runs)"
         return [finding_at(usage, change, message, fix)]
@@ -305,8 +308,13 @@ def _slots(old: list[str], new: list[str] | None) -> list[int | None] | None:
     return slots if kept == list(range(len(old))) else None
 
 
+_IO_STRUCT = ".managers.io_struct"  # request structs: a keyword is a request field
+
+
 def _removed_param(changes: list[Change], symbol: str, keyword: str, locs) -> Change:
-    for change in changes:
-        if getattr(change, "param", None) == keyword:
-            return change
-    return ParameterRemoved(symbol, *locs, keyword)
+    found = next((c for c in changes if getattr(c, "param", None) == keyword), None)
+    if found is None:
+        found = ParameterRemoved(symbol, *locs, keyword)
+    if type(found) is ParameterRemoved and _IO_STRUCT in symbol:
+        return RequestKeywordRemoved(found.symbol, *locs, keyword)
+    return found

@@ -13,6 +13,8 @@ class Usage:
     symbol: str  # the sglang dotted path as the consumer reaches it
     # line of the enclosing function's `def` (0: module level); set by the visitor
     scope: int = field(default=0, kw_only=True)
+    # the guards around it, innermost last (usage/guards.py); set by the visitor
+    guards: tuple = field(default=(), kw_only=True)
 
 
 @dataclass
@@ -104,6 +106,7 @@ class OverrideUsage(Usage):
     bases: tuple = ()  # sglang paths of its bases
     method: str = ""
     params: list[str] = field(default_factory=list)
+    variadic: bool = False  # takes both *args and **kwargs: accepts any base signature
 
 
 @dataclass

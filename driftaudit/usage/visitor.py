@@ -24,6 +24,7 @@ from driftaudit.usage.exports import (
     absolute_module,
     class_names,
 )
+from driftaudit.usage.guards import branch_guards, caught, imported_in
 from driftaudit.usage.model import (
     AttributeNameUsage,
     CallShape,
@@ -53,9 +54,10 @@ class _Recorder(list):
     """The usages of a file; each is stamped with the function it occurs in."""
 
     scope = 0
+    guards: tuple = ()
 
     def append(self, usage: Usage) -> None:
-        usage.scope = self.scope
+        usage.scope, usage.guards = self.scope, self.guards
         super().append(usage)
 
 
@@ -298,8 +300,9 @@ class UsageVisitor(ast.NodeVisitor):
         if not owner.bases or (node.name.startswith("__") and node.name.endswith("__")):
             return
         params = [a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]]
+        variadic = node.args.vararg is not None and node.args.kwarg is not None
         self.usages.append(
-            OverrideUsage(*self._at(node), "", owner.name, owner.bases, node.name, params)
+            OverrideUsage(*self._at(node), "", owner.name, owner.bases, node.name, params, variadic)
         )
 
     # ---- imports ---------------------------------------------------------------
@@ -317,7 +320,19 @@ class UsageVisitor(ast.NodeVisitor):
             for statement in node.body:
                 if isinstance(statement, (ast.Import, ast.ImportFrom)):
                     self._guarded.add(id(statement))
-        self.generic_visit(node)
+        names = caught(node.handlers)
+        self._guarded_visit(node.body, ("except", names, node.lineno) if names else None)
+        fallback = None
+        if guarded:
+            imported = imported_in(node.body, self._sglang_import)
+            fallback = ("fallback", imported, node.lineno) if imported else None
+        self._guarded_visit(node.handlers, fallback)
+        for statement in [*node.orelse, *node.finalbody]:
+            self.visit(statement)
+
+    def _sglang_import(self, module: str, name: str) -> str | None:
+        from_sglang = module == SGLANG or module.startswith(SGLANG + ".")
+        return f"{module}.{name}" if from_sglang else None
 
     visit_TryStar = visit_Try
 
@@ -424,12 +439,19 @@ class UsageVisitor(ast.NodeVisitor):
         narrowed = self._isinstance(node.test)
         if narrowed:
             self.scopes.append(dict([narrowed]))
-        for statement in node.body:
-            self.visit(statement)
+        body_guard, else_guard = branch_guards(node.test)
+        self._guarded_visit(node.body, body_guard)
         if narrowed:
             self.scopes.pop()
-        for statement in node.orelse:
+        self._guarded_visit(node.orelse, else_guard)
+
+    def _guarded_visit(self, statements: list, guard: tuple | None) -> None:
+        saved = self.usages.guards
+        if guard is not None:
+            self.usages.guards = (*saved, guard)
+        for statement in statements:
             self.visit(statement)
+        self.usages.guards = saved
 
     def visit_Assert(self, node: ast.Assert) -> None:
         self.generic_visit(node)
@@ -610,6 +632,9 @@ class UsageVisitor(ast.NodeVisitor):
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self.generic_visit(node)
         key = _string(node.slice)
+        owner = self.resolve_expr(node.value) if key is not None else None
+        if owner is not None and key.isidentifier():  # `Enum["NAME"]`: a member by name
+            self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{key}"))
         if key is not None and _is_meta_info(node.value):
             self.usages.append(MetaInfoUsage(*self._at(node), "", key=key))
 
@@ -629,15 +654,19 @@ class UsageVisitor(ast.NodeVisitor):
             keys = [(k.arg, k.lineno, k.col_offset + 1) for k in node.keywords if k.arg]
             self.usages.append(KeywordDictUsage(*self._at(node), "", keys=keys))
         elif name in ("getattr", "replace") and node.args:
+            # `getattr(x, "name")` raises if it is gone; with a default it is a guard
+            named = _string(node.args[1]) if len(node.args) == 2 and name == "getattr" else None
+            owner = self.resolve_expr(node.args[0])
+            if owner is not None and named is not None:
+                self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{named}"))
             receiver = self.infer(node.args[0])
             if receiver is None:
                 return
-            if name == "getattr" and len(node.args) >= 2:
-                attribute = node.args[1]
-                if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
-                    self.usages.append(
-                        MemberUsage(*self._at(node), "", receiver=receiver, member=attribute.value)
-                    )
+            if name == "getattr" and len(node.args) >= 2 and _string(node.args[1]):
+                named = _string(node.args[1])  # with a default too: a field read as None
+                self.usages.append(
+                    MemberUsage(*self._at(node), "", receiver=receiver, member=named)
+                )
             elif name == "replace":
                 for keyword in node.keywords:
                     if keyword.arg:
