@@ -67,8 +67,6 @@ COMMENTED = {".py", ".sh", ".bash", ".yaml", ".yml", ".toml", ".txt", ".cfg", ".
 
 # directory -> why the tool gets that fixture wrong today (a bug to fix); strict xfail
 XFAIL: dict[str, str] = {
-    "DA303-indirect": "a function that returns another function's result: the callee's "
-    "new return arity is not followed, so `x, y = opaque()` is not reported",
 }
 # codes `compare` never reports (a changelog entry only): their fixture asserts `diff`
 DIFF_ONLY = {"DA508"}

@@ -90,7 +90,10 @@ class EnumMemberRemoved(MemberRemoved):
 
     def explain(self) -> str:
         owner, _, name = self.symbol.rpartition(".")
-        return f"enum member `{owner.rpartition('.')[2]}.{name}` was removed"
+        text = f"enum member `{owner.rpartition('.')[2]}.{name}` was removed"
+        if self.candidate_kind == "renamed":
+            text += f" (perhaps renamed to `{self.candidate.rpartition('.')[2]}`)"
+        return text
 
 
 @dataclass
@@ -182,6 +185,24 @@ class ReturnArityChanged(Change):
         return (
             f"`{short_name(self.symbol)}` now returns {self.new_arity} values "
             f"(was {self.old_arity}){shown}"
+        )
+
+
+@dataclass
+class ReturnBecameObject(Change):
+    """A tuple return that became one object (a dataclass): it cannot be unpacked."""
+
+    old_arity: int = 0
+    new_class: str = ""
+    fields: list[str] | None = None
+
+    code = codes.RETURN_ARITY_CHANGED
+
+    def explain(self) -> str:
+        fields = f" (fields: {', '.join(self.fields)})" if self.fields else ""
+        return (
+            f"`{short_name(self.symbol)}` now returns one `{self.new_class.rpartition('.')[2]}` "
+            f"object{fields}, not a tuple of {self.old_arity}: it cannot be unpacked"
         )
 
 

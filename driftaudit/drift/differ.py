@@ -22,9 +22,11 @@ from driftaudit.drift.changes import (
     ParameterRenamed,
     RequiredParameterAdded,
     ReturnArityChanged,
+    ReturnBecameObject,
     SymbolMoved,
     SymbolRemoved,
 )
+from driftaudit.drift.returns import return_arity, returned_object
 from driftaudit.snapshot import Resolved, Snapshot
 from driftaudit.snapshot.model import (
     VAR_KEYWORD,
@@ -256,10 +258,23 @@ class Differ:
             )
         return changes
 
-    def return_change(self, symbol: str, old: Function, new: Function, locs) -> Change | None:
-        old_arity, new_arity = old.return_arity, new.return_arity
+    def return_change(
+        self, symbol: str, old: Function, new: Function, locs, paths=None
+    ) -> Change | None:
+        """A new number of returned values, or a tuple that became one object.
+
+        `paths`: where the old and the new function are defined (default: `symbol`),
+        to follow `return helper(...)` from there."""
+        old_path, new_path = paths or (symbol, symbol)
+        old_arity = return_arity(self.old, old_path, old)
+        new_arity = return_arity(self.new, new_path, new)
         if old_arity is not None and new_arity is not None and old_arity != new_arity:
-            return ReturnArityChanged(symbol, *locs, old_arity, new_arity, new.return_elements)
+            elements = new.return_elements if new.return_tuples else None
+            return ReturnArityChanged(symbol, *locs, old_arity, new_arity, elements)
+        if old_arity and old_arity > 1 and new_arity is None:
+            returned = returned_object(self.new, new)
+            if returned is not None and returned_object(self.old, old) is None:
+                return ReturnBecameObject(symbol, *locs, old_arity, *returned)
         return None
 
     def changes_of(self, path: str) -> list[Change]:
@@ -272,7 +287,7 @@ class Differ:
             return []
         locs = (function_location(old, old_fn), function_location(new, new_fn))
         changes = self.signature_changes(path, old_fn, new_fn, locs)
-        arity = self.return_change(path, old_fn, new_fn, locs)
+        arity = self.return_change(path, old_fn, new_fn, locs, (old.canonical, new.canonical))
         return changes + ([arity] if arity else [])
 
     # ---- the whole changelog -----------------------------------------------------

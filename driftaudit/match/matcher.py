@@ -17,6 +17,7 @@ from driftaudit.drift.changes import (
     PositionalRebound,
     RequestKeywordRemoved,
     RequiredParameterAdded,
+    ReturnBecameObject,
     SymbolMoved,
     short_name,
 )
@@ -70,7 +71,7 @@ def match_usages(
         elif isinstance(usage, CallUsage) and not usage.via:
             findings += matcher.call(usage, usage.symbol, usage)
         elif isinstance(usage, UnpackUsage):
-            findings += matcher.unpack(usage)
+            findings += matcher.unpack(usage, members)
         elif isinstance(usage, MemberUsage):
             findings += members.member(usage)
         elif isinstance(usage, OverrideUsage):
@@ -270,15 +271,33 @@ class _Matcher:
 
     # ---- return shapes ---------------------------------------------------------
 
-    def unpack(self, usage: UnpackUsage) -> list[Finding]:
-        found = self.signatures(usage.symbol)
+    def unpack(self, usage: UnpackUsage, members: MemberMatcher | None = None) -> list[Finding]:
+        if not usage.symbol and members is not None:  # `a, b = obj.meth(...)`
+            for cls in members.classes_of(usage.receiver):
+                if self.differ.old.resolve(f"{cls}.{usage.member}") is not None:
+                    usage.symbol = f"{cls}.{usage.member}"
+                    break
+        found = self.signatures(usage.symbol) if usage.symbol else None
         if found is None:
             return []
         old, new, old_fn, new_fn = found
         locs = (function_location(old, old_fn), function_location(new, new_fn))
-        change = self.differ.return_change(usage.symbol, old_fn, new_fn, locs)
+        paths = (old.canonical, new.canonical)
+        change = self.differ.return_change(usage.symbol, old_fn, new_fn, locs, paths)
         if change is None:
             return []
+        if isinstance(change, ReturnBecameObject):
+            if usage.targets != change.old_arity and not usage.starred:
+                return []
+            message = (
+                f"unpacks {usage.targets} values from `{short_name(usage.symbol)}`, which now "
+                f"returns one `{change.new_class.rpartition('.')[2]}` object (was a tuple of "
+                f"{change.old_arity}): it cannot be unpacked"
+            )
+            shown = change.fields[: change.old_arity] if change.fields else []
+            reads = ", ".join(f"`.{f}`" for f in shown)
+            fix = Fix(f"keep the object and read its fields{': ' + reads if reads else ''}")
+            return [finding_at(usage, change, message, fix)]
         if usage.starred:
             if usage.targets - 1 <= change.new_arity:
                 return []

@@ -115,6 +115,9 @@ class UnpackUsage(Usage):
 
     targets: int = 0
     starred: bool = False
+    # `a, b = obj.meth(...)` on an sglang instance: symbol "" until the matcher types it
+    receiver: tuple = ()
+    member: str = ""
 
 
 @dataclass

@@ -396,9 +396,22 @@ class UsageVisitor(ast.NodeVisitor):
         target = node.targets[0]
         if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Call):
             symbol = self.resolve_expr(value.func)
+            starred = any(isinstance(e, ast.Starred) for e in target.elts)
             if symbol is not None:
-                starred = any(isinstance(e, ast.Starred) for e in target.elts)
                 self.usages.append(UnpackUsage(*self._at(node), symbol, len(target.elts), starred))
+            elif isinstance(value.func, ast.Attribute):
+                receiver = self.infer(value.func.value)
+                if receiver is not None:
+                    self.usages.append(
+                        UnpackUsage(
+                            *self._at(node),
+                            "",
+                            len(target.elts),
+                            starred,
+                            receiver,
+                            value.func.attr,
+                        )
+                    )
         elif isinstance(target, ast.Name):
             self._assign_name(target.id, value)
 
