@@ -200,6 +200,18 @@ DEFAULT_CHANGED = _code(
     "Pass the old default explicitly if you depend on it.",
 )
 
+PARAMETER_ADDED = _code(
+    "DA206",
+    "parameter-added",
+    "info",
+    "A function or class gained an optional or keyword-only parameter (a dataclass or "
+    "request struct gained a field): a changelog entry of `driftaudit diff`.",
+    "Nothing breaks; the new parameter may be what a consumer now has to pass to keep "
+    "the behaviour it wants, or what lets it drop a workaround.",
+    "def init_group(ranks, backend, use_symm_mem=False)  # use_symm_mem is new",
+    "Read what the parameter does; pass it where your code needs it.",
+)
+
 MEMBER_REMOVED = _code(
     "DA301",
     "member-removed",
@@ -405,6 +417,18 @@ REQUIREMENT_CHANGED = _code(
     "break (kernels, torch, transformers).",
     "flashinfer-python ==0.7.1 -> ==0.7.2",
     "Check your own pins and the packages you build against.",
+)
+
+SURFACE_ADDED = _code(
+    "DA509",
+    "surface-added",
+    "info",
+    "The new release adds an HTTP route, a request-struct field or an SGLANG_* environment "
+    "variable: a changelog entry of `driftaudit diff`.",
+    "Nothing breaks; a new field or variable may be what a consumer now has to send or set "
+    "to keep the behaviour it wants.",
+    "GenerateReqInput.routed_dp_rank (a new request field)",
+    "Read what it does; send or set it where your code needs it.",
 )
 
 PATCH_HUNK_FAILS = _code(

@@ -139,6 +139,22 @@ class RequiredParameterAdded(Change):
 
 
 @dataclass
+class ParameterAdded(Change):
+    """An optional or keyword-only parameter (a dataclass field) new in the release."""
+
+    param: str = ""
+    default: str | None = None
+    keyword_only: bool = False
+
+    code = codes.PARAMETER_ADDED
+
+    def explain(self) -> str:
+        kind = "keyword-only parameter" if self.keyword_only else "parameter"
+        default = f" (default {self.default})" if self.default is not None else ""
+        return f"`{short_name(self.symbol)}` has a new {kind} `{self.param}`{default}"
+
+
+@dataclass
 class ParameterMoved(Change):
     """Position or kind changed (e.g. became keyword-only)."""
 

@@ -17,6 +17,7 @@ from driftaudit.drift.changes import (
     EnumMemberRemoved,
     MemberRemoved,
     ModuleRemoved,
+    ParameterAdded,
     ParameterMoved,
     ParameterRemoved,
     ParameterRenamed,
@@ -288,7 +289,7 @@ class Differ:
         locs = (function_location(old, old_fn), function_location(new, new_fn))
         changes = self.signature_changes(path, old_fn, new_fn, locs)
         arity = self.return_change(path, old_fn, new_fn, locs, (old.canonical, new.canonical))
-        return changes + ([arity] if arity else [])
+        return changes + ([arity] if arity else []) + _additions(path, old_fn, new_fn, locs)
 
     # ---- the whole changelog -----------------------------------------------------
 
@@ -334,6 +335,22 @@ def function_location(found: Resolved, fn: Function) -> str | None:
         return None
     lineno = fn.lineno or getattr(found.obj, "lineno", None)
     return f"{found.module.file}:{lineno}" if lineno else found.module.file
+
+
+def _additions(symbol: str, old: Function, new: Function, locs) -> list[Change]:
+    """Optional and keyword-only parameters new in the release (a renamed one is not:
+    it takes an old one's place)."""
+    old_names = {p.name for p in old.params}
+    added = []
+    for index, param in enumerate(new.params):
+        if param.name in old_names or param.required or param.kind in _VARIADIC:
+            continue
+        twin = old.params[index] if index < len(old.params) else None
+        if twin is not None and twin.name not in {p.name for p in new.params}:
+            continue  # renamed in place
+        keyword_only = param.kind == "keyword-only"
+        added.append(ParameterAdded(symbol, *locs, param.name, param.default, keyword_only))
+    return added
 
 
 def _same_neighbours(old: list[str], new: list[str], index: int) -> bool:

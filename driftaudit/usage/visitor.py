@@ -48,6 +48,7 @@ _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseExcept
 _STRING_IMPORTERS = {"import_module", "__import__"}
 _PATCHERS = {"patch"}  # mock.patch("sglang.x.y"), mocker.patch(...)
 _VALUE = "\0value:"  # scope key: the expression a local name was last assigned
+_WROTE = "\0wrote:"  # scope key: `obj.x` the consumer assigned itself
 
 
 class _Recorder(list):
@@ -588,8 +589,11 @@ class UsageVisitor(ast.NodeVisitor):
     # ---- references and calls --------------------------------------------------
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        symbol = self.resolve_expr(node)
         store = isinstance(node.ctx, (ast.Store, ast.Del))
+        if self._own_write(node, store):
+            self.visit(node.value)
+            return  # `obj.x` read after the consumer set `obj.x` itself: its own value
+        symbol = self.resolve_expr(node)
         if symbol is not None:
             self.usages.append(ReferenceUsage(*self._at(node), symbol, store=store))
             return
@@ -600,6 +604,17 @@ class UsageVisitor(ast.NodeVisitor):
                     AttributeNameUsage(*self._at(node), "", member=node.attr, store=store)
                 )
         self.visit(node.value)  # the chain may hold a call: `mod.f().x`
+
+    def _own_write(self, node: ast.Attribute, store: bool) -> bool:
+        """Remember `obj.x = ...` in this scope; True for a later read of `obj.x`."""
+        receiver = dotted(node.value)
+        if not receiver or receiver.split(".")[0] in ("self", "cls"):
+            return False  # self: the class's own names (class_names) cover it
+        key = f"{_WROTE}{receiver}.{node.attr}"
+        if store:
+            self.scopes[-1][key] = True
+            return False
+        return any(key in scope for scope in self.scopes)
 
     def _member(self, node: ast.Attribute, store: bool, call: CallShape | None) -> bool:
         receiver = self.infer(node.value)
@@ -704,7 +719,12 @@ class UsageVisitor(ast.NodeVisitor):
             star_kwargs=any(k.arg is None for k in node.keywords),
         )
         symbol = self.resolve_expr(func)
-        if symbol is None and isinstance(func, ast.Attribute) and self._member(func, False, shape):
+        if (
+            symbol is None
+            and isinstance(func, ast.Attribute)
+            and not self._own_write(func, False)
+            and self._member(func, False, shape)
+        ):
             shape.arg_types = arguments(node, self._value_type)  # only for sglang calls
             self.visit(func.value)
         else:
