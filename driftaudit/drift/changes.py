@@ -68,6 +68,32 @@ class SymbolMoved(Change):
 
 
 @dataclass
+class SymbolRelocated(SymbolMoved):
+    """Gone with its module, found under another name: a class renamed on the way (same
+    constructor, mostly the same members), or a function that became a static or class
+    method (`new_symbol` is then `module.Class.name`)."""
+
+    how: str = ""  # "renamed" or "staticmethod"/"classmethod"
+
+    @property
+    def new_module(self) -> str:
+        parts = self.new_symbol.split(".")
+        return ".".join(parts[:-2] if self.how != "renamed" else parts[:-1])
+
+    @property
+    def new_name(self) -> str:
+        parts = self.new_symbol.split(".")
+        return ".".join(parts[-2:]) if self.how != "renamed" else parts[-1]
+
+    def explain(self) -> str:
+        module, _, name = self.symbol.rpartition(".")
+        what = "renamed" if self.how == "renamed" else f"now a {self.how}"
+        return (
+            f"`{name}` moved from `{module}` to `{self.new_module}` as `{self.new_name}` ({what})"
+        )
+
+
+@dataclass
 class MemberRemoved(Change):
     candidate: str | None = None  # the likely replacement: a new member, or a function
     candidate_kind: str = ""  # "renamed" (a member added to the class) or "moved"

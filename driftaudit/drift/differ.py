@@ -25,8 +25,10 @@ from driftaudit.drift.changes import (
     ReturnArityChanged,
     ReturnBecameObject,
     SymbolMoved,
+    SymbolRelocated,
     SymbolRemoved,
 )
+from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
 from driftaudit.snapshot import Resolved, Snapshot
 from driftaudit.snapshot.model import (
@@ -134,6 +136,11 @@ class Differ:
                     return SymbolMoved(
                         name_path, old_name.location, target.location, target.canonical
                     )
+                found = relocated(self.old, self.new, prefix[reached + 1], old_name)
+                if found is not None:
+                    where = self.new.resolve(found[0])
+                    location = where.location if where else None
+                    return SymbolRelocated(name_path, old_name.location, location, *found)
         return self.removal(missing)
 
     def removal(self, missing: str) -> Change | None:
@@ -157,6 +164,10 @@ class Differ:
         target = self.find_moved(missing.rpartition(".")[2], old_obj)
         if target is not None:
             return SymbolMoved(missing, old_loc, target.location, target.canonical)
+        found = relocated(self.old, self.new, missing.rpartition(".")[2], old_obj)
+        if found is not None:
+            where = self.new.resolve(found[0])
+            return SymbolRelocated(missing, old_loc, where.location if where else None, *found)
         return SymbolRemoved(missing, old_loc, None)
 
     def _member_candidate(self, old_cls: Class, class_path: str, name: str, old_obj):

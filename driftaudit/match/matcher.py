@@ -19,6 +19,7 @@ from driftaudit.drift.changes import (
     RequiredParameterAdded,
     ReturnBecameObject,
     SymbolMoved,
+    SymbolRelocated,
     short_name,
 )
 from driftaudit.drift.differ import callable_signature, function_location
@@ -131,7 +132,9 @@ class _Matcher:
             return [finding_at(usage, change, message, use="patch")]
         message = change.explain()
         fix = None
-        if isinstance(change, SymbolMoved):
+        if isinstance(change, SymbolRelocated):
+            fix = Fix(f"use `{change.new_name}` from `{change.new_module}`")
+        elif isinstance(change, SymbolMoved):
             name = change.symbol.rpartition(".")[2]
             direct = isinstance(usage, ImportUsage) and change.symbol == symbol
             edit = {"kind": "move-import", "name": name, "new_module": change.new_module}
