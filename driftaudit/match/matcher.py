@@ -29,6 +29,7 @@ from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
 from driftaudit.match.guards import TRY_NOTE, apply_guards
 from driftaudit.match.members import MemberMatcher
+from driftaudit.match.mutations import mutation_findings
 from driftaudit.match.packs import PackMatcher
 from driftaudit.match.surfaces import SurfaceMatcher
 from driftaudit.packs import PackEntry
@@ -79,6 +80,7 @@ def match_usages(
             findings += members.override(usage)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
     findings += TypeMatcher(differ, matcher, members).findings(usages)
+    findings += mutation_findings(usages, differ, members)
     pack_matcher = PackMatcher(differ, usages, members, root or Path(usages.root), files)
     surface = SurfaceMatcher(differ, usages, members, pack_matcher)
     sglang_surfaces = surface.server_args_findings(surfaces) + surface.meta_info_findings()
