@@ -45,8 +45,9 @@ from driftaudit.snapshot.model import (
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
 
 
-def callable_signature(obj: Obj | Module | None) -> Function | None:
-    """The function a call runs: the function itself, or a class's constructor."""
+def callable_signature(obj: Obj | Module | None, snapshot: Snapshot | None = None):
+    """The function a call runs: the function itself, or a class's constructor (with
+    `snapshot`, a dataclass's fields include those of its dataclass bases)."""
     if isinstance(obj, Function):
         return obj
     if isinstance(obj, Class):
@@ -54,14 +55,32 @@ def callable_signature(obj: Obj | Module | None) -> Function | None:
         if isinstance(init, Function):
             return init
         if "dataclass" in obj.labels:
-            return dataclass_init(obj)
+            return dataclass_init(obj, snapshot)
     return None
 
 
-def dataclass_init(cls: Class) -> Function:
-    """The `__init__` a @dataclass generates from its annotated fields."""
+def _dataclass_bases(cls: Class, snapshot: Snapshot | None, depth: int = 0) -> list[Class]:
+    """The dataclass bases of `cls`, the farthest first (the order fields are made in)."""
+    if snapshot is None or depth > 5:
+        return []
+    found = []
+    for base in reversed(cls.bases):
+        resolved = snapshot.resolve(base) if base.startswith("sglang.") else None
+        if resolved is None or resolved.opaque or not isinstance(resolved.obj, Class):
+            continue
+        if "dataclass" in resolved.obj.labels:
+            found += _dataclass_bases(resolved.obj, snapshot, depth + 1) + [resolved.obj]
+    return found
+
+
+def dataclass_init(cls: Class, snapshot: Snapshot | None = None) -> Function:
+    """The `__init__` a @dataclass generates from its annotated fields (and, with
+    `snapshot`, the fields it inherits from dataclass bases)."""
     params = [Param("self", "positional or keyword")]
-    for member in cls.members.values():
+    fields: dict[str, Obj] = {}
+    for owner in [*_dataclass_bases(cls, snapshot), cls]:
+        fields.update(owner.members)  # a redefined field keeps its first place
+    for member in fields.values():
         annotation = getattr(member, "annotation", None)
         value = getattr(member, "value", None) or ""
         if member.kind != "attribute" or annotation is None or "ClassVar" in annotation:
@@ -249,12 +268,20 @@ class Differ:
                 changes.append(ParameterMoved(symbol, old_loc, new_loc, param.name, before, after))
             elif before != after:
                 shifted.append(param)
-            elif param.default != twin.default and param.default is not None:
-                changes.append(
-                    DefaultChanged(
-                        symbol, old_loc, new_loc, param.name, param.default, twin.default
+            elif param.default is not None and twin.default is not None:
+                before = self._constant(self.old, symbol, param.default)
+                after = self._constant(self.new, symbol, twin.default)
+                if before != after:
+                    changes.append(
+                        DefaultChanged(
+                            symbol,
+                            old_loc,
+                            new_loc,
+                            param.name,
+                            _shown(param.default, before),
+                            _shown(twin.default, after),
+                        )
                     )
-                )
         if shifted:
             first = shifted[0].name
             changes.append(
@@ -269,6 +296,19 @@ class Differ:
                 )
             )
         return changes
+
+    def _constant(self, snapshot: Snapshot, symbol: str, default: str) -> str:
+        """A default that names a module constant (`DEFAULT_BS`, `envs.X`): its value."""
+        if not default.replace(".", "_").isidentifier() or default in ("None", "True", "False"):
+            return default
+        found = snapshot.resolve(symbol)
+        if found is None or found.module is None:
+            return default
+        value = snapshot.resolve(f"{found.module.name}.{default}")
+        obj = value.obj if value is not None and not value.opaque else None
+        if obj is not None and getattr(obj, "value", None) and "module-attribute" in obj.labels:
+            return obj.value
+        return default
 
     def return_change(
         self, symbol: str, old: Function, new: Function, locs, paths=None
@@ -294,7 +334,8 @@ class Differ:
         old, new = self.old.resolve(path), self.new.resolve(path)
         if old is None or new is None or old.opaque or new.opaque:
             return []
-        old_fn, new_fn = callable_signature(old.obj), callable_signature(new.obj)
+        old_fn = callable_signature(old.obj, self.old)
+        new_fn = callable_signature(new.obj, self.new)
         if old_fn is None or new_fn is None:
             return []
         locs = (function_location(old, old_fn), function_location(new, new_fn))
@@ -362,6 +403,10 @@ def _additions(symbol: str, old: Function, new: Function, locs) -> list[Change]:
         keyword_only = param.kind == "keyword-only"
         added.append(ParameterAdded(symbol, *locs, param.name, param.default, keyword_only))
     return added
+
+
+def _shown(text: str, value: str) -> str:
+    return text if text == value else f"{text} (= {value})"
 
 
 def _same_neighbours(old: list[str], new: list[str], index: int) -> bool:

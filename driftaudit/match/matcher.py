@@ -162,7 +162,8 @@ class _Matcher:
                 new = self.differ.new.resolve(moved.new_symbol)
         if old is None or new is None or old.opaque or new.opaque:
             return None
-        old_fn, new_fn = callable_signature(old.obj), callable_signature(new.obj)
+        old_fn = callable_signature(old.obj, self.differ.old)
+        new_fn = callable_signature(new.obj, self.differ.new)
         if old_fn is None or new_fn is None:
             return None
         return old, new, old_fn, new_fn
