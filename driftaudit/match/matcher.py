@@ -133,6 +133,9 @@ class _Matcher:
             message = f"assigns or patches `{name}`, which sglang no longer has: {change.explain()}"
             return [finding_at(usage, change, message, use="patch")]
         message = change.explain()
+        if isinstance(change, ModuleRemoved) and symbol.startswith(change.symbol + "."):
+            name = symbol[len(change.symbol) + 1 :]
+            message += f": no compatible new home of `{name}` was found"
         fix = None
         if isinstance(change, SymbolRelocated):
             fix = Fix(f"use `{change.new_name}` from `{change.new_module}`")
