@@ -22,7 +22,9 @@ from driftaudit.usage import ImportUsage, UsageSet
 
 TRY_NOTE = " (inside try/except ImportError: the except branch runs instead)"
 _MISSING = {"DA101", "DA102", "DA103", "DA104", "DA301", "DA302"}  # a name is absent
-_ATTRIBUTE = {"AttributeError", "Exception", "BaseException"}
+# only a handler of the error itself: `except Exception` around a whole worker is error
+# handling (log, re-raise), not a fallback for a missing name
+_ATTRIBUTE = {"AttributeError"}
 _IMPORT = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 _COMPARE = {
     "<": Version.__lt__,
