@@ -15,7 +15,7 @@ import griffe
 
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module, Obj, Param
 
-EXTRACTOR_VERSION = "7"  # bump when the model or extraction changes: invalidates the cache
+EXTRACTOR_VERSION = "8"  # bump when the model or extraction changes: invalidates the cache
 _MAX_VALUE = 120
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -178,11 +178,11 @@ def sets_own_attributes(node: ast.ClassDef) -> bool:
     return False
 
 
-def _text(value) -> str | None:
+def _text(value, limit: int = _MAX_VALUE) -> str | None:
     if value is None:
         return None
     text = str(value)
-    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
@@ -196,7 +196,9 @@ def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
             for p in obj.parameters
         ]
         labels = sorted(obj.labels)
-        returns = _text(canonical(obj.returns))
+        # whole up to 600 characters: canonical paths make `Tuple[A, B]` long, and the
+        # return shape (its arity) is read from it
+        returns = _text(canonical(obj.returns), 600)
         if returns is None and builds_cls and obj.parent is not None and obj.parent.is_class:
             returns = obj.parent.canonical_path  # `return cls(...)`: an instance of the class
         function = Function(obj.name, obj.lineno, params, labels, tuples, other, elements, returns)

@@ -213,6 +213,15 @@ class UsageVisitor(ast.NodeVisitor):
     def _annotation(self, node: ast.expr | None):
         return annotation_type(node, self.resolve_expr)
 
+    def _param_type(self, node: ast.expr | None):
+        """A parameter's annotation: an sglang type, or a consumer subclass of one."""
+        typed = self._annotation(node)
+        if typed is None and isinstance(node, ast.Name):
+            local = self.lookup(node.id)
+            if isinstance(local, ConsumerClass):
+                return ("self", local.bases, local.own)
+        return typed or None
+
     def _at(self, node: ast.AST) -> tuple[str, int, int]:
         return self.relpath, node.lineno, node.col_offset + 1
 
@@ -257,7 +266,7 @@ class UsageVisitor(ast.NodeVisitor):
         scope: dict = {}
         for arg in [*ordered, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
-                scope[arg.arg] = self._annotation(getattr(arg, "annotation", None)) or None
+                scope[arg.arg] = self._param_type(getattr(arg, "annotation", None))
         decorators = {
             (dotted(d) or "").rpartition(".")[2] for d in getattr(node, "decorator_list", [])
         }
