@@ -236,8 +236,10 @@ RETURN_ARITY_CHANGED = _code(
     "DA303",
     "return-arity-changed",
     "error",
-    "A call result is unpacked into N names but the function now returns another number of values.",
-    "ValueError: too many (or not enough) values to unpack.",
+    "A call result is unpacked into N names but the function now returns another number of "
+    "values, or one object (a dataclass) instead of a tuple.",
+    "ValueError: too many (or not enough) values to unpack; TypeError: cannot unpack "
+    "non-iterable object.",
     "a, b, c = compute_dp_attention_world_info(...)  # now returns 4 values",
     "Unpack the new number of values (the finding shows the new return statement).",
     "safe: the values keep their places as the new return statement orders them; "
@@ -540,7 +542,8 @@ ATTRIBUTE_TYPE_CHANGED = _code(
     "attribute-type-changed",
     "error",
     "The consumer assigns a value to an attribute of an sglang object whose declared or "
-    "inferred type changed so that the value no longer fits.",
+    "inferred type changed so that the value no longer fits, or calls a method on it that "
+    "the new type lacks (`.extend` on a list that became an OrderedDict).",
     "sglang reads the attribute as the new type: TypeError or wrong results later on.",
     "req.origin_input_ids = [1, 2]  # now an array('q')",
     "Assign a value of the new type.",
