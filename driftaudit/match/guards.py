@@ -4,8 +4,10 @@ A usage carries the guards around it (`usage/guards.py`); a finding at its place
 
 - dropped when the code cannot run on the new release (a `sglang.__version__` branch
   for other versions), when a `hasattr`/`getattr(..., default)` test or a `try/except
-  AttributeError` covers the missing name, or when it is an import in an `except
-  ImportError` fallback whose `try` imports succeed on the new release;
+  AttributeError` covers the missing name, when it reads `obj.x` after the consumer set
+  `obj.x` itself (the assignment is reported; a pack entry on the read, with its
+  rewrite, still is), or when it is an import in an `except ImportError` fallback whose
+  `try` imports succeed on the new release;
 - lowered to info when it is an import inside such a `try` whose fallback imports the
   same name from a module the new release has (the message names the fallback).
 """
@@ -74,8 +76,8 @@ def _drops(finding: Finding, usage, differ: Differ, version: Version | None) -> 
                     return True  # a branch for other releases
             except InvalidVersion:
                 continue
-        elif kind == "has" and code in _MISSING and guard[1] == name:
-            return True
+        elif kind in ("has", "own") and code in _MISSING and guard[1] == name:
+            return True  # checked for, or the consumer's own value (a pack still fires)
         elif kind == "except" and code in _MISSING and not isinstance(usage, ImportUsage):
             if guard[1] & _ATTRIBUTE:
                 return True

@@ -10,6 +10,8 @@ A guard is a plain tuple:
   (AttributeError, ImportError...);
 - ("fallback", imported, line): the handler of `except ImportError`, whose `try` imports
   `imported` (sglang paths by the name they bind): it runs only if one of them fails;
+- ("own", name, line): a read of `obj.name` after the consumer assigned `obj.name` in
+  the same function (its own value, whatever sglang has);
 - ("version", op, version, line): a branch taken only when `sglang.__version__ <op>
   version` (op already negated for an `else`).
 """

@@ -599,9 +599,13 @@ class UsageVisitor(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         store = isinstance(node.ctx, (ast.Store, ast.Del))
-        if self._own_write(node, store):
-            self.visit(node.value)
-            return  # `obj.x` read after the consumer set `obj.x` itself: its own value
+        saved = self.usages.guards
+        if self._own_write(node, store):  # `obj.x` read after the consumer set it itself
+            self.usages.guards = (*saved, ("own", node.attr, node.lineno))
+        self._attribute(node, store)
+        self.usages.guards = saved
+
+    def _attribute(self, node: ast.Attribute, store: bool) -> None:
         symbol = self.resolve_expr(node)
         if symbol is not None:
             self.usages.append(ReferenceUsage(*self._at(node), symbol, store=store))
@@ -728,12 +732,13 @@ class UsageVisitor(ast.NodeVisitor):
             star_kwargs=any(k.arg is None for k in node.keywords),
         )
         symbol = self.resolve_expr(func)
-        if (
-            symbol is None
-            and isinstance(func, ast.Attribute)
-            and not self._own_write(func, False)
-            and self._member(func, False, shape)
-        ):
+        saved = self.usages.guards
+        if isinstance(func, ast.Attribute) and self._own_write(func, False):
+            self.usages.guards = (*saved, ("own", func.attr, node.lineno))
+        member = symbol is None and isinstance(func, ast.Attribute)
+        member = member and self._member(func, False, shape)
+        self.usages.guards = saved
+        if member:
             shape.arg_types = arguments(node, self._value_type)  # only for sglang calls
             self.visit(func.value)
         else:
