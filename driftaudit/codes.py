@@ -200,6 +200,18 @@ DEFAULT_CHANGED = _code(
     "Pass the old default explicitly if you depend on it.",
 )
 
+PARAMETER_ADDED = _code(
+    "DA206",
+    "parameter-added",
+    "info",
+    "A function or class gained an optional or keyword-only parameter (a dataclass or "
+    "request struct gained a field): a changelog entry of `driftaudit diff`.",
+    "Nothing breaks; the new parameter may be what a consumer now has to pass to keep "
+    "the behaviour it wants, or what lets it drop a workaround.",
+    "def init_group(ranks, backend, use_symm_mem=False)  # use_symm_mem is new",
+    "Read what the parameter does; pass it where your code needs it.",
+)
+
 MEMBER_REMOVED = _code(
     "DA301",
     "member-removed",
@@ -226,8 +238,10 @@ RETURN_ARITY_CHANGED = _code(
     "DA303",
     "return-arity-changed",
     "error",
-    "A call result is unpacked into N names but the function now returns another number of values.",
-    "ValueError: too many (or not enough) values to unpack.",
+    "A call result is unpacked into N names but the function now returns another number of "
+    "values, or one object (a dataclass) instead of a tuple.",
+    "ValueError: too many (or not enough) values to unpack; TypeError: cannot unpack "
+    "non-iterable object.",
     "a, b, c = compute_dp_attention_world_info(...)  # now returns 4 values",
     "Unpack the new number of values (the finding shows the new return statement).",
     "safe: the values keep their places as the new return statement orders them; "
@@ -430,6 +444,18 @@ REQUIREMENT_CHANGED = _code(
     "Check your own pins and the packages you build against.",
 )
 
+SURFACE_ADDED = _code(
+    "DA509",
+    "surface-added",
+    "info",
+    "The new release adds an HTTP route, a request-struct field or an SGLANG_* environment "
+    "variable: a changelog entry of `driftaudit diff`.",
+    "Nothing breaks; a new field or variable may be what a consumer now has to send or set "
+    "to keep the behaviour it wants.",
+    "GenerateReqInput.routed_dp_rank (a new request field)",
+    "Read what it does; send or set it where your code needs it.",
+)
+
 PATCH_HUNK_FAILS = _code(
     "DA601",
     "patch-hunk-fails",
@@ -539,7 +565,8 @@ ATTRIBUTE_TYPE_CHANGED = _code(
     "attribute-type-changed",
     "error",
     "The consumer assigns a value to an attribute of an sglang object whose declared or "
-    "inferred type changed so that the value no longer fits.",
+    "inferred type changed so that the value no longer fits, or calls a method on it that "
+    "the new type lacks (`.extend` on a list that became an OrderedDict).",
     "sglang reads the attribute as the new type: TypeError or wrong results later on.",
     "req.origin_input_ids = [1, 2]  # now an array('q')",
     "Assign a value of the new type.",

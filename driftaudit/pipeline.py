@@ -9,7 +9,7 @@ from pathlib import Path
 from driftaudit.cache import BlobStore
 from driftaudit.drift import Change, Differ
 from driftaudit.drift.serverargs import SERVER_ARGS, ServerArgsDrift
-from driftaudit.drift.surfaces import surface_changes
+from driftaudit.drift.surfaces import surface_additions, surface_changes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 from driftaudit.match import match_usages
@@ -140,7 +140,7 @@ def run_diff(
         changes = [c for c in changes if not _about_server_args_fields(c, fields)]
         redirects = (old.surface("server_arg_redirects"), new.surface("server_arg_redirects"))
         changes += ServerArgsDrift(old_args, new_args, *redirects).all_changes()
-    changes += surface_changes(old, new)
+    changes += surface_changes(old, new) + surface_additions(old, new)
     return old, new, [c for c in changes if prefix is None or c.symbol.startswith(prefix)]
 
 

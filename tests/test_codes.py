@@ -69,19 +69,9 @@ COMMENTED = {".py", ".sh", ".bash", ".yaml", ".yml", ".toml", ".txt", ".cfg", ".
 
 # directory -> why the tool gets that fixture wrong today (a bug to fix); strict xfail
 XFAIL: dict[str, str] = {
-    "DA301-guarded": "a use inside `if hasattr(Cls, name):` or `try/except AttributeError` "
-    "is reported as an error, though the consumer handles the member's absence",
-    "DA302-by-name": 'an enum member read by name, `Enum["NAME"]` (KeyError) or '
-    '`getattr(Enum, "NAME")` without a default (AttributeError), is not reported',
-    "DA303-indirect": "a function that returns another function's result: the callee's "
-    "new return arity is not followed, so `x, y = opaque()` is not reported",
-    "DA305-varargs": "an override taking (*args, **kwargs) accepts the new base signature, "
-    "yet is reported as override-signature-changed",
-    "DA503-io-struct": "GenerateReqInput(stream_interval=...) is reported as DA201 "
-    "keyword-removed; the registry documents a keyword of an io_struct request as DA503",
 }
 # codes `compare` never reports (a changelog entry only): their fixture asserts `diff`
-DIFF_ONLY = {"DA508"}
+DIFF_ONLY = {"DA206", "DA508", "DA509"}
 # codes whose findings sit in unified diffs, which have no comments: expected.json only
 IN_DIFFS = {"DA601", "DA602"}
 

@@ -68,6 +68,32 @@ class SymbolMoved(Change):
 
 
 @dataclass
+class SymbolRelocated(SymbolMoved):
+    """Gone with its module, found under another name: a class renamed on the way (same
+    constructor, mostly the same members), or a function that became a static or class
+    method (`new_symbol` is then `module.Class.name`)."""
+
+    how: str = ""  # "renamed" or "staticmethod"/"classmethod"
+
+    @property
+    def new_module(self) -> str:
+        parts = self.new_symbol.split(".")
+        return ".".join(parts[:-2] if self.how != "renamed" else parts[:-1])
+
+    @property
+    def new_name(self) -> str:
+        parts = self.new_symbol.split(".")
+        return ".".join(parts[-2:]) if self.how != "renamed" else parts[-1]
+
+    def explain(self) -> str:
+        module, _, name = self.symbol.rpartition(".")
+        what = "renamed" if self.how == "renamed" else f"now a {self.how}"
+        return (
+            f"`{name}` moved from `{module}` to `{self.new_module}` as `{self.new_name}` ({what})"
+        )
+
+
+@dataclass
 class MemberRemoved(Change):
     candidate: str | None = None  # the likely replacement: a new member, or a function
     candidate_kind: str = ""  # "renamed" (a member added to the class) or "moved"
@@ -90,7 +116,10 @@ class EnumMemberRemoved(MemberRemoved):
 
     def explain(self) -> str:
         owner, _, name = self.symbol.rpartition(".")
-        return f"enum member `{owner.rpartition('.')[2]}.{name}` was removed"
+        text = f"enum member `{owner.rpartition('.')[2]}.{name}` was removed"
+        if self.candidate_kind == "renamed":
+            text += f" (perhaps renamed to `{self.candidate.rpartition('.')[2]}`)"
+        return text
 
 
 @dataclass
@@ -101,6 +130,14 @@ class ParameterRemoved(Change):
 
     def explain(self) -> str:
         return f"parameter `{self.param}` was removed from `{short_name(self.symbol)}`"
+
+
+@dataclass
+class RequestKeywordRemoved(ParameterRemoved):
+    """A keyword of an io_struct request (`GenerateReqInput(stream_interval=...)`): the
+    same field a JSON payload sends, so it carries the request-field code."""
+
+    code = codes.REQUEST_FIELD_REMOVED
 
 
 @dataclass
@@ -125,6 +162,22 @@ class RequiredParameterAdded(Change):
 
     def explain(self) -> str:
         return f"`{short_name(self.symbol)}` has a new required parameter `{self.param}`"
+
+
+@dataclass
+class ParameterAdded(Change):
+    """An optional or keyword-only parameter (a dataclass field) new in the release."""
+
+    param: str = ""
+    default: str | None = None
+    keyword_only: bool = False
+
+    code = codes.PARAMETER_ADDED
+
+    def explain(self) -> str:
+        kind = "keyword-only parameter" if self.keyword_only else "parameter"
+        default = f" (default {self.default})" if self.default is not None else ""
+        return f"`{short_name(self.symbol)}` has a new {kind} `{self.param}`{default}"
 
 
 @dataclass
@@ -174,6 +227,24 @@ class ReturnArityChanged(Change):
         return (
             f"`{short_name(self.symbol)}` now returns {self.new_arity} values "
             f"(was {self.old_arity}){shown}"
+        )
+
+
+@dataclass
+class ReturnBecameObject(Change):
+    """A tuple return that became one object (a dataclass): it cannot be unpacked."""
+
+    old_arity: int = 0
+    new_class: str = ""
+    fields: list[str] | None = None
+
+    code = codes.RETURN_ARITY_CHANGED
+
+    def explain(self) -> str:
+        fields = f" (fields: {', '.join(self.fields)})" if self.fields else ""
+        return (
+            f"`{short_name(self.symbol)}` now returns one `{self.new_class.rpartition('.')[2]}` "
+            f"object{fields}, not a tuple of {self.old_arity}: it cannot be unpacked"
         )
 
 

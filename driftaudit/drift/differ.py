@@ -17,14 +17,19 @@ from driftaudit.drift.changes import (
     EnumMemberRemoved,
     MemberRemoved,
     ModuleRemoved,
+    ParameterAdded,
     ParameterMoved,
     ParameterRemoved,
     ParameterRenamed,
     RequiredParameterAdded,
     ReturnArityChanged,
+    ReturnBecameObject,
     SymbolMoved,
+    SymbolRelocated,
     SymbolRemoved,
 )
+from driftaudit.drift.relocations import relocated
+from driftaudit.drift.returns import return_arity, returned_object
 from driftaudit.snapshot import Resolved, Snapshot
 from driftaudit.snapshot.model import (
     VAR_KEYWORD,
@@ -40,8 +45,9 @@ from driftaudit.snapshot.model import (
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
 
 
-def callable_signature(obj: Obj | Module | None) -> Function | None:
-    """The function a call runs: the function itself, or a class's constructor."""
+def callable_signature(obj: Obj | Module | None, snapshot: Snapshot | None = None):
+    """The function a call runs: the function itself, or a class's constructor (with
+    `snapshot`, a dataclass's fields include those of its dataclass bases)."""
     if isinstance(obj, Function):
         return obj
     if isinstance(obj, Class):
@@ -49,14 +55,32 @@ def callable_signature(obj: Obj | Module | None) -> Function | None:
         if isinstance(init, Function):
             return init
         if "dataclass" in obj.labels:
-            return dataclass_init(obj)
+            return dataclass_init(obj, snapshot)
     return None
 
 
-def dataclass_init(cls: Class) -> Function:
-    """The `__init__` a @dataclass generates from its annotated fields."""
+def _dataclass_bases(cls: Class, snapshot: Snapshot | None, depth: int = 0) -> list[Class]:
+    """The dataclass bases of `cls`, the farthest first (the order fields are made in)."""
+    if snapshot is None or depth > 5:
+        return []
+    found = []
+    for base in reversed(cls.bases):
+        resolved = snapshot.resolve(base) if base.startswith("sglang.") else None
+        if resolved is None or resolved.opaque or not isinstance(resolved.obj, Class):
+            continue
+        if "dataclass" in resolved.obj.labels:
+            found += _dataclass_bases(resolved.obj, snapshot, depth + 1) + [resolved.obj]
+    return found
+
+
+def dataclass_init(cls: Class, snapshot: Snapshot | None = None) -> Function:
+    """The `__init__` a @dataclass generates from its annotated fields (and, with
+    `snapshot`, the fields it inherits from dataclass bases)."""
     params = [Param("self", "positional or keyword")]
-    for member in cls.members.values():
+    fields: dict[str, Obj] = {}
+    for owner in [*_dataclass_bases(cls, snapshot), cls]:
+        fields.update(owner.members)  # a redefined field keeps its first place
+    for member in fields.values():
         annotation = getattr(member, "annotation", None)
         value = getattr(member, "value", None) or ""
         if member.kind != "attribute" or annotation is None or "ClassVar" in annotation:
@@ -131,6 +155,11 @@ class Differ:
                     return SymbolMoved(
                         name_path, old_name.location, target.location, target.canonical
                     )
+                found = relocated(self.old, self.new, prefix[reached + 1], old_name)
+                if found is not None:
+                    where = self.new.resolve(found[0])
+                    location = where.location if where else None
+                    return SymbolRelocated(name_path, old_name.location, location, *found)
         return self.removal(missing)
 
     def removal(self, missing: str) -> Change | None:
@@ -154,6 +183,10 @@ class Differ:
         target = self.find_moved(missing.rpartition(".")[2], old_obj)
         if target is not None:
             return SymbolMoved(missing, old_loc, target.location, target.canonical)
+        found = relocated(self.old, self.new, missing.rpartition(".")[2], old_obj)
+        if found is not None:
+            where = self.new.resolve(found[0])
+            return SymbolRelocated(missing, old_loc, where.location if where else None, *found)
         return SymbolRemoved(missing, old_loc, None)
 
     def _member_candidate(self, old_cls: Class, class_path: str, name: str, old_obj):
@@ -235,12 +268,20 @@ class Differ:
                 changes.append(ParameterMoved(symbol, old_loc, new_loc, param.name, before, after))
             elif before != after:
                 shifted.append(param)
-            elif param.default != twin.default and param.default is not None:
-                changes.append(
-                    DefaultChanged(
-                        symbol, old_loc, new_loc, param.name, param.default, twin.default
+            elif param.default is not None and twin.default is not None:
+                before = self._constant(self.old, symbol, param.default)
+                after = self._constant(self.new, symbol, twin.default)
+                if before != after:
+                    changes.append(
+                        DefaultChanged(
+                            symbol,
+                            old_loc,
+                            new_loc,
+                            param.name,
+                            _shown(param.default, before),
+                            _shown(twin.default, after),
+                        )
                     )
-                )
         if shifted:
             first = shifted[0].name
             changes.append(
@@ -256,10 +297,36 @@ class Differ:
             )
         return changes
 
-    def return_change(self, symbol: str, old: Function, new: Function, locs) -> Change | None:
-        old_arity, new_arity = old.return_arity, new.return_arity
+    def _constant(self, snapshot: Snapshot, symbol: str, default: str) -> str:
+        """A default that names a module constant (`DEFAULT_BS`, `envs.X`): its value."""
+        if not default.replace(".", "_").isidentifier() or default in ("None", "True", "False"):
+            return default
+        found = snapshot.resolve(symbol)
+        if found is None or found.module is None:
+            return default
+        value = snapshot.resolve(f"{found.module.name}.{default}")
+        obj = value.obj if value is not None and not value.opaque else None
+        if obj is not None and getattr(obj, "value", None) and "module-attribute" in obj.labels:
+            return obj.value
+        return default
+
+    def return_change(
+        self, symbol: str, old: Function, new: Function, locs, paths=None
+    ) -> Change | None:
+        """A new number of returned values, or a tuple that became one object.
+
+        `paths`: where the old and the new function are defined (default: `symbol`),
+        to follow `return helper(...)` from there."""
+        old_path, new_path = paths or (symbol, symbol)
+        old_arity = return_arity(self.old, old_path, old)
+        new_arity = return_arity(self.new, new_path, new)
         if old_arity is not None and new_arity is not None and old_arity != new_arity:
-            return ReturnArityChanged(symbol, *locs, old_arity, new_arity, new.return_elements)
+            elements = new.return_elements if new.return_tuples else None
+            return ReturnArityChanged(symbol, *locs, old_arity, new_arity, elements)
+        if old_arity and old_arity > 1 and new_arity is None:
+            returned = returned_object(self.new, new)
+            if returned is not None and returned_object(self.old, old) is None:
+                return ReturnBecameObject(symbol, *locs, old_arity, *returned)
         return None
 
     def changes_of(self, path: str) -> list[Change]:
@@ -267,13 +334,14 @@ class Differ:
         old, new = self.old.resolve(path), self.new.resolve(path)
         if old is None or new is None or old.opaque or new.opaque:
             return []
-        old_fn, new_fn = callable_signature(old.obj), callable_signature(new.obj)
+        old_fn = callable_signature(old.obj, self.old)
+        new_fn = callable_signature(new.obj, self.new)
         if old_fn is None or new_fn is None:
             return []
         locs = (function_location(old, old_fn), function_location(new, new_fn))
         changes = self.signature_changes(path, old_fn, new_fn, locs)
-        arity = self.return_change(path, old_fn, new_fn, locs)
-        return changes + ([arity] if arity else [])
+        arity = self.return_change(path, old_fn, new_fn, locs, (old.canonical, new.canonical))
+        return changes + ([arity] if arity else []) + _additions(path, old_fn, new_fn, locs)
 
     # ---- the whole changelog -----------------------------------------------------
 
@@ -319,6 +387,26 @@ def function_location(found: Resolved, fn: Function) -> str | None:
         return None
     lineno = fn.lineno or getattr(found.obj, "lineno", None)
     return f"{found.module.file}:{lineno}" if lineno else found.module.file
+
+
+def _additions(symbol: str, old: Function, new: Function, locs) -> list[Change]:
+    """Optional and keyword-only parameters new in the release (a renamed one is not:
+    it takes an old one's place)."""
+    old_names = {p.name for p in old.params}
+    added = []
+    for index, param in enumerate(new.params):
+        if param.name in old_names or param.required or param.kind in _VARIADIC:
+            continue
+        twin = old.params[index] if index < len(old.params) else None
+        if twin is not None and twin.name not in {p.name for p in new.params}:
+            continue  # renamed in place
+        keyword_only = param.kind == "keyword-only"
+        added.append(ParameterAdded(symbol, *locs, param.name, param.default, keyword_only))
+    return added
+
+
+def _shown(text: str, value: str) -> str:
+    return text if text == value else f"{text} (= {value})"
 
 
 def _same_neighbours(old: list[str], new: list[str], index: int) -> bool:

@@ -87,6 +87,51 @@ class RequirementChanged(Change):
         return f"requirement {self.symbol}: {self.how} ({self.old or '-'} -> {self.new or '-'})"
 
 
+@dataclass
+class RouteAdded(Change):
+    code = codes.SURFACE_ADDED
+
+    def explain(self) -> str:
+        return f"HTTP route {self.symbol} is new"
+
+
+@dataclass
+class RequestFieldAdded(Change):
+    code = codes.SURFACE_ADDED
+
+    def explain(self) -> str:
+        return f"request struct field {self.symbol} is new"
+
+
+@dataclass
+class EnvVarAdded(Change):
+    code = codes.SURFACE_ADDED
+
+    def explain(self) -> str:
+        return f"environment variable {self.symbol} is new"
+
+
+def surface_additions(old: Snapshot, new: Snapshot) -> list[Change]:
+    """What the new release adds: routes, request-struct fields, SGLANG_* variables."""
+    changes: list[Change] = []
+    old_routes = _routes(old)
+    for path, (_, where) in sorted(_routes(new).items()):
+        if path not in old_routes:
+            changes.append(RouteAdded(path, None, where))
+    old_structs, new_structs = old.surface("request_structs"), new.surface("request_structs")
+    for name, struct in sorted(new_structs.items()):
+        before = old_structs.get(name)
+        for field in struct.fields if before is not None else ():
+            if field not in before.fields:
+                where = f"{struct.file}:{struct.fields[field].line}"
+                changes.append(RequestFieldAdded(f"{name}.{field}", None, where))
+    old_envs = old.surface("env_vars")
+    for name, env in sorted(new.surface("env_vars").items()):
+        if name not in old_envs and name.startswith(("SGLANG_", "SGL_")):
+            changes.append(EnvVarAdded(name, None, f"{env.file}:{env.line}"))
+    return changes
+
+
 def surface_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     changes: list[Change] = []
     old_routes, new_routes = _routes(old), _routes(new)

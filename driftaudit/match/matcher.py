@@ -16,8 +16,11 @@ from driftaudit.drift.changes import (
     ParameterRenamed,
     PositionalCapacityReduced,
     PositionalRebound,
+    RequestKeywordRemoved,
     RequiredParameterAdded,
+    ReturnBecameObject,
     SymbolMoved,
+    SymbolRelocated,
     short_name,
 )
 from driftaudit.drift.differ import callable_signature, function_location
@@ -25,8 +28,10 @@ from driftaudit.drift.serverargs import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
+from driftaudit.match.guards import TRY_NOTE, apply_guards
 from driftaudit.match.members import MemberMatcher
 from driftaudit.match.merge import merge_repeats
+from driftaudit.match.mutations import mutation_findings
 from driftaudit.match.packs import PackMatcher
 from driftaudit.match.surfaces import SurfaceMatcher
 from driftaudit.packs import PackEntry
@@ -70,13 +75,14 @@ def match_usages(
         elif isinstance(usage, CallUsage) and not usage.via:
             findings += matcher.call(usage, usage.symbol, usage)
         elif isinstance(usage, UnpackUsage):
-            findings += matcher.unpack(usage)
+            findings += matcher.unpack(usage, members)
         elif isinstance(usage, MemberUsage):
             findings += members.member(usage)
         elif isinstance(usage, OverrideUsage):
             findings += members.override(usage)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
     findings += TypeMatcher(differ, matcher, members).findings(usages)
+    findings += mutation_findings(usages, differ, members)
     pack_matcher = PackMatcher(differ, usages, members, root or Path(usages.root), files)
     surface = SurfaceMatcher(differ, usages, members, pack_matcher)
     sglang_surfaces = surface.server_args_findings(surfaces) + surface.meta_info_findings()
@@ -109,6 +115,7 @@ def match_usages(
         for f in findings
         if f.confidence == "certain" or (f.path, f.line, f.column, f.symbol) not in certain
     ]
+    findings = apply_guards(findings, usages, differ)
     unique = {(f.path, f.line, f.column, f.code.code, f.symbol, f.message): f for f in findings}
     merged, _ = merge_repeats(list(unique.values()))
     return sorted(merged, key=Finding.sort_key)
@@ -148,8 +155,13 @@ class _Matcher:
             message = f"assigns or patches `{name}`, which sglang no longer has: {change.explain()}"
             return [finding_at(usage, change, message, use="patch")]
         message = change.explain()
+        if isinstance(change, ModuleRemoved) and symbol.startswith(change.symbol + "."):
+            name = symbol[len(change.symbol) + 1 :]
+            message += f": no compatible new home of `{name}` was found"
         fix = None
-        if isinstance(change, SymbolMoved):
+        if isinstance(change, SymbolRelocated):
+            fix = Fix(f"use `{change.new_name}` from `{change.new_module}`")
+        elif isinstance(change, SymbolMoved):
             name = change.symbol.rpartition(".")[2]
             direct = isinstance(usage, ImportUsage) and change.symbol == symbol
             edit = {"kind": "move-import", "name": name, "new_module": change.new_module}
@@ -159,7 +171,7 @@ class _Matcher:
         if isinstance(usage, ImportUsage):
             if usage.guarded:
                 # still an error: the except branch silently switches the feature off
-                message += " (inside try/except ImportError: the except branch runs instead)"
+                message += TRY_NOTE
             elif usage.lazy:
                 message += " (lazy import: fails when the function runs)"
         return [finding_at(usage, change, message, fix)]
@@ -175,7 +187,8 @@ class _Matcher:
                 new = self.differ.new.resolve(moved.new_symbol)
         if old is None or new is None or old.opaque or new.opaque:
             return None
-        old_fn, new_fn = callable_signature(old.obj), callable_signature(new.obj)
+        old_fn = callable_signature(old.obj, self.differ.old)
+        new_fn = callable_signature(new.obj, self.differ.new)
         if old_fn is None or new_fn is None:
             return None
         return old, new, old_fn, new_fn
@@ -294,15 +307,33 @@ class _Matcher:
 
     # ---- return shapes ---------------------------------------------------------
 
-    def unpack(self, usage: UnpackUsage) -> list[Finding]:
-        found = self.signatures(usage.symbol)
+    def unpack(self, usage: UnpackUsage, members: MemberMatcher | None = None) -> list[Finding]:
+        if not usage.symbol and members is not None:  # `a, b = obj.meth(...)`
+            for cls in members.classes_of(usage.receiver):
+                if self.differ.old.resolve(f"{cls}.{usage.member}") is not None:
+                    usage.symbol = f"{cls}.{usage.member}"
+                    break
+        found = self.signatures(usage.symbol) if usage.symbol else None
         if found is None:
             return []
         old, new, old_fn, new_fn = found
         locs = (function_location(old, old_fn), function_location(new, new_fn))
-        change = self.differ.return_change(usage.symbol, old_fn, new_fn, locs)
+        paths = (old.canonical, new.canonical)
+        change = self.differ.return_change(usage.symbol, old_fn, new_fn, locs, paths)
         if change is None:
             return []
+        if isinstance(change, ReturnBecameObject):
+            if usage.targets != change.old_arity and not usage.starred:
+                return []
+            message = (
+                f"unpacks {usage.targets} values from `{short_name(usage.symbol)}`, which now "
+                f"returns one `{change.new_class.rpartition('.')[2]}` object (was a tuple of "
+                f"{change.old_arity}): it cannot be unpacked"
+            )
+            shown = change.fields[: change.old_arity] if change.fields else []
+            reads = ", ".join(f"`.{f}`" for f in shown)
+            fix = Fix(f"keep the object and read its fields{': ' + reads if reads else ''}")
+            return [finding_at(usage, change, message, fix)]
         if usage.starred:
             if usage.targets - 1 <= change.new_arity:
                 return []
@@ -332,8 +363,13 @@ def _slots(old: list[str], new: list[str] | None) -> list[int | None] | None:
     return slots if kept == list(range(len(old))) else None
 
 
+_IO_STRUCT = ".managers.io_struct"  # request structs: a keyword is a request field
+
+
 def _removed_param(changes: list[Change], symbol: str, keyword: str, locs) -> Change:
-    for change in changes:
-        if getattr(change, "param", None) == keyword:
-            return change
-    return ParameterRemoved(symbol, *locs, keyword)
+    found = next((c for c in changes if getattr(c, "param", None) == keyword), None)
+    if found is None:
+        found = ParameterRemoved(symbol, *locs, keyword)
+    if type(found) is ParameterRemoved and _IO_STRUCT in symbol:
+        return RequestKeywordRemoved(found.symbol, *locs, keyword)
+    return found

@@ -80,8 +80,8 @@ class MemberMatcher:
                 fix = Fix(f"override `{change.candidate}` instead") if change.candidate else None
                 return [finding_at(usage, change, message, fix, use="override", symbol=path)]
             new = self.differ.new.resolve(path)
-            if new is None or not isinstance(new.obj, Function):
-                return []
+            if new is None or not isinstance(new.obj, Function) or usage.variadic:
+                return []  # `(self, *args, **kwargs)` passes any new signature through
             locs = (function_location(old, old.obj), function_location(new, new.obj))
             changes = [
                 c

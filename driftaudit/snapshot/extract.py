@@ -15,16 +15,19 @@ import griffe
 
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module, Obj, Param
 
-EXTRACTOR_VERSION = "6"  # bump when the model or extraction changes: invalidates the cache
+EXTRACTOR_VERSION = "8"  # bump when the model or extraction changes: invalidates the cache
 _MAX_VALUE = 120
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str], bool]:
+def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str], bool, list[str]]:
     """For a function node: the tuple lengths it returns, whether it returns anything
-    else, the source of each element of the last tuple returned (in line order), and
-    whether it returns `cls(...)` (an alternative constructor)."""
+    else, the source of each element of the last tuple returned (in line order), whether
+    it returns `cls(...)` (an alternative constructor), and the functions whose result it
+    returns as it is (`return helper(x)`, `return self.meth(x)`; "?" for any other
+    expression), so that a return shape can be followed through them."""
     tuples: list[int] = []
+    calls: list[str] = []
     other = False
     builds_cls = False
     last: tuple[int, list[str]] | None = None
@@ -43,6 +46,8 @@ def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str], bool]:
                     last = (child.lineno, [_text(ast.unparse(e)) for e in value.elts])
             elif not (isinstance(value, ast.Constant) and value.value is None):
                 other = True
+                callee = _dotted(value.func) if isinstance(value, ast.Call) else None
+                calls.append(callee or "?")
                 if (
                     isinstance(value, ast.Call)
                     and isinstance(value.func, ast.Name)
@@ -52,7 +57,17 @@ def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str], bool]:
         elif isinstance(child, (ast.Yield, ast.YieldFrom)):
             other = True  # a generator: the call returns a generator object
         stack.extend(ast.iter_child_nodes(child))
-    return tuples, other, last[1] if last else [], builds_cls
+    return tuples, other, last[1] if last else [], builds_cls, sorted(set(calls))
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
 
 
 def self_assignments(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
@@ -107,6 +122,11 @@ class SglangFacts(griffe.Extension):
 
     def __init__(self) -> None:
         self.classes: dict[str, griffe.Class] = {}
+        self.registered: dict[str, int] = {}  # names passed to module-level calls
+
+    def on_module_node(self, *, node, agent, **kwargs) -> None:
+        if isinstance(node, ast.Module):
+            self.registered = registered_names(node)
 
     def on_function_instance(self, *, node, func, agent, **kwargs) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -119,30 +139,71 @@ class SglangFacts(griffe.Extension):
     def on_class_instance(self, *, node, cls, agent, **kwargs) -> None:
         if cls.parent is not None and cls.parent.is_module:
             self.classes[cls.name] = cls
+        if isinstance(node, ast.ClassDef) and sets_own_attributes(node):
+            cls.extra["driftaudit"]["registry"] = True
 
 
-def _text(value) -> str | None:
+def registered_names(module: ast.Module) -> dict[str, int]:
+    """`Cls.register("NONE")`, `register_algorithm("EAGLE", ...)` at module level: the
+    names a registry class may set on itself (as given, and upper-cased)."""
+    found: dict[str, int] = {}
+    for statement in module.body:
+        call = getattr(statement, "value", None)
+        if not isinstance(call, ast.Call) or not call.args:
+            continue
+        first = call.args[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            if first.value.isidentifier():
+                found.setdefault(first.value, statement.lineno)
+                found.setdefault(first.value.upper(), statement.lineno)
+    return found
+
+
+def sets_own_attributes(node: ast.ClassDef) -> bool:
+    """A class method that calls `setattr(cls, ...)`: a registry adding members."""
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for call in ast.walk(method):
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id == "setattr"
+                and call.args
+                and isinstance(call.args[0], ast.Name)
+                and call.args[0].id == me
+            ):
+                return True
+    return False
+
+
+def _text(value, limit: int = _MAX_VALUE) -> str | None:
     if value is None:
         return None
     text = str(value)
-    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
     if isinstance(obj, griffe.Alias):  # never resolved here: its target is only a path
         return Alias(obj.name, obj.alias_lineno, obj.target_path)
     if obj.is_function:
-        shapes = obj.extra.get("driftaudit", {}).get("returns", ([], False, [], False))
-        tuples, other, elements, builds_cls = shapes
+        shapes = obj.extra.get("driftaudit", {}).get("returns", ([], False, [], False, []))
+        tuples, other, elements, builds_cls, calls = shapes
         params = [
             Param(p.name, p.kind.value, _text(p.default), _text(p.annotation))
             for p in obj.parameters
         ]
         labels = sorted(obj.labels)
-        returns = _text(canonical(obj.returns))
+        # whole up to 600 characters: canonical paths make `Tuple[A, B]` long, and the
+        # return shape (its arity) is read from it
+        returns = _text(canonical(obj.returns), 600)
         if returns is None and builds_cls and obj.parent is not None and obj.parent.is_class:
             returns = obj.parent.canonical_path  # `return cls(...)`: an instance of the class
-        return Function(obj.name, obj.lineno, params, labels, tuples, other, elements, returns)
+        function = Function(obj.name, obj.lineno, params, labels, tuples, other, elements, returns)
+        function.return_calls = calls
+        return function
     if obj.is_class:
         bases = []
         for base in obj.bases:
@@ -153,9 +214,14 @@ def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
             if converted is not None:
                 members[name] = converted
         _add_slots(members, obj.lineno)
-        for name, lineno in obj.extra.get("driftaudit", {}).get("self_attrs", {}).items():
+        facts = obj.extra.get("driftaudit", {})
+        for name, lineno in facts.get("self_attrs", {}).items():
             if name not in members:
                 members[name] = Attribute(name, lineno, labels=["instance-attribute"])
+        if facts.get("registry"):
+            for name, lineno in _FACTS.registered.items():
+                if name not in members:
+                    members[name] = Attribute(name, lineno, labels=["registered"])
         return Class(obj.name, obj.lineno, bases, members, sorted(obj.labels))
     if obj.is_attribute:
         type_ = canonical(obj.annotation) or _value_type(obj.value)

@@ -88,6 +88,8 @@ class Function(Obj):
     returns_other: bool = False
     return_elements: list[str] = field(default_factory=list)  # of the last tuple returned
     returns: str | None = None  # return annotation with names made canonical
+    # callees whose result a return gives as it is (`helper`, `self.meth`; "?": other)
+    return_calls: list[str] = field(default_factory=list)
 
     kind = "function"
 
@@ -100,6 +102,7 @@ class Function(Obj):
             ro=self.returns_other,
             re=self.return_elements,
             r=self.returns,
+            rc=self.return_calls,
         )
         return data
 
@@ -242,6 +245,7 @@ def obj_from_json(data: dict) -> Obj:
             or type(elements) is not list
             or type(data["ro"]) is not bool
             or not _optional_str(data["r"])
+            or not _strings(data["rc"])
         ):
             raise ModelError("not a function")
         return Function(
@@ -253,6 +257,7 @@ def obj_from_json(data: dict) -> Obj:
             data["ro"],
             elements,
             data["r"],
+            data["rc"],
         )
     if kind == "class":
         bases, labels, members = data["b"], data["lb"], data["m"]

@@ -18,6 +18,8 @@ class Usage:
     # the token a finding about this usage points at (an import's alias, the `c` of
     # `a.b.c`, a call's callee); None: the node at line:column
     focus: Span | None = field(default=None, kw_only=True)
+    # the guards around it, innermost last (usage/guards.py); set by the visitor
+    guards: tuple = field(default=(), kw_only=True)
 
 
 @dataclass
@@ -112,6 +114,7 @@ class OverrideUsage(Usage):
     bases: tuple = ()  # sglang paths of its bases
     method: str = ""
     params: list[str] = field(default_factory=list)
+    variadic: bool = False  # takes both *args and **kwargs: accepts any base signature
 
 
 @dataclass
@@ -120,6 +123,9 @@ class UnpackUsage(Usage):
 
     targets: int = 0
     starred: bool = False
+    # `a, b = obj.meth(...)` on an sglang instance: symbol "" until the matcher types it
+    receiver: tuple = ()
+    member: str = ""
 
 
 @dataclass

@@ -15,7 +15,6 @@ code around them, as Python runs them, so module-level imports and monkeypatches
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from driftaudit.pysource import Columns, dotted
 from driftaudit.usage.exports import (
@@ -24,6 +23,7 @@ from driftaudit.usage.exports import (
     absolute_module,
     class_names,
 )
+from driftaudit.usage.guards import branch_guards, caught, imported_in
 from driftaudit.usage.model import (
     AttributeNameUsage,
     CallShape,
@@ -38,6 +38,15 @@ from driftaudit.usage.model import (
     UnpackUsage,
     Usage,
 )
+from driftaudit.usage.monkeypatch import PATCHERS, MonkeypatchMixin
+from driftaudit.usage.scopes import (
+    ClassContext,
+    ConsumerClass,
+    ConsumerInstance,
+    Deferred,
+    LocalFunction,
+    Recorder,
+)
 from driftaudit.usage.types import annotation_type, is_type
 from driftaudit.usage.valuetypes import arguments, value_type
 
@@ -45,61 +54,11 @@ CONSUMER = "consumer:"  # prefix of a binding to a consumer module
 EXTERNAL = "external:"  # a name bound to something outside sglang
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 _STRING_IMPORTERS = {"import_module", "__import__"}
-_PATCHERS = {"patch"}  # mock.patch("sglang.x.y"), mocker.patch(...)
 _VALUE = "\0value:"  # scope key: the expression a local name was last assigned
+_WROTE = "\0wrote:"  # scope key: `obj.x` the consumer assigned itself
 
 
-class _Recorder(list):
-    """The usages of a file; each is stamped with the function it occurs in."""
-
-    scope = 0
-
-    def append(self, usage: Usage) -> None:
-        usage.scope = self.scope
-        super().append(usage)
-
-
-@dataclass
-class LocalFunction:
-    node: ast.FunctionDef | ast.AsyncFunctionDef
-    returns: tuple | None  # TypeRef of its return annotation
-
-
-@dataclass
-class ClassContext:
-    name: str
-    bases: tuple[str, ...]  # sglang paths of its bases
-    own: frozenset[str]  # names the class defines itself
-    # `self.x = <sglang instance>` in its methods: x -> TypeRef
-    attr_types: dict[str, tuple] = field(default_factory=dict)
-
-
-@dataclass
-class ConsumerClass:
-    """A consumer class that subclasses sglang classes: calling it builds a `self`."""
-
-    name: str
-    bases: tuple[str, ...]
-    own: frozenset[str]
-
-
-@dataclass
-class ConsumerInstance:
-    """`self` in a consumer class that does not subclass sglang: its attributes may
-    still hold sglang instances (`self.logits_processor = logits_processor`)."""
-
-    owner: ClassContext
-
-
-@dataclass
-class _Deferred:
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
-    scopes: list[dict]
-    owner: ClassContext | None
-    patched: tuple | None = None  # TypeRef of `self` when installed on an sglang class
-
-
-class UsageVisitor(ast.NodeVisitor):
+class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
     def __init__(
         self,
         relpath: str,
@@ -114,16 +73,16 @@ class UsageVisitor(ast.NodeVisitor):
         self.is_package = is_package
         self.exports = exports
         self.scopes: list[dict] = [{}]
-        self.usages: list[Usage] = _Recorder()
+        self.usages: list[Usage] = Recorder()
         self.defined_names: set[str] = set()
         self._guarded: set[int] = set()  # import statements inside try/except ImportError
         self._in_handler = 0  # inside `except ...:` (fallback assignments keep bindings)
         self._class: ClassContext | None = None
-        self._queue: list[_Deferred] = []
+        self._queue: list[Deferred] = []
         # module-level functions whose first parameter is `self`: method replacements,
         # read last so that the code installing or calling them has typed their `self`
-        self._late: list[_Deferred] = []
-        self._visited: dict[int, _Deferred] = {}  # function bodies already visited
+        self._late: list[Deferred] = []
+        self._visited: dict[int, Deferred] = {}  # function bodies already visited
         self._patched: dict[int, tuple] = {}  # function node id -> TypeRef of its `self`
         self._stored: dict[int, ast.expr] = {}  # attribute target node id -> value assigned
 
@@ -218,6 +177,15 @@ class UsageVisitor(ast.NodeVisitor):
     def _annotation(self, node: ast.expr | None):
         return annotation_type(node, self.resolve_expr)
 
+    def _param_type(self, node: ast.expr | None):
+        """A parameter's annotation: an sglang type, or a consumer subclass of one."""
+        typed = self._annotation(node)
+        if typed is None and isinstance(node, ast.Name):
+            local = self.lookup(node.id)
+            if isinstance(local, ConsumerClass):
+                return ("self", local.bases, local.own)
+        return typed or None
+
     def _at(self, node: ast.AST) -> tuple[str, int, int]:
         return self.relpath, *self.columns.start(node)
 
@@ -234,7 +202,7 @@ class UsageVisitor(ast.NodeVisitor):
             if self._class is not None:
                 self.defined_names.add(node.name)
                 self._override(node)
-        job = _Deferred(node, list(self.scopes), self._class)
+        job = Deferred(node, list(self.scopes), self._class)
         first = [*node.args.posonlyargs, *node.args.args][:1]
         if self._class is None and first and first[0].arg == "self":
             self._late.append(job)
@@ -243,7 +211,7 @@ class UsageVisitor(ast.NodeVisitor):
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
 
-    def _visit_body(self, job: _Deferred) -> None:
+    def _visit_body(self, job: Deferred) -> None:
         node = job.node
         self._visited[id(node)] = job
         saved_scopes, saved_class = self.scopes, self._class
@@ -256,13 +224,13 @@ class UsageVisitor(ast.NodeVisitor):
         self.scopes, self._class = saved_scopes, saved_class
         self.usages.scope = saved_scope_line
 
-    def _parameters(self, job: _Deferred) -> dict:
+    def _parameters(self, job: Deferred) -> dict:
         node, args = job.node, job.node.args
         ordered = [*args.posonlyargs, *args.args]
         scope: dict = {}
         for arg in [*ordered, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
-                scope[arg.arg] = self._annotation(getattr(arg, "annotation", None)) or None
+                scope[arg.arg] = self._param_type(getattr(arg, "annotation", None))
         decorators = {
             (dotted(d) or "").rpartition(".")[2] for d in getattr(node, "decorator_list", [])
         }
@@ -312,6 +280,7 @@ class UsageVisitor(ast.NodeVisitor):
         if not owner.bases or (node.name.startswith("__") and node.name.endswith("__")):
             return
         params = [a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]]
+        variadic = node.args.vararg is not None and node.args.kwarg is not None
         self.usages.append(
             OverrideUsage(
                 *self._at(node),
@@ -320,6 +289,7 @@ class UsageVisitor(ast.NodeVisitor):
                 owner.bases,
                 node.name,
                 params,
+                variadic,
                 focus=self.columns.def_name(node),
             )
         )
@@ -339,7 +309,19 @@ class UsageVisitor(ast.NodeVisitor):
             for statement in node.body:
                 if isinstance(statement, (ast.Import, ast.ImportFrom)):
                     self._guarded.add(id(statement))
-        self.generic_visit(node)
+        names = caught(node.handlers)
+        self._guarded_visit(node.body, ("except", names, node.lineno) if names else None)
+        fallback = None
+        if guarded:
+            imported = imported_in(node.body, self._sglang_import)
+            fallback = ("fallback", imported, node.lineno) if imported else None
+        self._guarded_visit(node.handlers, fallback)
+        for statement in [*node.orelse, *node.finalbody]:
+            self.visit(statement)
+
+    def _sglang_import(self, module: str, name: str) -> str | None:
+        from_sglang = module == SGLANG or module.startswith(SGLANG + ".")
+        return f"{module}.{name}" if from_sglang else None
 
     visit_TryStar = visit_Try
 
@@ -407,6 +389,7 @@ class UsageVisitor(ast.NodeVisitor):
         target = node.targets[0]
         if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Call):
             symbol = self.resolve_expr(value.func)
+            starred = any(isinstance(e, ast.Starred) for e in target.elts)
             if symbol is not None:
                 starred = any(isinstance(e, ast.Starred) for e in target.elts)
                 self.usages.append(  # at the statement (the fix pads it), shown at the call
@@ -418,6 +401,20 @@ class UsageVisitor(ast.NodeVisitor):
                         focus=self.columns.token(value),
                     )
                 )
+            elif isinstance(value.func, ast.Attribute):
+                receiver = self.infer(value.func.value)
+                if receiver is not None:
+                    self.usages.append(
+                        UnpackUsage(
+                            *self._at(node),
+                            "",
+                            len(target.elts),
+                            starred,
+                            receiver,
+                            value.func.attr,
+                            focus=self.columns.token(value),
+                        )
+                    )
         elif isinstance(target, ast.Name):
             self._assign_name(target.id, value)
 
@@ -458,12 +455,19 @@ class UsageVisitor(ast.NodeVisitor):
         narrowed = self._isinstance(node.test)
         if narrowed:
             self.scopes.append(dict([narrowed]))
-        for statement in node.body:
-            self.visit(statement)
+        body_guard, else_guard = branch_guards(node.test)
+        self._guarded_visit(node.body, body_guard)
         if narrowed:
             self.scopes.pop()
-        for statement in node.orelse:
+        self._guarded_visit(node.orelse, else_guard)
+
+    def _guarded_visit(self, statements: list, guard: tuple | None) -> None:
+        saved = self.usages.guards
+        if guard is not None:
+            self.usages.guards = (*saved, guard)
+        for statement in statements:
             self.visit(statement)
+        self.usages.guards = saved
 
     def visit_Assert(self, node: ast.Assert) -> None:
         self.generic_visit(node)
@@ -526,72 +530,18 @@ class UsageVisitor(ast.NodeVisitor):
 
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
 
-    # ---- monkeypatches ---------------------------------------------------------
-
-    def _maybe_install(self, target: ast.Attribute, value: ast.expr) -> None:
-        """`Cls.meth = fn`: inside fn, the first parameter is a Cls."""
-        owner = self.resolve_expr(target.value)
-        if owner is None or not isinstance(value, ast.Name):
-            return
-        local = self.lookup(value.id)
-        if isinstance(local, LocalFunction):
-            self._install(local.node, ("path", owner))
-
-    def _install(self, node, owner: tuple) -> None:
-        """Type the first parameter of a function that acts as a method of `owner`."""
-        if id(node) in self._patched:
-            return
-        self._patched[id(node)] = owner
-        done = self._visited.get(id(node))
-        for job in [*self._queue, *self._late]:
-            if job.node is node:
-                job.patched = owner
-                return
-        if done is not None:  # its body was read already: read it again, knowing self
-            self._queue.append(_Deferred(node, done.scopes, done.owner, owner))
-
-    def _patch_call(self, node: ast.Call, name: str) -> None:
-        """setattr / patch.object / mock.patch / monkeypatch.setattr on sglang targets."""
-        args = node.args
-        string = (
-            args[0].value
-            if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str)
-            else None
-        )
-        if string and string.startswith(SGLANG + ".") and name in {"setattr", *_PATCHERS}:
-            focus = self.columns.span(args[0])  # mock.patch("sglang..."), monkeypatch.setattr
-            self.usages.append(ReferenceUsage(*self._at(node), string, store=True, focus=focus))
-            return
-        if name in ("setattr", "object") and len(args) >= 2:
-            owner = self.resolve_expr(args[0])
-            attribute = args[1]
-            if owner is None or not (
-                isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)
-            ):
-                return
-            self.usages.append(
-                ReferenceUsage(
-                    *self._at(node),
-                    f"{owner}.{attribute.value}",
-                    store=True,
-                    focus=self.columns.span(attribute),
-                )
-            )
-            replacement = (
-                args[2]
-                if len(args) > 2
-                else next((k.value for k in node.keywords if k.arg == "new"), None)
-            )
-            if isinstance(replacement, ast.Name):
-                local = self.lookup(replacement.id)
-                if isinstance(local, LocalFunction):
-                    self._install(local.node, ("path", owner))
-
     # ---- references and calls --------------------------------------------------
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        symbol = self.resolve_expr(node)
         store = isinstance(node.ctx, (ast.Store, ast.Del))
+        saved = self.usages.guards
+        if self._own_write(node, store):  # `obj.x` read after the consumer set it itself
+            self.usages.guards = (*saved, ("own", node.attr, node.lineno))
+        self._attribute(node, store)
+        self.usages.guards = saved
+
+    def _attribute(self, node: ast.Attribute, store: bool) -> None:
+        symbol = self.resolve_expr(node)
         if symbol is not None:
             self.usages.append(
                 ReferenceUsage(*self._at(node), symbol, store=store, focus=self.columns.token(node))
@@ -610,6 +560,17 @@ class UsageVisitor(ast.NodeVisitor):
                     )
                 )
         self.visit(node.value)  # the chain may hold a call: `mod.f().x`
+
+    def _own_write(self, node: ast.Attribute, store: bool) -> bool:
+        """Remember `obj.x = ...` in this scope; True for a later read of `obj.x`."""
+        receiver = dotted(node.value)
+        if not receiver or receiver.split(".")[0] in ("self", "cls"):
+            return False  # self: the class's own names (class_names) cover it
+        key = f"{_WROTE}{receiver}.{node.attr}"
+        if store:
+            self.scopes[-1][key] = True
+            return False
+        return any(key in scope for scope in self.scopes)
 
     def _member(self, node: ast.Attribute, store: bool, call: CallShape | None) -> bool:
         receiver = self.infer(node.value)
@@ -656,6 +617,9 @@ class UsageVisitor(ast.NodeVisitor):
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self.generic_visit(node)
         key = _string(node.slice)
+        owner = self.resolve_expr(node.value) if key is not None else None
+        if owner is not None and key.isidentifier():  # `Enum["NAME"]`: a member by name
+            self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{key}"))
         if key is not None and _is_meta_info(node.value):
             focus = self.columns.span(node.slice)
             self.usages.append(MetaInfoUsage(*self._at(node), "", key=key, focus=focus))
@@ -676,21 +640,25 @@ class UsageVisitor(ast.NodeVisitor):
             keys = [(k.arg, self.columns.token(k)) for k in node.keywords if k.arg]
             self.usages.append(KeywordDictUsage(*self._at(node), "", keys=keys))
         elif name in ("getattr", "replace") and node.args:
+            # `getattr(x, "name")` raises if it is gone; with a default it is a guard
+            named = _string(node.args[1]) if len(node.args) == 2 and name == "getattr" else None
+            owner = self.resolve_expr(node.args[0])
+            if owner is not None and named is not None:
+                self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{named}"))
             receiver = self.infer(node.args[0])
             if receiver is None:
                 return
-            if name == "getattr" and len(node.args) >= 2:
-                attribute = node.args[1]
-                if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
-                    self.usages.append(
-                        MemberUsage(
-                            *self._at(node),
-                            "",
-                            receiver=receiver,
-                            member=attribute.value,
-                            focus=self.columns.span(attribute),
-                        )
+            if name == "getattr" and len(node.args) >= 2 and _string(node.args[1]):
+                named = _string(node.args[1])  # with a default too: a field read as None
+                self.usages.append(
+                    MemberUsage(
+                        *self._at(node),
+                        "",
+                        receiver=receiver,
+                        member=named,
+                        focus=self.columns.span(node.args[1]),
                     )
+                )
             elif name == "replace":
                 for keyword in node.keywords:
                     if keyword.arg:
@@ -715,7 +683,13 @@ class UsageVisitor(ast.NodeVisitor):
             places=self.columns.arguments(node),
         )
         symbol = self.resolve_expr(func)
-        if symbol is None and isinstance(func, ast.Attribute) and self._member(func, False, shape):
+        saved = self.usages.guards
+        if isinstance(func, ast.Attribute) and self._own_write(func, False):
+            self.usages.guards = (*saved, ("own", func.attr, node.lineno))
+        member = symbol is None and isinstance(func, ast.Attribute)
+        member = member and self._member(func, False, shape)
+        self.usages.guards = saved
+        if member:
             shape.arg_types = arguments(node, self._value_type)  # only for sglang calls
             self.visit(func.value)
         else:
@@ -734,7 +708,7 @@ class UsageVisitor(ast.NodeVisitor):
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
                 if first.value == SGLANG or first.value.startswith(SGLANG + "."):
                     self._import_usage(first, None, first.value)
-        if name in ("setattr", "object") or name in _PATCHERS:
+        if name in ("setattr", "object") or name in PATCHERS:
             self._patch_call(node, name)
         if symbol is not None:
             shape.arg_types = arguments(node, self._value_type)
@@ -754,18 +728,6 @@ class UsageVisitor(ast.NodeVisitor):
             )
         elif isinstance(func, ast.Name) and node.args:
             self._replacement_call(func, node.args[0])
-
-    def _replacement_call(self, func: ast.Name, first: ast.expr) -> None:
-        """`replaced_forward(self.logits_processor, ...)`: a function whose first
-        parameter is `self`, called with an sglang instance, is a method replacement."""
-        local = self.lookup(func.id)
-        if not isinstance(local, LocalFunction) or isinstance(first, ast.Starred):
-            return
-        params = [*local.node.args.posonlyargs, *local.node.args.args]
-        if params and params[0].arg == "self":
-            typed = self.infer(first)
-            if typed is not None:
-                self._install(local.node, typed)
 
 
 def _string(node) -> str | None:

@@ -1,0 +1,119 @@
+"""Guarded code: drop or lower a finding the consumer already handles.
+
+A usage carries the guards around it (`usage/guards.py`); a finding at its place is
+
+- dropped when the code cannot run on the new release (a `sglang.__version__` branch
+  for other versions), when a `hasattr`/`getattr(..., default)` test or a `try/except
+  AttributeError` covers the missing name, when it reads `obj.x` after the consumer set
+  `obj.x` itself (the assignment is reported; a pack entry on the read, with its
+  rewrite, still is), or when it is an import in an `except ImportError` fallback whose
+  `try` imports succeed on the new release;
+- lowered to info when it is an import inside such a `try` whose fallback imports the
+  same name from a module the new release has (the message names the fallback).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from packaging.version import InvalidVersion, Version
+
+from driftaudit.drift import Differ
+from driftaudit.findings import Finding
+from driftaudit.usage import ImportUsage, UsageSet
+
+TRY_NOTE = " (inside try/except ImportError: the except branch runs instead)"
+_MISSING = {"DA101", "DA102", "DA103", "DA104", "DA301", "DA302"}  # a name is absent
+# only a handler of the error itself: `except Exception` around a whole worker is error
+# handling (log, re-raise), not a fallback for a missing name
+_ATTRIBUTE = {"AttributeError"}
+_IMPORT = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+_COMPARE = {
+    "<": Version.__lt__,
+    "<=": Version.__le__,
+    ">": Version.__gt__,
+    ">=": Version.__ge__,
+    "==": Version.__eq__,
+    "!=": Version.__ne__,
+}
+
+
+def apply_guards(findings: list[Finding], usages: UsageSet, differ: Differ) -> list[Finding]:
+    places: dict[tuple, list] = {}
+    for usage in usages.usages:
+        if usage.guards or isinstance(usage, ImportUsage):
+            places.setdefault((usage.path, usage.line, usage.column), []).append(usage)
+    fallbacks = _fallback_imports(usages, differ)
+    version = _version(differ.new.tree.version)
+    kept = []
+    for finding in findings:
+        # the usage's own place: a finding may point at a token inside it (its anchor)
+        at = places.get((finding.path, *finding.fix_at), [])
+        if any(_drops(finding, u, differ, version) for u in at):
+            continue
+        imports = [u for u in at if isinstance(u, ImportUsage) and u.guarded]
+        cover = next((fallbacks.get((u.path, u.line)) for u in imports), None)
+        if cover is not None and finding.code.code in _MISSING:
+            line, module = cover
+            finding = replace(
+                finding,
+                severity="info",
+                message=finding.message.replace(TRY_NOTE, "")
+                + f" (covered: the `except ImportError` fallback at line {line} imports it "
+                f"from `{module}`, which the new release has)",
+            )
+        kept.append(finding)
+    return kept
+
+
+def _drops(finding: Finding, usage, differ: Differ, version: Version | None) -> bool:
+    code = finding.code.code
+    name = finding.symbol.rpartition(".")[2]
+    for guard in usage.guards:
+        kind = guard[0]
+        if kind == "version" and version is not None:
+            try:
+                if not _COMPARE[guard[1]](version, Version(guard[2])):
+                    return True  # a branch for other releases
+            except InvalidVersion:
+                continue
+        elif kind in ("has", "own") and code in _MISSING and guard[1] == name:
+            return True  # checked for, or the consumer's own value (a pack still fires)
+        elif kind == "except" and code in _MISSING and not isinstance(usage, ImportUsage):
+            if guard[1] & _ATTRIBUTE:
+                return True
+        elif kind == "fallback" and isinstance(usage, ImportUsage) and code in _MISSING:
+            if all(differ.reference_change(path) is None for _, path in guard[1]):
+                return True  # the `try` imports work on the new release: never runs
+    return False
+
+
+def _fallback_imports(usages: UsageSet, differ: Differ) -> dict[tuple, tuple[int, str]]:
+    """(path, line of a guarded import) -> (line, module) of a fallback import of the
+    same name that the new release has."""
+    present: dict[tuple, tuple[int, str]] = {}  # (path, try line, name) -> fallback
+    for usage in usages.usages:
+        if not isinstance(usage, ImportUsage):
+            continue
+        for guard in usage.guards:
+            if guard[0] == "fallback" and differ.reference_change(usage.symbol) is None:
+                if differ.new.resolve(usage.symbol) is not None:
+                    module, _, name = usage.symbol.rpartition(".")
+                    present[(usage.path, guard[2], name)] = (usage.line, module)
+    covered = {}
+    for usage in usages.usages:
+        if isinstance(usage, ImportUsage) and usage.guarded:
+            name = usage.symbol.rpartition(".")[2]
+            for guard in usage.guards:
+                if guard[0] == "except" and guard[1] & _IMPORT:
+                    found = present.get((usage.path, guard[2], name))
+                    if found is not None:
+                        covered[(usage.path, usage.line)] = found
+    return covered
+
+
+def _version(text: str | None) -> Version | None:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None

@@ -1,0 +1,89 @@
+"""Monkeypatches the usage visitor follows: `Cls.meth = fn`, `setattr`, `mock.patch`,
+`monkeypatch.setattr` and method replacements called with an sglang instance (inside
+the installed function, the first parameter is typed as the patched class)."""
+
+from __future__ import annotations
+
+import ast
+
+from driftaudit.usage.exports import SGLANG
+from driftaudit.usage.model import ReferenceUsage
+from driftaudit.usage.scopes import Deferred, LocalFunction
+
+PATCHERS = {"patch"}  # mock.patch("sglang.x.y"), mocker.patch(...)
+
+
+class MonkeypatchMixin:
+    """Part of `UsageVisitor` (it provides lookup, resolve_expr, infer, columns, usages
+    and the deferred-body queues)."""
+
+    def _maybe_install(self, target: ast.Attribute, value: ast.expr) -> None:
+        """`Cls.meth = fn`: inside fn, the first parameter is a Cls."""
+        owner = self.resolve_expr(target.value)
+        if owner is None or not isinstance(value, ast.Name):
+            return
+        local = self.lookup(value.id)
+        if isinstance(local, LocalFunction):
+            self._install(local.node, ("path", owner))
+
+    def _install(self, node, owner: tuple) -> None:
+        """Type the first parameter of a function that acts as a method of `owner`."""
+        if id(node) in self._patched:
+            return
+        self._patched[id(node)] = owner
+        done = self._visited.get(id(node))
+        for job in [*self._queue, *self._late]:
+            if job.node is node:
+                job.patched = owner
+                return
+        if done is not None:  # its body was read already: read it again, knowing self
+            self._queue.append(Deferred(node, done.scopes, done.owner, owner))
+
+    def _patch_call(self, node: ast.Call, name: str) -> None:
+        """setattr / patch.object / mock.patch / monkeypatch.setattr on sglang targets."""
+        args = node.args
+        string = (
+            args[0].value
+            if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str)
+            else None
+        )
+        if string and string.startswith(SGLANG + ".") and name in {"setattr", *PATCHERS}:
+            focus = self.columns.span(args[0])  # mock.patch("sglang..."), monkeypatch.setattr
+            self.usages.append(ReferenceUsage(*self._at(node), string, store=True, focus=focus))
+            return
+        if name in ("setattr", "object") and len(args) >= 2:
+            owner = self.resolve_expr(args[0])
+            attribute = args[1]
+            if owner is None or not (
+                isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)
+            ):
+                return
+            self.usages.append(
+                ReferenceUsage(
+                    *self._at(node),
+                    f"{owner}.{attribute.value}",
+                    store=True,
+                    focus=self.columns.span(attribute),
+                )
+            )
+            replacement = (
+                args[2]
+                if len(args) > 2
+                else next((k.value for k in node.keywords if k.arg == "new"), None)
+            )
+            if isinstance(replacement, ast.Name):
+                local = self.lookup(replacement.id)
+                if isinstance(local, LocalFunction):
+                    self._install(local.node, ("path", owner))
+
+    def _replacement_call(self, func: ast.Name, first: ast.expr) -> None:
+        """`replaced_forward(self.logits_processor, ...)`: a function whose first
+        parameter is `self`, called with an sglang instance, is a method replacement."""
+        local = self.lookup(func.id)
+        if not isinstance(local, LocalFunction) or isinstance(first, ast.Starred):
+            return
+        params = [*local.node.args.posonlyargs, *local.node.args.args]
+        if params and params[0].arg == "self":
+            typed = self.infer(first)
+            if typed is not None:
+                self._install(local.node, typed)

@@ -1,0 +1,61 @@
+"""What a name is bound to while the usage visitor walks a consumer file: local
+functions, the consumer's classes and instances, deferred function bodies, and the list
+that stamps each usage with its scope and guards."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from driftaudit.usage.model import Usage
+
+
+class Recorder(list):
+    """The usages of a file; each is stamped with the function it occurs in."""
+
+    scope = 0
+    guards: tuple = ()
+
+    def append(self, usage: Usage) -> None:
+        usage.scope, usage.guards = self.scope, self.guards
+        super().append(usage)
+
+
+@dataclass
+class LocalFunction:
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    returns: tuple | None  # TypeRef of its return annotation
+
+
+@dataclass
+class ClassContext:
+    name: str
+    bases: tuple[str, ...]  # sglang paths of its bases
+    own: frozenset[str]  # names the class defines itself
+    # `self.x = <sglang instance>` in its methods: x -> TypeRef
+    attr_types: dict[str, tuple] = field(default_factory=dict)
+
+
+@dataclass
+class ConsumerClass:
+    """A consumer class that subclasses sglang classes: calling it builds a `self`."""
+
+    name: str
+    bases: tuple[str, ...]
+    own: frozenset[str]
+
+
+@dataclass
+class ConsumerInstance:
+    """`self` in a consumer class that does not subclass sglang: its attributes may
+    still hold sglang instances (`self.logits_processor = logits_processor`)."""
+
+    owner: ClassContext
+
+
+@dataclass
+class Deferred:
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    scopes: list[dict]
+    owner: ClassContext | None
+    patched: tuple | None = None  # TypeRef of `self` when installed on an sglang class
