@@ -33,6 +33,33 @@ def test_move_import_whole_statement():
     )
 
 
+def test_move_import_of_a_renamed_class_keeps_the_consumers_name():
+    renamed = {"name": "State", "new_module": "sglang.new", "new_name": "NewState"}
+    check(
+        "from sglang.old import State, other\n",
+        "from sglang.old import other\nfrom sglang.new import NewState as State\n",
+        (1, 24, "move-import", renamed),
+    )
+    check(  # an alias the consumer chose stays its name
+        "from sglang.old import State as S\n",
+        "from sglang.new import NewState as S\n",
+        (1, 24, "move-import", renamed),
+    )
+
+
+def test_move_import_of_a_function_that_became_a_method_binds_it_again():
+    edit = {"name": "prepare", "new_module": "sglang.new", "new_name": "DP.prepare"}
+    check(
+        "def f():\n    from sglang.old import prepare\n    return prepare(1)\n",
+        "def f():\n    from sglang.new import DP\n"
+        "    prepare = DP.prepare\n    return prepare(1)\n",
+        (2, 28, "move-import", edit),
+    )
+    # idempotent: once moved, the statement no longer imports the old name
+    after = "from sglang.new import DP\nprepare = DP.prepare\n"
+    assert run(after, (1, 24, "move-import", edit)) == after
+
+
 def test_move_import_splits_and_keeps_the_block():
     check(
         """\

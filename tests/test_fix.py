@@ -141,3 +141,22 @@ def test_fix_keeps_the_files_encoding_bom_and_newlines(cache_dir, tmp_path):
     data = (consumer / "calls.py").read_bytes()
     assert data.startswith(b"\xef\xbb\xbf") and data.count(b"\n") == data.count(b"\r\n")
     assert 'init_group([0], 0, "nccl")  # expect: DA201' in data.decode("utf-8-sig")
+
+
+def test_relocated_names_are_imported_from_their_new_home(cache_dir, tmp_path):
+    """A renamed class keeps the consumer's name (`NewName as OldName`); a function that
+    became a static method is bound again through its class; both unsafe (inferred)."""
+    root = FIXTURES / "codes" / "DA102-relocated"
+    consumer = tmp_path / "consumer"
+    shutil.copytree(root / "consumer", consumer)
+    trees = (str(root / "old"), str(root / "new"))
+    held = run_fix(consumer, *trees, cache_dir, apply=True)
+    assert held.fixed == 0  # unsafe: only with --unsafe-fixes
+    result = run_fix(consumer, *trees, cache_dir, apply=True, unsafe_fixes=True)
+    assert result.fixed == 2
+    text = (consumer / "use.py").read_text()
+    assert "from sglang.srt.managers.dp_attn import DPState as MixinState" in text
+    assert "prepare_mlp_sync_batch_raw = DPAttention.prepare_mlp_sync_batch_raw" in text
+    after = run_compare(consumer, *trees, cache_dir)
+    assert not [f for f in after.findings if f.code.code == "DA102"]
+    assert run_fix(consumer, *trees, cache_dir, unsafe_fixes=True).fixed == 0

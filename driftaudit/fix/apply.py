@@ -174,12 +174,13 @@ class _Composer(cst.CSTTransformer):
         for alias in original_node.names if isinstance(original_node.names, tuple) else ():
             for edit, primitive in self.at.get(self._position(alias), ()):
                 if isinstance(primitive, MoveImport):
-                    moves[edit.params["name"]] = edit.params["new_module"]
+                    params = edit.params
+                    moves[params["name"]] = (params["new_module"], params.get("new_name"))
                     self.applied.append(edit)
         if not moves:
             return updated_node
-        kept, new_statements = move_names(updated_node, moves)
-        self._frames[-1].moved.extend(new_statements)
+        kept, new_statements, bindings = move_names(updated_node, moves)
+        self._frames[-1].moved.extend([*new_statements, *bindings])
         return kept if kept is not None else cst.RemoveFromParent()
 
     def leave_SimpleStatementLine(self, original_node, updated_node):

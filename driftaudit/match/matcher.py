@@ -160,7 +160,20 @@ class _Matcher:
             message += f": no compatible new home of `{name}` was found"
         fix = None
         if isinstance(change, SymbolRelocated):
-            fix = Fix(f"use `{change.new_name}` from `{change.new_module}`")
+            name = change.symbol.rpartition(".")[2]
+            direct = isinstance(usage, ImportUsage) and change.symbol == symbol
+            edit = {
+                "kind": "move-import",
+                "name": name,
+                "new_module": change.new_module,
+                "new_name": change.new_name,
+            }
+            # unsafe: the new home is inferred from a similar class or signature
+            fix = Fix(
+                f"use `{change.new_name}` from `{change.new_module}`",
+                edit if direct else None,
+                "unsafe",
+            )
         elif isinstance(change, SymbolMoved):
             name = change.symbol.rpartition(".")[2]
             direct = isinstance(usage, ImportUsage) and change.symbol == symbol
