@@ -1,0 +1,96 @@
+"""The replacement of an environment variable the new sglang no longer reads.
+
+Three ways, the first that answers wins:
+
+- `alias`: sglang itself maps the old name onto a name the new tree reads. In the old
+  tree (`SGLANG_DSA_X = EnvIntWithAlias(..., deprecated_name="SGLANG_NSA_X")`,
+  `_print_deprecated_env("SGLANG_OLD", "SGLANG_NEW")`, `_DeprecatedEnv("SGLANG_NEW")`)
+  or in the new one: the old value meant the same as the new one. Safe to rename.
+- `prefix`: `SGL_X` is gone and `SGLANG_X` is read (the legacy-prefix rename).
+- `similar`: the one variable new in the new tree, read in the same file with the same
+  type and default, whose name shares most tokens with the old one
+  (`SGLANG_ENABLE_X` -> `SGLANG_X_ENABLED`). A guess: unsafe.
+
+A replacement of the opposite sense (`SGL_DISABLE_X` forwarded to `SGLANG_ENABLE_X`) is
+`inverted`: the value must be negated, so it is no rename.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from driftaudit.snapshot.surfaces.envs import ENV_NAME_RE, EnvVar
+
+_PREFIXES = ("SGLANG", "SGL")
+_SAME = {"ENABLED": "ENABLE", "DISABLED": "DISABLE"}
+_OPPOSITES = (("ENABLE", "DISABLE"),)
+_SIMILAR = 0.5  # token Jaccard for a `similar` guess
+
+
+@dataclass(frozen=True)
+class EnvReplacement:
+    name: str
+    how: str  # "alias" | "prefix" | "similar"
+    inverted: bool = False  # the new variable means the opposite
+
+    @property
+    def safe(self) -> bool:
+        return self.how == "alias" and not self.inverted
+
+
+def find_replacement(
+    name: str, old: dict[str, EnvVar], new: dict[str, EnvVar]
+) -> EnvReplacement | None:
+    """The variable that takes over `name` (read in `old`, not in `new`), or None."""
+    for tree in (old, new):
+        target = _mapped(name, tree)
+        if target and target in new and target != name:
+            return EnvReplacement(target, "alias", _opposite(name, target))
+    if name.startswith("SGL_"):
+        target = "SGLANG_" + name.removeprefix("SGL_")
+        if target in new:
+            return EnvReplacement(target, "prefix")
+    before = old.get(name)
+    if before is None:
+        return None
+    candidates = [
+        env.name
+        for env in new.values()
+        if env.name not in old
+        and env.file == before.file
+        and env.type == before.type
+        and env.default == before.default
+        and similarity(name, env.name) >= _SIMILAR
+    ]
+    if len(candidates) != 1:
+        return None
+    return EnvReplacement(candidates[0], "similar", _opposite(name, candidates[0]))
+
+
+def _mapped(name: str, tree: dict[str, EnvVar]) -> str | None:
+    """The name `tree` forwards `name` to: its `deprecated` note naming one variable."""
+    env = tree.get(name)
+    note = (env.deprecated or "") if env else ""
+    target = note.removeprefix("alias of ")
+    return target if ENV_NAME_RE.match(target) else None
+
+
+def tokens(name: str) -> set[str]:
+    parts = name.split("_")
+    if parts and parts[0] in _PREFIXES:
+        parts = parts[1:]
+    return {_SAME.get(p, p) for p in parts if p}
+
+
+def similarity(a: str, b: str) -> float:
+    left, right = tokens(a), tokens(b)
+    return len(left & right) / len(left | right) if left | right else 0.0
+
+
+def _opposite(a: str, b: str) -> bool:
+    left, right = tokens(a), tokens(b)
+    only_left, only_right = left - right, right - left
+    return any(
+        (x in only_left and y in only_right) or (y in only_left and x in only_right)
+        for x, y in _OPPOSITES
+    )
