@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from driftaudit.drift.env_renames import find_replacement, similarity
+from driftaudit.drift.env_renames import find_replacement, similar
 from driftaudit.pipeline import run_compare, run_fix
 from driftaudit.snapshot.surfaces.envs import EnvVar
 
@@ -64,9 +64,28 @@ def test_similar_new_name_at_the_same_place_only_when_alone(new, expected):
         assert (found.how, found.safe) == ("similar", False)
 
 
-def test_similarity_ignores_prefix_and_enabled_spelling():
-    assert similarity("SGLANG_ENABLE_X", "SGLANG_X_ENABLED") == 1.0
-    assert similarity("SGL_A_B", "SGLANG_A_C") == pytest.approx(1 / 3)
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ("SGLANG_ENABLE_FAST_PATH", "SGLANG_FAST_PATH_ENABLED", True),  # reordered
+        ("SGLANG_OPT_USE_FAST_PATH", "SGLANG_FAST_PATH", True),  # filler words dropped
+        ("SGLANG_NVTX_TRACE", "SGLANG_NVTX_TRACE_SCHEDULER", True),  # one word more
+        ("SGLANG_NSA_FUSE_TOPK", "SGLANG_DSA_FUSE_TOPK", True),  # one word respelled
+        # real near misses from sglang 0.5.14 -> 0.5.23
+        (
+            "SGLANG_DIFFUSION_ATTENTION_BACKEND",
+            "SGLANG_DIFFUSION_COSMOS3_MULTIVIEW_ATTENTION_BACKEND",
+            False,
+        ),
+        ("SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE", "SGLANG_OPT_DEEPGEMM_MEGA_GATE", False),
+        ("SGLANG_OPT_USE_JIT_NORM", "SGLANG_OPT_USE_GATE_TOPK_JIT", False),
+        ("SGLANG_ENABLE_X_CHECK", "SGLANG_DISABLE_X_CHECK", False),  # the opposite
+        ("SGLANG_FOO", "SGLANG_FOO_BAR", False),  # one shared word is too little
+    ],
+)
+def test_similar_names(a, b, expected):
+    assert similar(a, b) is expected
+    assert similar(b, a) is expected
 
 
 # ---- end to end: compare -> fix --apply -> compare --------------------------------

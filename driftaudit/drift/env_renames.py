@@ -8,8 +8,8 @@ Three ways, the first that answers wins:
   or in the new one: the old value meant the same as the new one. Safe to rename.
 - `prefix`: `SGL_X` is gone and `SGLANG_X` is read (the legacy-prefix rename).
 - `similar`: the one variable new in the new tree, read in the same file with the same
-  type and default, whose name shares most tokens with the old one
-  (`SGLANG_ENABLE_X` -> `SGLANG_X_ENABLED`). A guess: unsafe.
+  type and default, whose name says the same (see `similar`:
+  `SGLANG_ENABLE_X` -> `SGLANG_X_ENABLED`). A guess: unsafe.
 
 A replacement of the opposite sense (`SGL_DISABLE_X` forwarded to `SGLANG_ENABLE_X`) is
 `inverted`: the value must be negated, so it is no rename.
@@ -18,13 +18,15 @@ A replacement of the opposite sense (`SGL_DISABLE_X` forwarded to `SGLANG_ENABLE
 from __future__ import annotations
 
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from driftaudit.snapshot.surfaces.envs import ENV_NAME_RE, EnvVar
 
 _PREFIXES = ("SGLANG", "SGL")
 _SAME = {"ENABLED": "ENABLE", "DISABLED": "DISABLE"}
 _OPPOSITES = (("ENABLE", "DISABLE"),)
-_SIMILAR = 0.5  # token Jaccard for a `similar` guess
+_FILLERS = {"OPT", "USE", "ENABLE"}  # words a rename adds or drops freely
+_RESPELLED = 0.6  # difflib ratio of a respelled word (`NSA` -> `DSA`: 0.67)
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def find_replacement(
         and env.file == before.file
         and env.type == before.type
         and env.default == before.default
-        and similarity(name, env.name) >= _SIMILAR
+        and similar(name, env.name)
     ]
     if len(candidates) != 1:
         return None
@@ -76,15 +78,31 @@ def _mapped(name: str, tree: dict[str, EnvVar]) -> str | None:
 
 
 def tokens(name: str) -> set[str]:
+    """The words of a name after its prefix, `ENABLED` read as `ENABLE`."""
     parts = name.split("_")
     if parts and parts[0] in _PREFIXES:
         parts = parts[1:]
     return {_SAME.get(p, p) for p in parts if p}
 
 
-def similarity(a: str, b: str) -> float:
-    left, right = tokens(a), tokens(b)
-    return len(left & right) / len(left | right) if left | right else 0.0
+def similar(a: str, b: str) -> bool:
+    """Do two names say the same thing? Their content words (not `OPT`/`USE`/`ENABLE`)
+    are the same in another order, or one more word on one side (`SGLANG_ENABLE_NVTX` ->
+    `SGLANG_ENABLE_NVTX_SCHEDULER`), or one word respelled (`NSA` -> `DSA`)."""
+    left, right = tokens(a) - _FILLERS, tokens(b) - _FILLERS
+    if _opposite(a, b) or not left or not right:
+        return False
+    only_left, only_right = left - right, right - left
+    if not only_left and not only_right:
+        return True  # reordered, or a filler word added or dropped
+    if len(left & right) < 2:
+        return False
+    if not only_left or not only_right:
+        return len(only_left | only_right) == 1  # one word more
+    if len(only_left) == len(only_right) == 1:
+        x, y = next(iter(only_left)), next(iter(only_right))
+        return SequenceMatcher(None, x, y).ratio() >= _RESPELLED
+    return False
 
 
 def _opposite(a: str, b: str) -> bool:

@@ -54,7 +54,7 @@ class EnvVarUnused(Change):
         return f"environment variable {self.symbol} is no longer read" + self.instead()
 
     def instead(self) -> str:
-        """"; now read as `SGLANG_Y`" (how sglang says so, or that it is a guess)."""
+        """The message's tail: "; now read as `SGLANG_Y`", or why not quite."""
         found = self.replacement
         if found is None:
             return ""
