@@ -26,7 +26,7 @@ def table(*envs: EnvVar) -> dict[str, EnvVar]:
     return {e.name: e for e in envs}
 
 
-def test_sglang_mapping_in_either_tree_is_a_safe_alias():
+def test_the_old_sglang_mapping_is_a_safe_alias():
     old = table(env("SGLANG_NSA_X", note="alias of SGLANG_DSA_X"), env("SGLANG_DSA_X"))
     found = find_replacement("SGLANG_NSA_X", old, table(env("SGLANG_DSA_X")))
     assert (found.name, found.how, found.safe) == ("SGLANG_DSA_X", "alias", True)

@@ -2,10 +2,11 @@
 
 Three ways, the first that answers wins:
 
-- `alias`: sglang itself maps the old name onto a name the new tree reads. In the old
-  tree (`SGLANG_DSA_X = EnvIntWithAlias(..., deprecated_name="SGLANG_NSA_X")`,
-  `_print_deprecated_env("SGLANG_OLD", "SGLANG_NEW")`, `_DeprecatedEnv("SGLANG_NEW")`)
-  or in the new one: the old value meant the same as the new one. Safe to rename.
+- `alias`: the old sglang maps the old name onto a name the new tree reads
+  (`SGLANG_DSA_X = EnvIntWithAlias(..., deprecated_name="SGLANG_NSA_X")`,
+  `_print_deprecated_env("SGLANG_OLD", "SGLANG_NEW")`, `_DeprecatedEnv("SGLANG_NEW")`):
+  the old value meant the same as the new one. Safe to rename. (Where the new tree maps
+  it, the old name is still read there: no DA504.)
 - `prefix`: `SGL_X` is gone and `SGLANG_X` is read (the legacy-prefix rename).
 - `similar`: the one variable new in the new tree, read in the same file with the same
   type and default, whose name says the same (see `similar`:
@@ -44,10 +45,9 @@ def find_replacement(
     name: str, old: dict[str, EnvVar], new: dict[str, EnvVar]
 ) -> EnvReplacement | None:
     """The variable that takes over `name` (read in `old`, not in `new`), or None."""
-    for tree in (old, new):
-        target = _mapped(name, tree)
-        if target and target in new and target != name:
-            return EnvReplacement(target, "alias", _opposite(name, target))
+    target = _mapped(name, old)
+    if target and target in new and target != name:
+        return EnvReplacement(target, "alias", _opposite(name, target))
     if name.startswith("SGL_"):
         target = "SGLANG_" + name.removeprefix("SGL_")
         if target in new:
