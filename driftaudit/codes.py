@@ -399,7 +399,10 @@ ENV_VAR_UNUSED = _code(
     "the new sglang.",
     "Setting it has no effect any more: the behaviour it controlled may have changed.",
     "export SGLANG_ENABLE_JIT_DEEPGEMM=0",
-    "Find the flag or variable that replaced it.",
+    "Use the variable named in the finding, else find the flag or variable that replaced it.",
+    "safe: renamed (in scripts, configs, Dockerfiles and Python strings) to the variable "
+    "sglang itself maps it to (a deprecated alias, a forwarding deprecation); the legacy "
+    "`SGL_` -> `SGLANG_` prefix or one similar new name at the same place is an unsafe fix",
 )
 
 PARSER_REMOVED = _code(

@@ -102,6 +102,7 @@ def test_fix_safety_says_safe_or_unsafe_for_every_code_with_a_codemod():
         "DA303",
         "DA401",
         "DA404",
+        "DA504",
         "DA901",
     }
     assert {v for v in applicability.values()} == {"safe", "unsafe", None}

@@ -45,6 +45,7 @@ _DEPRECATED_ENVS = {
     "SGLANG_GONE": _DeprecatedEnv(note="removed"),
     "SGLANG_RENAMED": _DeprecatedEnv("SGLANG_NEW_NAME"),
     "SGLANG_REMOVED_SOON": _DeprecatedEnv(),
+    "SGLANG_INVERTED": _DeprecatedEnv("SGLANG_NOT_INVERTED", transform=lambda v: str(1 - int(v))),
 }
 
 
@@ -130,11 +131,14 @@ def test_deprecations(tmp_path):
     assert (old.kind, old.deprecated) == ("read", "alias of SGLANG_NEW_NAME")
     assert found["SGLANG_GONE"].deprecated == "deprecated"
     assert found["SGLANG_RENAMED"].deprecated == "SGLANG_NEW_NAME"
+    assert found["SGLANG_INVERTED"].deprecated == "deprecated"  # a transformed value
     # in the registry and in the deprecation table: still the registry entry, marked
     soon = found["SGLANG_REMOVED_SOON"]
     assert (soon.kind, soon.deprecated) == ("registry", "deprecated")
-    assert found["SGLANG_LOG_GC"].deprecated == "deprecated"
-    assert found["SGLANG_GC_LOG"].kind == "read"
+    # forwarded to the second name, which is not deprecated itself
+    assert found["SGLANG_LOG_GC"].deprecated == "SGLANG_GC_LOG"
+    gc_log = found["SGLANG_GC_LOG"]
+    assert (gc_log.kind, gc_log.deprecated) == ("read", None)
 
 
 def test_direct_reads(tmp_path):

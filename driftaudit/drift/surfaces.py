@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from driftaudit import codes
 from driftaudit.drift.changes import Change
+from driftaudit.drift.env_renames import EnvReplacement, find_replacement
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.surfaces.requirements import diff_requirements
 
@@ -43,10 +44,32 @@ class RequestFieldRemoved(Change):
 
 @dataclass
 class EnvVarUnused(Change):
+    """`replacement`: the variable that takes over, when one does (see `env_renames`)."""
+
+    replacement: EnvReplacement | None = None
+
     code = codes.ENV_VAR_UNUSED
 
     def explain(self) -> str:
-        return f"environment variable {self.symbol} is no longer read"
+        return f"environment variable {self.symbol} is no longer read" + self.instead()
+
+    def instead(self) -> str:
+        """The message's tail: "; now read as `SGLANG_Y`", or why not quite."""
+        found = self.replacement
+        if found is None:
+            return ""
+        if found.inverted:
+            return f"; sglang now reads `{found.name}`, of the opposite sense"
+        if found.how == "similar":
+            return f"; probably now read as `{found.name}` (a similar new name)"
+        return f"; now read as `{found.name}`"
+
+    def as_dict(self) -> dict:
+        data = super().as_dict()
+        if self.replacement is not None:
+            data["replacement"] = self.replacement.name
+            data["replacement_kind"] = self.replacement.how
+        return data
 
 
 @dataclass
@@ -155,7 +178,9 @@ def surface_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     old_envs, new_envs = old.surface("env_vars"), new.surface("env_vars")
     for name, env in sorted(old_envs.items()):
         if name not in new_envs and name.startswith(("SGLANG_", "SGL_")):
-            changes.append(EnvVarUnused(name, f"{env.file}:{env.line}", None))
+            found = find_replacement(name, old_envs, new_envs)
+            where = f"{new_envs[found.name].file}:{new_envs[found.name].line}" if found else None
+            changes.append(EnvVarUnused(name, f"{env.file}:{env.line}", where, found))
     old_parsers, new_parsers = old.surface("parsers"), new.surface("parsers")
     for kind, label in (("tool_call", "tool-call"), ("reasoning", "reasoning")):
         before, after = getattr(old_parsers, kind), getattr(new_parsers, kind)

@@ -1,7 +1,7 @@
-"""Fix edits for ServerArgs settings sglang renamed: the flag as the consumer wrote it
-(`--sglang-cuda-graph-bs` in a script, `sglang_cuda_graph_bs` as a wrapped name or a
-config key, `--cuda-graph-bs` in an argv list) respelled as the new flag, or a
-`ServerArgs(old=...)` keyword renamed.
+"""Fix edits for ServerArgs settings and environment variables sglang renamed: the flag
+as the consumer wrote it (`--sglang-cuda-graph-bs` in a script, `sglang_cuda_graph_bs` as
+a wrapped name or a config key, `--cuda-graph-bs` in an argv list) respelled as the new
+flag, a `ServerArgs(old=...)` keyword renamed, an env var renamed where it is set or read.
 
 Safe when sglang itself maps the old setting to the new one 1:1 (the same field's new
 flag, a deprecated alias, a deprecation naming it); unsafe when the replacement was only
@@ -11,6 +11,7 @@ inferred from name and help similarity. A replacement that needs a value
 
 from __future__ import annotations
 
+from driftaudit.drift.env_renames import EnvReplacement
 from driftaudit.drift.serverargs import FlagRemoved, ServerArgFieldRemoved, ServerArgsDrift
 from driftaudit.findings import Fix
 from driftaudit.usage.surfaces import FlagUsage
@@ -70,3 +71,14 @@ def keyword_fix(keyword: str, change: ServerArgFieldRemoved, kind: str) -> Fix |
         return None
     edit = {"kind": kind, "old": keyword, "new": new}
     return Fix(f"set `{new}` instead", edit, safety)
+
+
+def env_fix(name: str, found: EnvReplacement | None) -> Fix | None:
+    """`use SGLANG_Y`, with the edit that renames the variable where the consumer sets or
+    reads it; none when the new variable means the opposite (the value must change)."""
+    if found is None:
+        return None
+    if found.inverted:
+        return Fix(f"set `{found.name}` to the opposite value instead")
+    edit = {"kind": KIND, "old": name, "new": found.name}
+    return Fix(f"use `{found.name}`", edit, "safe" if found.safe else "unsafe")

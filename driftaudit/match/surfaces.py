@@ -7,6 +7,7 @@ import re
 
 from driftaudit import codes
 from driftaudit.drift import Differ
+from driftaudit.drift.env_renames import find_replacement
 from driftaudit.drift.replacements import ServerArgRedirected
 from driftaudit.drift.serverargs import (
     SERVER_ARGS,
@@ -26,7 +27,7 @@ from driftaudit.drift.surfaces import (
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding, Fix, Place, finding_at
 from driftaudit.match.members import MemberMatcher
-from driftaudit.match.renames import flag_fix, keyword_fix
+from driftaudit.match.renames import env_fix, flag_fix, keyword_fix
 from driftaudit.pysource import Span
 from driftaudit.requirements import applies, satisfiable
 from driftaudit.usage import (
@@ -301,9 +302,12 @@ class SurfaceMatcher:
             if usage.name in old and usage.name not in new:
                 verb = "sets" if usage.kind == "set" else "reads"
                 before = old[usage.name]
+                found = find_replacement(usage.name, old, new)
+                after = f"{new[found.name].file}:{new[found.name].line}" if found else None
+                change = EnvVarUnused(usage.name, f"{before.file}:{before.line}", after, found)
                 message = f"{verb} `{usage.name}`, which the new sglang no longer reads"
-                change = EnvVarUnused(usage.name, f"{before.file}:{before.line}", None)
-                findings.append(finding_at(usage, change, message, at=_word(usage, usage.name)))
+                fix, at = env_fix(usage.name, found), _word(usage, usage.name)
+                findings.append(finding_at(usage, change, message + change.instead(), fix, at=at))
         return findings
 
     def meta_info_findings(self) -> list[Finding]:

@@ -17,7 +17,9 @@ Two kinds:
   `_lazy_` / contains `Gated` (multimodal_gen's `_lazy_bool("X")`, the LoRA `_GatedBool`).
   Every string argument of such a call that is a variable name counts. `type` is guessed
   from the callee (`bool`/`int`/`float`/`str`/`list`/`json`; `str` for `os.environ`),
-  `default` is the source of the second positional or `default=` argument.
+  `default` is the source of the second positional or `default=` argument. A reader
+  whose name says `deprecat` marks its first name deprecated, naming the second as the
+  replacement when there is one (`_print_deprecated_env("SGLANG_OLD", "SGLANG_NEW")`).
   In a module named `environ.py`/`envs.py`, string keys of dict literals that are
   variable names count too (0.5.23's `_DEPRECATED_ENVS` table: `deprecated` is set),
   and anywhere, so do names assigned to a constant whose name says so
@@ -189,6 +191,8 @@ class _FileEnvs:
                         replacement = const_str(
                             value.args[0] if value.args else _keyword(value, "replacement")
                         )
+                        if len(value.args) > 1 or _keyword(value, "transform") is not None:
+                            replacement = None  # the value is transformed: no plain rename
                         note = replacement or "deprecated"
                     self._read(name, None, None, key.lineno, note)
 
@@ -234,8 +238,10 @@ class _FileEnvs:
                 ):
                     default = unparse(default_node)
             note = None
-            if "deprecat" in lowered:
-                note = "deprecated"
+            if "deprecat" in lowered and index == 0:
+                # `_print_deprecated_env("SGLANG_OLD", "SGLANG_NEW")` forwards old to new
+                following = names[1][1] if len(names) > 1 and names[1][0] == 1 else None
+                note = following or "deprecated"
             self._read(name, type_, default, call.lineno, note)
 
     def _read(self, name, type_, default, line, deprecated=None) -> None:
