@@ -283,6 +283,33 @@ def test_fix_reaches_every_surface_and_a_second_run_is_a_no_op(tmp_path, cache_d
     assert not any(c.changed for c in again.changes)
 
 
+def test_a_dest_the_consumer_reads_in_python_is_reported_not_renamed(tmp_path, cache_dir):
+    """`cfg.sglang_x` names the consumer's own config field (declared and passed as a
+    keyword elsewhere): renaming one spelling would break the others (miles' run config)."""
+    consumer = tmp_path / "consumer"
+    shutil.copytree(CASE / "consumer", consumer)
+    code = (
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass RunConfig:\n"
+        "    sglang_disable_radix: bool = False\n\n\n"
+        "def argv(cfg):\n"
+        "    if cfg.sglang_disable_radix:\n"
+        '        return ["--sglang-disable-radix"]\n'
+        "    return []\n\n\n"
+        "CFG = RunConfig(sglang_disable_radix=True)\n"
+    )
+    (consumer / "app" / "own_config.py").write_text(code)
+    old, new = str(CASE / "old"), str(CASE / "new")
+    findings = run_compare(consumer, old, new, cache_dir).findings
+    attr = [f for f in findings if f.path == "app/own_config.py" and f.line == 10]
+    assert attr and all(f.fix and "rename `" in f.fix.description for f in attr)
+    run_fix(consumer, old, new, cache_dir, apply=True, unsafe_fixes=True)
+    after = (consumer / "app" / "own_config.py").read_text()
+    assert "    sglang_disable_radix: bool = False\n" in after  # the declaration is untouched
+    assert "CFG = RunConfig(sglang_disable_radix=True)" in after
+    assert "    if cfg.sglang_disable_radix:\n" in after
+    assert '"--sglang-disable-radix-cache"' in after  # the flag string itself is respelled
+
+
 # ---- ServerArgs keywords and keyword-dict keys --------------------------------------
 
 KEYWORDS = FIXTURES / "codes" / "DA401-replacement"

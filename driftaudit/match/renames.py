@@ -51,6 +51,12 @@ def flag_fix(usage: FlagUsage, change: FlagRemoved, drift: ServerArgsDrift) -> F
     if not change.replacement:
         return None
     description = f"use `{change.replacement}`"
+    if usage.context == "python-attr":
+        # a dest read in Python (`cfg.sglang_x`, `getattr(args, "sglang_x")`, a dataclass
+        # field) is the consumer's own name for the setting, spelled again in its
+        # declaration, constructor keywords and reads: renaming one spelling breaks the
+        # others (seen on miles' run config), so a human renames it everywhere
+        return Fix(description + f" (rename `{usage.written}` wherever the consumer uses it)")
     new = respell(usage.written, usage.flag, change.replacement)
     if new is None or new == usage.written:
         return Fix(description)
