@@ -267,6 +267,15 @@ def where(rel: str, line: int | None) -> str:
     return f"{rel}:{line}" if line else rel
 
 
+def tail_name(node: ast.expr) -> str | None:
+    """The last name of `a.b.C` or `C` (how a call or annotation names what it uses)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
 def const_str(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value

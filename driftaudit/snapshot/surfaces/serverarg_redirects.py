@@ -22,6 +22,8 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from driftaudit.snapshot.surfaces._files import tail_name
+
 SERVER_ARGS_FILE = "sglang/srt/server_args.py"
 ARG_GROUPS = "sglang/srt/arg_groups"
 _DEPRECATION = re.compile(r"deprecat", re.IGNORECASE)
@@ -67,7 +69,7 @@ def extract_redirects(root: Path) -> list[Redirect]:
             continue
         relpath = path.relative_to(root).as_posix()
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and _tail(node.func) == "add_argument":
+            if isinstance(node, ast.Call) and tail_name(node.func) == "add_argument":
                 redirect = _flag_redirect(node, relpath)
                 if redirect is not None:
                     found.append(redirect)
@@ -174,14 +176,6 @@ def mentions(root: Path, words: list[str], limit: int = 3) -> dict[str, list[str
                 if len(found[word]) < limit and pattern.search(code):
                     found[word].append(f"{relpath}:{number}")
     return found
-
-
-def _tail(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
 
 
 def _is_str(node: ast.AST) -> bool:

@@ -35,6 +35,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from driftaudit.snapshot.surfaces._files import tail_name
+
 EXTRACTOR_VERSION = "3"  # bump when the model or extraction changes
 
 SERVER_ARGS_FILE = "sglang/srt/server_args.py"
@@ -349,27 +351,19 @@ def _ordered(decls: dict[str, _Decl], order: list[str]) -> dict[str, _Decl]:
 
 def _is_classvar(annotation: ast.expr) -> bool:
     node = annotation.value if isinstance(annotation, ast.Subscript) else annotation
-    return _tail(node) == "ClassVar"
-
-
-def _tail(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
+    return tail_name(node) == "ClassVar"
 
 
 def _unwrap(annotation: ast.expr) -> tuple[ast.expr, _ArgMeta | None]:
     """`Annotated[T, Arg(...)]` -> (T, the Arg), as sglang's `_unwrap_annotated` reads it."""
-    if not (isinstance(annotation, ast.Subscript) and _tail(annotation.value) in _ANNOTATED):
+    if not (isinstance(annotation, ast.Subscript) and tail_name(annotation.value) in _ANNOTATED):
         return annotation, None
     parts = annotation.slice
     elts = list(parts.elts) if isinstance(parts, ast.Tuple) else [parts]
     if not elts:
         return annotation, None
     for meta in elts[1:]:
-        if isinstance(meta, ast.Call) and _tail(meta.func) == "Arg":
+        if isinstance(meta, ast.Call) and tail_name(meta.func) == "Arg":
             return elts[0], _arg_meta(meta)
         text = _str_value(meta)
         if text is not None:
@@ -405,7 +399,7 @@ def _default_text(value: ast.expr | None) -> str | None:
     """Source text of a default; `field(default_factory=list)` reads as `list()`."""
     if value is None:
         return None
-    if isinstance(value, ast.Call) and _tail(value.func) == "field":
+    if isinstance(value, ast.Call) and tail_name(value.func) == "field":
         for kw in value.keywords:
             if kw.arg == "default":
                 return ast.unparse(kw.value)
@@ -489,7 +483,7 @@ def _target_field(
     if name in decls:
         return name
     default = kwargs.get("default")
-    if isinstance(default, ast.Attribute) and _tail(default.value) == "ServerArgs":
+    if isinstance(default, ast.Attribute) and tail_name(default.value) == "ServerArgs":
         if default.attr in decls:
             return default.attr
     if isinstance(default, ast.Call) and default.args and _is_str(default.args[0]):
@@ -593,7 +587,7 @@ def _primary(name: str, regs: list[_Registration]) -> str | None:
 
 def _calls(node: ast.AST, name: str) -> list[ast.Call]:
     """Every call in `node` of a function or method named `name`, in source order."""
-    found = [n for n in ast.walk(node) if isinstance(n, ast.Call) and _tail(n.func) == name]
+    found = [n for n in ast.walk(node) if isinstance(n, ast.Call) and tail_name(n.func) == name]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 
