@@ -12,7 +12,7 @@ from collections import Counter
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive, code
+from driftaudit.fix.codemods.base import NameSites, Primitive, code
 
 
 class AddImport(Primitive):
@@ -25,7 +25,7 @@ class AddImport(Primitive):
         return node
 
 
-class _Names(cst.CSTVisitor):
+class _Names(NameSites, cst.CSTVisitor):
     """Every identifier the file uses (conservatively: any Name node that is not an
     attribute or keyword), and how often each is bound."""
 
@@ -33,14 +33,6 @@ class _Names(cst.CSTVisitor):
         super().__init__()
         self.used: set[str] = set()
         self.bound: Counter[str] = Counter()
-        self._not_names: set[int] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._not_names.add(id(node.attr))
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._not_names.add(id(node.keyword))
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         target = node.asname.name if node.asname else node.name

@@ -46,10 +46,12 @@ def code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
-class _Substitute(cst.CSTTransformer):
-    def __init__(self, nodes: dict[str, cst.CSTNode], names: dict[str, str]):
+class NameSites:
+    """For a libcst visitor: the `Name` nodes that are not references to a name (an
+    attribute's name, a keyword argument's name)."""
+
+    def __init__(self):
         super().__init__()
-        self.nodes, self.names = nodes, names
         self._not_names: set[int] = set()
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -58,6 +60,12 @@ class _Substitute(cst.CSTTransformer):
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
             self._not_names.add(id(node.keyword))
+
+
+class _Substitute(NameSites, cst.CSTTransformer):
+    def __init__(self, nodes: dict[str, cst.CSTNode], names: dict[str, str]):
+        super().__init__()
+        self.nodes, self.names = nodes, names
 
     def leave_Name(self, original: cst.Name, updated: cst.Name):
         if id(original) in self._not_names:
