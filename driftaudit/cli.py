@@ -12,8 +12,6 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from rich.console import Console
-
 from driftaudit import __version__
 from driftaudit.cache import default_cache_dir
 from driftaudit.check import triage
@@ -46,13 +44,20 @@ def _parser() -> argparse.ArgumentParser:
         "--offline", action="store_true", help="no index look-up: latest = newest cached release"
     )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or notes on stderr")
+    cached = argparse.ArgumentParser(add_help=False)
+    cached.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compute the findings again (the last run's findings are reused when the "
+        "consumer, both releases, packs, options and driftaudit are unchanged)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     for name, help_text in (
         ("compare", "audit a consumer against two sglang versions"),
         ("check", "compare for CI: settings from [tool.driftaudit], the exit code says it"),
     ):
-        compare = commands.add_parser(name, parents=[common, run], help=help_text)
+        compare = commands.add_parser(name, parents=[common, run, cached], help=help_text)
         compare.add_argument("path", nargs="?", default=".", type=Path, help="the consumer")
         compare.add_argument("--old", help="version spec; default: the consumer's sglang pin")
         compare.add_argument(
@@ -86,7 +91,9 @@ def _parser() -> argparse.ArgumentParser:
         )
 
     fix = commands.add_parser(
-        "fix", parents=[common, run], help="rewrite the mechanical fixes (a diff; --apply writes)"
+        "fix",
+        parents=[common, run, cached],
+        help="rewrite the mechanical fixes (a diff; --apply writes)",
     )
     fix.add_argument("path", nargs="?", default=".", type=Path, help="the consumer repo")
     fix.add_argument("--old", help="version spec; default: the consumer's sglang pin")
@@ -187,6 +194,8 @@ def _emit(text_or_render, args) -> None:
             if isinstance(text_or_render, str):
                 args.output.write_text(text_or_render, encoding="utf-8")
             else:
+                from rich.console import Console  # only for console output
+
                 with args.output.open("w", encoding="utf-8") as handle:
                     text_or_render(Console(file=handle, soft_wrap=True, no_color=True))
         except OSError as exc:
@@ -194,6 +203,8 @@ def _emit(text_or_render, args) -> None:
     elif isinstance(text_or_render, str):
         sys.stdout.write(text_or_render)
     else:
+        from rich.console import Console
+
         text_or_render(Console(soft_wrap=True))
 
 
@@ -215,6 +226,7 @@ def _compare(args, cache_dir: Path) -> int:
             args.packs,
             config.wrap_prefixes,
             _allow_paths(args, config),
+            use_cache=not args.no_cache,
         )
     _note_skipped(result.files.skipped if result.files else [])
     files = result.files or ConsumerFiles(args.path, exclude)
@@ -263,6 +275,8 @@ def _baseline_path(args, config) -> Path | None:
 
 def _note(args, text: str) -> None:
     if not args.quiet:
+        from rich.console import Console
+
         Console(stderr=True, soft_wrap=True, highlight=False).print(text, markup=False)
 
 
@@ -334,11 +348,14 @@ def _fix(args, cache_dir: Path) -> int:
             prefixes=config.wrap_prefixes,
             unsafe_fixes=args.unsafe_fixes,
             allow_paths=_allow_paths(args, config),
+            use_cache=not args.no_cache,
         )
     if not args.apply:
         for change in result.changes:
             if change.changed:
                 sys.stdout.write(change.diff())
+    from rich.console import Console
+
     err = Console(stderr=True, soft_wrap=True)
     if result.swept:
         err.print(f"removed {len(result.swept)} temporary files left by an interrupted run")

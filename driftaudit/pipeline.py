@@ -1,33 +1,29 @@
-"""The pipeline, end to end: resolve -> snapshot -> drift + usage -> match."""
+"""The pipeline, end to end: resolve -> snapshot -> drift + usage -> match.
+
+The stages are imported where they run: a warm run whose findings are cached (see
+`findings_cache`) never imports griffe, networkx or the matchers.
+"""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from driftaudit.cache import BlobStore
-from driftaudit.drift import Change, Differ
-from driftaudit.drift.serverargs import SERVER_ARGS, ServerArgsDrift
-from driftaudit.drift.surfaces import surface_additions, surface_changes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
-from driftaudit.match import match_usages
-from driftaudit.match.behaviour import behaviour_findings
-from driftaudit.match.bypass import bypass_findings
-from driftaudit.match.patches import patch_findings
-from driftaudit.packs import load_packs, pack_directories
+from driftaudit.findings_cache import FindingsCache, packs_digest, tree_digest
+from driftaudit.findings_cache import enabled as cache_enabled
+from driftaudit.packs import pack_directories
 from driftaudit.progress import step
-from driftaudit.snapshot import Snapshot
 from driftaudit.sources import SourceTree, resolve_spec
-from driftaudit.usage import UsageSet, collect_usages
-from driftaudit.usage.bypass import collect_bypasses
-from driftaudit.usage.collect import failures
 from driftaudit.usage.files import ConsumerFiles
-from driftaudit.usage.patches import collect_patches
-from driftaudit.usage.pins import read_pins, sglang_pin
-from driftaudit.usage.surfaces import scan_surfaces
-from driftaudit.versions import parse_version
+from driftaudit.usage.model import UsageSet
+
+if TYPE_CHECKING:
+    from driftaudit.drift import Change
+    from driftaudit.snapshot import Snapshot
 
 
 @dataclass
@@ -51,10 +47,17 @@ def open_snapshots(
 ) -> tuple[Snapshot, Snapshot]:
     """`allow_paths`: whether each spec may name a directory or git repository (False
     for a spec read from the consumer's config; see sources.resolve_spec)."""
-    store = BlobStore(cache_dir / "snapshots.sqlite")
     old_tree = resolve_spec(old_spec, cache_dir, allow_paths[0], consumer)
     new_tree = resolve_spec(new_spec, cache_dir, allow_paths[1], consumer)
-    return Snapshot(old_tree, store), Snapshot(new_tree, store)
+    return _snapshots(old_tree, new_tree, cache_dir)
+
+
+def _snapshots(old: SourceTree, new: SourceTree, cache_dir: Path) -> tuple[Snapshot, Snapshot]:
+    from driftaudit.cache import BlobStore
+    from driftaudit.snapshot import Snapshot
+
+    store = BlobStore(cache_dir / "snapshots.sqlite")
+    return Snapshot(old, store), Snapshot(new, store)
 
 
 def run_compare(
@@ -66,15 +69,22 @@ def run_compare(
     pack_dirs: list[Path] | None = None,
     prefixes: list[str] | None = None,
     allow_paths: tuple[bool, bool] = (True, True),
+    use_cache: bool = False,
 ) -> CompareResult:
+    """`use_cache`: reuse (and store) the findings of an earlier run on exactly these
+    inputs (see `driftaudit.findings_cache`)."""
     if not consumer.exists():
         raise DriftauditError(f"consumer path {str(consumer)!r} does not exist")
     if not consumer.is_dir():
         raise DriftauditError(f"consumer path {str(consumer)!r} is not a directory")
+    from driftaudit.usage.pins import read_pins, sglang_pin  # packaging's markers: not warm
+
     pin_location = None
     files = ConsumerFiles(consumer, exclude)  # walked once, each file read once, lazily
-    pins = read_pins(files)
+    fingerprint = files.fingerprint() if use_cache and cache_enabled() else None
+    pins = None  # read when needed: not on a cache hit with --old given
     if old_spec is None:
+        pins = read_pins(files)
         pin = sglang_pin(pins)
         if pin is None:
             raise DriftauditError(
@@ -85,8 +95,86 @@ def run_compare(
     timings: dict[str, float] = {}
     start = time.perf_counter()
     step(f"resolving sglang {old_spec} and {new_spec}")
-    old, new = open_snapshots(old_spec, new_spec, cache_dir, allow_paths, consumer)
+    old_tree = resolve_spec(old_spec, cache_dir, allow_paths[0], consumer)
+    new_tree = resolve_spec(new_spec, cache_dir, allow_paths[1], consumer)
+    cache, keys = None, ("", "")
+    if fingerprint is not None:
+        cache, keys = _cache_keys(
+            cache_dir, consumer, files, fingerprint, old_tree, new_tree, pack_dirs, prefixes
+        )
+    if cache is not None:
+        cached = cache.load(*keys)
+        if cached is not None:
+            timings["resolve"] = time.perf_counter() - start
+            usages = UsageSet(str(consumer))  # not collected: the findings were stored
+            return CompareResult(
+                old_tree, new_tree, consumer, cached, usages, timings, pin_location, files
+            )
+    old, new = _snapshots(old_tree, new_tree, cache_dir)
     timings["resolve"] = time.perf_counter() - start
+    if pins is None:
+        pins = read_pins(files)
+    findings, usages = _audit(consumer, old, new, files, pins, pack_dirs, prefixes, timings)
+    if cache is not None:
+        cache.save(*keys, findings)
+    return CompareResult(
+        old.tree, new.tree, consumer, findings, usages, timings, pin_location, files
+    )
+
+
+def _cache_keys(
+    cache_dir: Path,
+    consumer: Path,
+    files: ConsumerFiles,
+    fingerprint: str,
+    old: SourceTree,
+    new: SourceTree,
+    pack_dirs: list[Path] | None,
+    prefixes: list[str] | None,
+) -> tuple[FindingsCache | None, tuple[str, str]]:
+    """The findings cache and the keys of this run's entry (None: not cacheable, a file
+    of a tree could not be read)."""
+    digests = tree_digest(old), tree_digest(new)
+    if None in digests:
+        return None, ("", "")
+    directories = pack_directories(pack_dirs)
+    slot = {
+        "consumer": str(consumer.resolve()),
+        "old": old.describe(),
+        "new": new.describe(),
+        "exclude": files.exclude,
+        "prefixes": prefixes,
+        "packs": [str(d) for d in directories],
+    }
+    inputs = {"files": fingerprint, "trees": digests, "packs": packs_digest(directories)}
+    cache = FindingsCache(cache_dir)
+    return cache, cache.keys(slot, inputs)
+
+
+def _audit(
+    consumer: Path,
+    old: Snapshot,
+    new: Snapshot,
+    files: ConsumerFiles,
+    pins: list,
+    pack_dirs: list[Path] | None,
+    prefixes: list[str] | None,
+    timings: dict[str, float],
+) -> tuple[list[Finding], UsageSet]:
+    """usage -> drift -> match: the findings, sorted, and the usages collected."""
+    from driftaudit.drift import Differ
+    from driftaudit.match import match_usages
+    from driftaudit.match.behaviour import behaviour_findings
+    from driftaudit.match.bypass import bypass_findings
+    from driftaudit.match.patches import patch_findings
+    from driftaudit.packs import load_packs
+    from driftaudit.usage import collect_usages
+    from driftaudit.usage.bypass import collect_bypasses
+    from driftaudit.usage.collect import failures
+    from driftaudit.usage.patches import collect_patches
+    from driftaudit.usage.surfaces import scan_surfaces
+    from driftaudit.versions import parse_version
+
     start = time.perf_counter()
     step(f"reading {consumer}")
     usages = collect_usages(files)
@@ -112,12 +200,12 @@ def run_compare(
     files.release_trees()  # every stage has read them
     findings.sort(key=Finding.sort_key)
     timings["behaviour"] = time.perf_counter() - start
-    return CompareResult(
-        old.tree, new.tree, consumer, findings, usages, timings, pin_location, files
-    )
+    return findings, usages
 
 
 def _about_server_args_fields(change: Change, fields: set[str]) -> bool:
+    from driftaudit.drift.serverargs import SERVER_ARGS
+
     if change.symbol == SERVER_ARGS:
         return True
     owner, _, name = change.symbol.rpartition(".")
@@ -128,6 +216,10 @@ def run_diff(
     old_spec: str, new_spec: str, cache_dir: Path, prefix: str | None
 ) -> tuple[Snapshot, Snapshot, list[Change]]:
     """The sglang-side changelog: API, ServerArgs and flags, surfaces, requirements."""
+    from driftaudit.drift import Differ
+    from driftaudit.drift.serverargs import ServerArgsDrift
+    from driftaudit.drift.surfaces import surface_additions, surface_changes
+
     step(f"resolving sglang {old_spec} and {new_spec}")
     old, new = open_snapshots(old_spec, new_spec, cache_dir)
     step("diffing (parsing every sglang module, once)")
@@ -176,6 +268,7 @@ def run_fix(
     prefixes: list[str] | None = None,
     unsafe_fixes: bool = False,
     allow_paths: tuple[bool, bool] = (True, True),
+    use_cache: bool = False,
 ) -> FixResult:
     """Compare, turn the mechanical findings into edits, rewrite (only with apply: every
     changed file or none, see `driftaudit.fix.write`)."""
@@ -190,7 +283,15 @@ def run_fix(
 
     scanned_at = time.time_ns()  # a file written after this may not match its findings
     compare = run_compare(
-        consumer, old_spec, new_spec, cache_dir, exclude, pack_dirs, prefixes, allow_paths
+        consumer,
+        old_spec,
+        new_spec,
+        cache_dir,
+        exclude,
+        pack_dirs,
+        prefixes,
+        allow_paths,
+        use_cache,
     )
     edits = edits_from_findings(compare.findings, select, ignore, unsafe_fixes)
     held = (

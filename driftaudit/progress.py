@@ -4,18 +4,29 @@ pipeline calls `step(text)`; it does nothing when no status is showing."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _status = None
+_FORCING = ("FORCE_COLOR", "TTY_INTERACTIVE", "TTY_COMPATIBLE")  # rich may see a terminal
 
 
 @contextmanager
 def progress(enabled: bool = True, console: Console | None = None) -> Iterator[None]:
     global _status
-    console = console or Console(stderr=True)
+    if console is None:
+        if not enabled or _status is not None or _plainly_no_terminal():
+            yield  # rich not even imported: nothing would show
+            return
+        from rich.console import Console
+
+        console = Console(stderr=True)
     if not enabled or not console.is_terminal or _status is not None:
         yield
         return
@@ -30,3 +41,12 @@ def progress(enabled: bool = True, console: Console | None = None) -> Iterator[N
 def step(text: str) -> None:
     if _status is not None:
         _status.update(f"driftaudit: {text}")
+
+
+def _plainly_no_terminal() -> bool:
+    """stderr is no terminal and nothing asks rich to act as if it were one."""
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return not tty and not any(os.environ.get(name) for name in _FORCING)

@@ -43,3 +43,10 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     return root
+
+
+@pytest.fixture(autouse=True)
+def _no_result_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests run the pipeline itself: the findings cache is off (test_findings_cache
+    turns it on)."""
+    monkeypatch.setenv("DRIFTAUDIT_NO_RESULT_CACHE", "1")

@@ -1,11 +1,18 @@
 """Findings -> output: rich console (grouped by file), JSON (the stable contract),
 Markdown (a PR comment, a published audit), SARIF (code scanning), GitHub annotations."""
 
-from driftaudit.report.console import render_changes, render_console
-from driftaudit.report.github import findings_github
-from driftaudit.report.json_report import changes_json, findings_json
-from driftaudit.report.markdown import changes_markdown, findings_markdown
-from driftaudit.report.sarif import changes_sarif, findings_sarif
+# imported on first use: a JSON report loads neither rich nor the SARIF writer
+_HOMES = {
+    "render_changes": "console",
+    "render_console": "console",
+    "findings_github": "github",
+    "changes_json": "json_report",
+    "findings_json": "json_report",
+    "changes_markdown": "markdown",
+    "findings_markdown": "markdown",
+    "changes_sarif": "sarif",
+    "findings_sarif": "sarif",
+}
 
 __all__ = [
     "changes_json",
@@ -18,3 +25,12 @@ __all__ = [
     "render_changes",
     "render_console",
 ]
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"driftaudit.report.{home}"), name)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from driftaudit import __version__
-from driftaudit.drift import Change
 from driftaudit.findings import Finding, summarize
-from driftaudit.sources import SourceTree
+
+if TYPE_CHECKING:
+    from driftaudit.drift import Change
+    from driftaudit.sources import SourceTree
 
 
 def findings_json(findings: list[Finding], old: SourceTree, new: SourceTree, consumer: str) -> str:

@@ -3,7 +3,6 @@
 Read with `ast` (fast, positions included); libcst is kept for the fixer.
 """
 
-from driftaudit.usage.collect import collect_usages
 from driftaudit.usage.model import (
     AttributeNameUsage,
     CallShape,
@@ -38,3 +37,13 @@ __all__ = [
     "UsageSet",
     "collect_usages",
 ]
+
+
+def __getattr__(name: str):
+    """`collect_usages` is imported on first use: the consumer file index
+    (`usage.files`) is read without the visitors (and griffe) loaded."""
+    if name == "collect_usages":
+        from driftaudit.usage.collect import collect_usages
+
+        return collect_usages
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import errno
+import hashlib
 import os
 import re
 import stat
@@ -95,6 +96,7 @@ class ConsumerFile:
         self.raw: str | None = None  # Python files: the text with the file's own line ends
         self.digest: str | None = None  # and the sha256 of the bytes read
         self._text: str | None = None
+        self._data: bytes | None = None  # the bytes `ConsumerFiles.fingerprint` read
         self._tree: ast.Module | None = None
         self._read = self._parsed = False
 
@@ -115,12 +117,14 @@ class ConsumerFile:
         return self._text
 
     def _load(self) -> str | None:
-        ConsumerFile.reads += 1
-        try:
-            data = _read_regular(self.path)
-        except OSError as exc:
-            self._files.skip(self, _reason(exc))
-            return None
+        data, self._data = self._data, None
+        if data is None:
+            ConsumerFile.reads += 1
+            try:
+                data = _read_regular(self.path)
+            except OSError as exc:
+                self._files.skip(self, _reason(exc))
+                return None
         if self.is_python:
             try:
                 decoded = decode_python(data)
@@ -177,6 +181,28 @@ class ConsumerFiles:
 
     def get(self, rel: str) -> ConsumerFile | None:
         return self.by_rel.get(rel)
+
+    def fingerprint(self) -> str | None:
+        """A digest of everything the walk found: each file's path and bytes, and what
+        it left out. The bytes read here are the ones every stage then reads (so findings
+        computed later belong to this digest). None when a file cannot be read."""
+        digest = hashlib.sha256()
+        for item in self.skipped:
+            digest.update(f"skipped\0{item.rel}\0{item.reason}\n".encode())
+        for file in self.files:
+            if file._read:  # a .gitignore, read by the walk: what it read counts
+                data = b"text\0" + (file.text or "").encode("utf-8", "surrogatepass")
+            elif file._data is not None:
+                data = file._data
+            else:
+                ConsumerFile.reads += 1
+                try:
+                    data = file._data = _read_regular(file.path)
+                except OSError:
+                    return None
+            digest.update(f"{file.rel}\0{len(data)}\n".encode())
+            digest.update(data)
+        return digest.hexdigest()
 
     def release_trees(self) -> None:
         """Drop the parsed trees once every scanner has read them: millions of nodes kept

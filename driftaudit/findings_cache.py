@@ -1,0 +1,202 @@
+"""The findings of a compare, cached: a warm run over an unchanged consumer reads its
+files, stats the two sglang trees and returns what the last run found.
+
+An entry is valid only for the exact inputs it was computed from, all in its key:
+- the bytes of every file the consumer walk yields (its path and content) and what
+  the walk left out, the consumer's path, `--exclude` and the wrap prefixes;
+- each sglang tree (its description and the snapshot's content digest of every module);
+- the packs (the bytes of every pack file in the pack directories);
+- driftaudit itself: its version, the digest of its own source files and
+  `SCHEMA_VERSION` (bump it when the stored form changes), and the Python version.
+
+One slot per (consumer path, trees, options) holds the latest entry, so the store
+does not grow with every edit. A corrupt or outdated entry is computed again and
+replaced: the cache only ever costs time. Findings are stored as tagged JSON and
+stored only when they decode to exactly what was computed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from driftaudit import __version__
+from driftaudit.cache import BlobStore
+from driftaudit.codes import lookup
+from driftaudit.findings import Finding, Fix
+
+SCHEMA_VERSION = 1  # bump when the stored form or the key's meaning changes
+DISABLE_ENV = "DRIFTAUDIT_NO_RESULT_CACHE"  # set (non-empty): never read or write it
+_PACKAGE = Path(__file__).resolve().parent
+_tool_digest: str | None = None
+
+
+def enabled() -> bool:
+    return not os.environ.get(DISABLE_ENV)
+
+
+def tool_digest() -> str:
+    """driftaudit's version, the content of its own modules and the Python version: any
+    change to the code that computes findings invalidates every entry."""
+    global _tool_digest
+    if _tool_digest is None:
+        digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{SCHEMA_VERSION}\n".encode())
+        for dirpath, dirnames, filenames in os.walk(_PACKAGE):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if name.endswith((".py", ".toml", ".json")):
+                    path = os.path.join(dirpath, name)
+                    with open(path, "rb") as handle:
+                        digest.update(f"{os.path.relpath(path, _PACKAGE)}\0".encode())
+                        digest.update(handle.read())
+        _tool_digest = digest.hexdigest()
+    return _tool_digest
+
+
+def tree_digest(tree) -> str | None:
+    """Every file of an sglang tree's package and its dist-info METADATA, by path, size,
+    mtime and mode (what the snapshot's own stat cache trusts too); None when one cannot
+    be read (the snapshot warns about it, and the run is not cached)."""
+    digest = hashlib.sha256(f"{tree.root}\n".encode())
+    top = os.fspath(tree.root)
+    try:
+        paths = [
+            os.path.join(top, p, "METADATA")
+            for p in sorted(os.listdir(top))
+            if p.startswith("sglang-") and p.endswith(".dist-info")
+        ]
+        for dirpath, dirnames, filenames in os.walk(os.path.join(top, "sglang")):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            paths += [os.path.join(dirpath, name) for name in sorted(filenames)]
+        for path in paths:
+            info = os.stat(path)
+            digest.update(
+                f"{path[len(top) :]}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_mode}\n".encode()
+            )
+            if not os.access(path, os.R_OK):
+                return None
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def packs_digest(directories: list) -> str:
+    """The bytes of every file in the pack directories (Paths or package resources)."""
+    digest = hashlib.sha256()
+    for directory in directories:
+        digest.update(f"dir\0{directory}\n".encode())
+        for entry in sorted(directory.iterdir(), key=lambda p: p.name):
+            if entry.is_file():
+                digest.update(f"{entry.name}\0".encode())
+                digest.update(entry.read_bytes())
+    return digest.hexdigest()
+
+
+class FindingsCache:
+    """The store of the latest findings per slot (see the module docstring)."""
+
+    def __init__(self, cache_dir: Path):
+        self.store = BlobStore(cache_dir / "findings.sqlite")
+
+    @staticmethod
+    def keys(slot: dict, inputs: dict) -> tuple[str, str]:
+        """(slot key, entry key): where the entry lives and what it must have been
+        computed from."""
+        slot_key = _digest({"schema": SCHEMA_VERSION, **slot})
+        entry_key = _digest({"slot": slot_key, "tool": tool_digest(), **inputs})
+        return f"findings:{SCHEMA_VERSION}:{slot_key}", entry_key
+
+    def load(self, slot_key: str, entry_key: str) -> list[Finding] | None:
+        data = self.store.get(slot_key)
+        if data is None:
+            return None
+        try:
+            stored = json.loads(data)
+            if stored["key"] != entry_key:
+                return None  # another state of the consumer, trees, packs or tool
+            return [_decode(item) for item in stored["findings"]]
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+            return None  # corrupt or of another form: computed again and replaced
+
+    def save(self, slot_key: str, entry_key: str, findings: list[Finding]) -> None:
+        encoded = [_encode(f) for f in findings]
+        try:
+            if [_decode(json.loads(json.dumps(e))) for e in encoded] != findings:
+                return  # something this form cannot carry: never store an approximation
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+            return
+        self.store.put(slot_key, json.dumps({"key": entry_key, "findings": encoded}).encode())
+
+
+def _digest(value: dict) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _encode(finding: Finding) -> dict:
+    fix = finding.fix
+    return {
+        "code": finding.code.code,
+        "path": finding.path,
+        "line": finding.line,
+        "column": finding.column,
+        "symbol": finding.symbol,
+        "message": finding.message,
+        "old_location": finding.old_location,
+        "new_location": finding.new_location,
+        "fix": None if fix is None else [fix.description, _tagged(fix.edit), fix.applicability],
+        "severity": finding.severity,
+        "confidence": finding.confidence,
+        "end_line": finding.end_line,
+        "end_column": finding.end_column,
+        "details": finding.details,
+        "anchor": None if finding.anchor is None else list(finding.anchor),
+    }
+
+
+def _decode(item: dict) -> Finding:
+    code = lookup(item["code"])
+    if code is None:
+        raise KeyError(item["code"])
+    fix = item["fix"]
+    anchor = item["anchor"]
+    return Finding(
+        code,
+        item["path"],
+        item["line"],
+        item["column"],
+        item["symbol"],
+        item["message"],
+        item["old_location"],
+        item["new_location"],
+        None if fix is None else Fix(fix[0], _untagged(fix[1]), fix[2]),
+        severity=item["severity"],
+        confidence=item["confidence"],
+        end_line=item["end_line"],
+        end_column=item["end_column"],
+        details=item["details"],
+        anchor=None if anchor is None else (anchor[0], anchor[1]),
+    )
+
+
+def _tagged(value):
+    """JSON keeps lists, not tuples: a tuple is stored as {"__tuple__": [...]}."""
+    if isinstance(value, tuple):
+        return {"__tuple__": [_tagged(v) for v in value]}
+    if isinstance(value, list):
+        return [_tagged(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _tagged(v) for k, v in value.items()}
+    return value
+
+
+def _untagged(value):
+    if isinstance(value, list):
+        return [_untagged(v) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"__tuple__"}:
+            return tuple(_untagged(v) for v in value["__tuple__"])
+        return {k: _untagged(v) for k, v in value.items()}
+    return value
