@@ -11,8 +11,12 @@ outside (interpreter start-up and imports included) with its own peak RSS:
 
 - floor: read and `ast.parse` every Python file of the consumer (the time of that loop);
 - cold: `compare` with an empty snapshot cache (releases already unpacked, linked in: the
-  network is not measured);
-- warm: the same command again (the best of `--repeat` runs);
+  network is not measured), on a copy of the consumer (the benchmark edits it);
+- warm: the same command again, nothing changed: the findings cache answers (the best of
+  `--repeat` runs);
+- warm, no findings cache: `--no-cache`, every stage run on the cached snapshots;
+- one file edited: a comment appended to a consumer file that imports sglang, then the
+  same command (each repeat edits again);
 - griffe: `griffe.visit` of every module of both trees (what a cold run would cost if it
   visited everything);
 - peer: a type checker (mypy or pyright, in a venv of the benchmark's own under the cache)
@@ -30,6 +34,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -209,6 +215,34 @@ def run_checker(kind: str, exe: Path, tree: Path, sglang_root: Path, work: Path)
     )
 
 
+def copy_consumer(consumer: Path, target: Path) -> Path:
+    """A copy the benchmark may edit (never the consumer itself), without VCS folders."""
+    shutil.copytree(consumer, target, symlinks=True, ignore=shutil.ignore_patterns(".git", ".hg"))
+    return target
+
+
+_IMPORTS_SGLANG = re.compile(r"^(?:from|import)\s+sglang\b", re.M)
+
+
+def file_to_edit(consumer: Path) -> Path:
+    """The largest Python file that imports sglang: what a developer edits."""
+    candidates = [
+        p
+        for p in consumer.rglob("*.py")
+        if p.is_file() and _IMPORTS_SGLANG.search(p.read_text(errors="ignore"))
+    ]
+    return max(candidates, key=lambda p: (p.stat().st_size, str(p)))
+
+
+def edit(path: Path, count: int) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(f"\n# edited by bench_targets ({count})\n")
+
+
+def findings_of(report: Path) -> list:
+    return json.loads(report.read_text())["findings"]
+
+
 def parse_case(text: str) -> tuple[str, Path, str, str]:
     name, _, rest = text.partition("=")
     consumer, _, pair = rest.rpartition("@")
@@ -261,13 +295,28 @@ def main() -> None:
         floor = min(floor_runs, key=lambda r: r["wall"])
         floor_cpu = min(r["cpu"] for r in floor_runs)
         with tempfile.TemporaryDirectory(prefix="driftaudit-bench-") as tmp:
-            cold_cache = Path(tmp)
+            cold_cache = Path(tmp) / "cache"
             seed_sources(shared, cold_cache, [old, new])
+            copy = copy_consumer(consumer, Path(tmp) / "consumer")
+            report = Path(tmp) / "report.json"
             argv = ["--cache-dir", str(cold_cache), "compare", "--old", old, "--new", new]
-            argv += ["--format", "json", "--output", str(cold_cache / "report.json"), str(consumer)]
+            argv += ["--format", "json", "--output", str(report), str(copy)]
             cold = run_compare(argv, env)
-            findings = len(json.loads((cold_cache / "report.json").read_text())["findings"])
+            expected = findings_of(report)
+            findings = len(expected)
             warms = [run_compare(argv, env) for _ in range(args.repeat)]
+            same = findings_of(report) == expected
+            if args.driftaudit_path is None:  # another copy may not know --no-cache
+                uncached = [run_compare([*argv, "--no-cache"], env) for _ in range(args.repeat)]
+                same = same and findings_of(report) == expected
+            else:
+                uncached = warms
+            edited_file = file_to_edit(copy)
+            edited = []
+            for count in range(args.repeat):
+                edit(edited_file, count)
+                edited.append(run_compare(argv, env))
+                same = same and findings_of(report) == expected
         warm = min(warms, key=lambda r: r["wall"])
         warm_cpu = min(r["cpu"] for r in warms)
         warm_target = WARM_TARGET.get(name, 2.5)
@@ -280,6 +329,11 @@ def main() -> None:
             f"  warm compare:  {fmt(warm)}  = {warm['wall'] / floor['wall']:.1f}x floor wall, "
             f"{warm_cpu / floor_cpu:.1f}x cpu (target <= {warm_target}x)"
         )
+        for label, runs in (("warm, --no-cache", uncached), ("one file edited", edited)):
+            best = min(runs, key=lambda r: r["cpu"])
+            print(f"  {label}: {fmt(best)}  = {best['cpu'] / floor_cpu:.1f}x floor cpu")
+        print(f"  (edited: {edited_file.relative_to(copy)}, a comment appended)")
+        print(f"  findings of every warm run identical to the cold run's: {same}")
         print(f"  cold compare:  {fmt(cold)}")
         if not args.skip_griffe:
             roots = [str(shared / "sources" / f"sglang-{v}") for v in (old, new)]
@@ -290,7 +344,8 @@ def main() -> None:
                 f"{cold['cpu'] / griffe['cpu']:.2f}x cpu (target <= {COLD_TARGET}x)"
             )
         print(
-            f"  peak memory: warm {warm['peak_mb']:.0f} MB, cold {cold['peak_mb']:.0f} MB "
+            f"  peak memory: warm {max(r['peak_mb'] for r in warms + uncached + edited):.0f} MB, "
+            f"cold {cold['peak_mb']:.0f} MB "
             f"(target <= {PEAK_TARGET_MB} MB)"
         )
         if exe is not None:
