@@ -77,13 +77,13 @@ def run_compare(
         raise DriftauditError(f"consumer path {str(consumer)!r} does not exist")
     if not consumer.is_dir():
         raise DriftauditError(f"consumer path {str(consumer)!r} is not a directory")
-    from driftaudit.usage.pins import read_pins, sglang_pin  # packaging's markers: not warm
-
     pin_location = None
     files = ConsumerFiles(consumer, exclude)  # walked once, each file read once, lazily
     fingerprint = files.fingerprint() if use_cache and cache_enabled() else None
     pins = None  # read when needed: not on a cache hit with --old given
     if old_spec is None:
+        from driftaudit.usage.pins import read_pins, sglang_pin  # packaging's markers: not warm
+
         pins = read_pins(files)
         pin = sglang_pin(pins)
         if pin is None:
@@ -113,6 +113,8 @@ def run_compare(
     old, new = _snapshots(old_tree, new_tree, cache_dir)
     timings["resolve"] = time.perf_counter() - start
     if pins is None:
+        from driftaudit.usage.pins import read_pins
+
         pins = read_pins(files)
     findings, usages = _audit(consumer, old, new, files, pins, pack_dirs, prefixes, timings)
     if cache is not None:
