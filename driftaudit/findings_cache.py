@@ -39,11 +39,19 @@ def enabled() -> bool:
 
 
 def tool_digest() -> str:
-    """driftaudit's version, the content of its own modules and the Python version: any
-    change to the code that computes findings invalidates every entry."""
+    """driftaudit's version, the content of its own modules, the Python version and the
+    installed distributions (griffe, packaging, ...: their dist-info names carry their
+    versions): any change to the code that computes findings invalidates every entry."""
     global _tool_digest
     if _tool_digest is None:
         digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{SCHEMA_VERSION}\n".encode())
+        for entry in sys.path:
+            try:
+                names = sorted(n for n in os.listdir(entry or ".") if n.endswith(".dist-info"))
+            except OSError:  # a zip, a missing folder
+                continue
+            if names:  # the folders themselves do not count: the working directory is one
+                digest.update(f"{' '.join(names)}\n".encode())
         for dirpath, dirnames, filenames in os.walk(_PACKAGE):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for name in sorted(filenames):
