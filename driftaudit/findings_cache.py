@@ -66,29 +66,34 @@ def tool_digest() -> str:
 
 def tree_digest(tree) -> str | None:
     """Every file of an sglang tree's package and its dist-info METADATA, by path, size,
-    mtime and mode (what the snapshot's own stat cache trusts too); None when one cannot
-    be read (the snapshot warns about it, and the run is not cached)."""
+    mtime, mode and owner (what the snapshot's own stat cache trusts too); None when one
+    cannot be stat'ed (the snapshot warns about it, and the run is not cached)."""
     digest = hashlib.sha256(f"{tree.root}\n".encode())
     top = os.fspath(tree.root)
     try:
-        paths = [
-            os.path.join(top, p, "METADATA")
-            for p in sorted(os.listdir(top))
-            if p.startswith("sglang-") and p.endswith(".dist-info")
-        ]
-        for dirpath, dirnames, filenames in os.walk(os.path.join(top, "sglang")):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            paths += [os.path.join(dirpath, name) for name in sorted(filenames)]
-        for path in paths:
-            info = os.stat(path)
-            digest.update(
-                f"{path[len(top) :]}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_mode}\n".encode()
-            )
-            if not os.access(path, os.R_OK):
-                return None
+        for name in sorted(os.listdir(top)):
+            if name.startswith("sglang-") and name.endswith(".dist-info"):
+                _stat_into(digest, os.path.join(top, name, "METADATA"), os.stat)
+        pending = [os.path.join(top, "sglang")]
+        while pending:
+            with os.scandir(pending.pop()) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        pending.append(entry.path)
+                else:
+                    _stat_into(digest, entry.path, entry.stat)
     except OSError:
         return None
     return digest.hexdigest()
+
+
+def _stat_into(digest, path: str, stat) -> None:
+    info = stat(path) if stat is os.stat else stat()
+    digest.update(
+        f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_mode}\0{info.st_uid}\n".encode()
+    )
 
 
 def packs_digest(directories: list) -> str:
