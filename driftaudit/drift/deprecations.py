@@ -63,8 +63,9 @@ def _in_function(fn: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)})
     found = set()
     for arg in named:
-        end = defaults[arg.arg].end_lineno if defaults.get(arg.arg) is not None else None
-        span = lines[arg.lineno - 1 : (end or arg.end_lineno or arg.lineno)]
+        if defaults.get(arg.arg) is None:
+            continue  # only a default can change
+        span = lines[arg.lineno - 1 : defaults[arg.arg].end_lineno or arg.lineno]
         if any(_COMMENT.search(text) for text in span):
             found.add(arg.arg)
     names = {a.arg for a in named}

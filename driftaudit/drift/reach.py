@@ -35,6 +35,10 @@ class ReachLost(Change):
     new_callers: list[list[str]] = field(default_factory=list)  # [caller, its callers...]
     sets: list[str] = field(default_factory=list)  # attributes the lost code assigned
     lost_below: int = 0  # callees lost with it
+    # branch conditions on the old path the entry's caller controls (see snapshot.guards):
+    # [subject, op, values], subject `self.<attr>` of the entry's object or `param:<name>`
+    # of the entry; a caller that never meets one never reached the callee in either tree
+    guards: list[list] = field(default_factory=list)
 
     code = codes.REACH_LOST
 
@@ -124,10 +128,31 @@ class ReachDiffer:
                     old_path=path,
                     sets=sorted(sets),
                     lost_below=len(below[root]),
+                    guards=self._guards(path),
                 )
             )
         self._add_new_callers(changes, set(new_reach))
         return changes
+
+    def _guards(self, path: list[str]) -> list[list]:
+        """The guards on `path` (old tree) that name what the entry's caller controls:
+        the entry's parameters, tested in the entry itself, and attributes of the entry's
+        object, tested in a method that object runs (`self.m()` from the entry resolves
+        to it) when no function on the path before it assigns that attribute."""
+        entry, found = path[0], []
+        cls = self.old.owner_class(entry)
+        assigned: set[str] = set()
+        for caller, callee in zip(path, path[1:], strict=False):
+            assigned.update(self.old.function(caller)["sets"])
+            name = caller.rpartition(".")[2]
+            on_entry_object = cls is not None and self.old.method(cls, name) == caller
+            for _, _, subject, op, values in self.old.guards(caller, callee):
+                if subject.startswith("self."):
+                    if on_entry_object and subject[5:] not in assigned:
+                        found.append([subject, op, values])
+                elif caller == entry:
+                    found.append([f"param:{subject}", op, values])
+        return found
 
     def _add_new_callers(self, changes: list[ReachLost], reached: set[str]) -> None:
         """Up to 3 direct callers of each lost callee in the new tree (not among those the
