@@ -113,6 +113,8 @@ class ReachDiffer:
             while old_reach[path[0]].parent is not None:
                 path.insert(0, old_reach[path[0]].parent)
             parent = path[-2]
+            if self.new.calls_unknown(parent, root.rpartition(".")[2]):
+                continue  # still called, on a receiver the new graph cannot type
             # what the lost code assigned on the same object (not on the objects it built)
             owner = self.old.owner_class(root)
             sets = set(self.old.function(root)["sets"])

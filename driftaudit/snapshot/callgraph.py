@@ -10,7 +10,9 @@ through the imports and the sglang base classes, and only for the functions a wa
 reaches: a consumer audit expands a few hundred nodes, never the whole tree.
 
 What stays unknown (a receiver of unknown type, a call through a container or
-`getattr`) is left out: the graph under-approximates, so a lost edge is a real one.
+`getattr`) is left out: the graph under-approximates. An edge found in the old tree
+but not in the new one is lost only when the new caller has no unresolved call of that
+name left (`calls_unknown`).
 """
 
 from __future__ import annotations
@@ -477,6 +479,15 @@ class CallGraph:
                         following.append(callee)
             frontier = following
         return reached
+
+    def calls_unknown(self, node: str, name: str) -> bool:
+        """Does `node` call a function named `name` that the graph cannot resolve (a
+        receiver of unknown type: `self.runner.execute()` with `self.runner = x.runner`)?"""
+        info = self.function(node)
+        return any(
+            _last(call) == name and self._resolve_call(node, call) is None
+            for call in (info["calls"] if info else ())
+        )
 
     def callers(self, node: str, modules: list[str]) -> list[str]:
         """The functions of `modules` that call `node` (only their calls of that name are
