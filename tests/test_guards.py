@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from driftaudit.drift.deprecations import _in_function
-from driftaudit.drift.literals import UNKNOWN, branches, value_of
+from driftaudit.drift.literals import UNKNOWN, under_defaults, value_of
 from driftaudit.snapshot.guards import branch_guards, satisfied
 
 
@@ -60,7 +60,12 @@ def test_values_of_defaults() -> None:
     assert value_of("CHOICES[0]", constants) == "zmq"
     assert value_of("make_default()", constants) is UNKNOWN
     assert value_of("OTHER", constants) is UNKNOWN
-    assert branches("1.2 if m == 'b' else 2.0") == ["1.2", "2.0"]
+    defaults = {"mode": "cache", "role": "null", "on": False}.get
+    field = lambda name: defaults(name, UNKNOWN)  # noqa: E731
+    assert under_defaults("1.2 if c.mode == 'buffer' else 2.0", field, constants) == 2.0
+    assert under_defaults("(c.role != 'decode') and (not c.on)", field, constants) is True
+    assert under_defaults("c.role in ('decode', 'null')", field, constants) is True
+    assert under_defaults("c.model == 'x'", field, constants) is UNKNOWN
 
 
 def test_deprecated_parameters() -> None:

@@ -9,6 +9,7 @@ stops at the first name or call; anything else is unknown (`UNKNOWN`), never gue
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 UNKNOWN = object()
 _COPIES = {"list": list, "tuple": tuple, "dict": dict, "set": set, "frozenset": frozenset}
@@ -57,18 +58,52 @@ def _value(node: ast.expr, constants: dict[str, str], depth: int) -> object:
     return UNKNOWN
 
 
-def branches(text: str) -> list[str]:
-    """The values a conditional expression may take (`a if c else b` -> a, b), else
-    the text itself."""
+def under_defaults(text: str, field: Callable[[str], object], constants: dict[str, str]):
+    """The value of `text` (a resolution's value or condition) where every `x.<name>` it
+    reads holds its default (`field(name)`, UNKNOWN when not known): conditions of `and`,
+    `or`, `not`, comparisons with literals and conditional expressions; else UNKNOWN."""
     try:
         node = ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError):
-        return [text]
-    found, stack = [], [node]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.IfExp):
-            stack += [node.orelse, node.body]
-        else:
-            found.append(ast.unparse(node))
-    return found
+        return UNKNOWN
+    return _under(node, field, constants)
+
+
+def _under(node: ast.expr, field, constants: dict[str, str]) -> object:
+    if isinstance(node, ast.Attribute):
+        return field(node.attr)
+    if isinstance(node, ast.IfExp):
+        test = _under(node.test, field, constants)
+        if test is UNKNOWN:
+            return UNKNOWN
+        return _under(node.body if test else node.orelse, field, constants)
+    if isinstance(node, ast.BoolOp):
+        values = [_under(v, field, constants) for v in node.values]
+        if UNKNOWN in values:
+            return UNKNOWN
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        value = _under(node.operand, field, constants)
+        return UNKNOWN if value is UNKNOWN else not value
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left = _under(node.left, field, constants)
+        right = _under(node.comparators[0], field, constants)
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        return _compare(node.ops[0], left, right)
+    return _value(node, constants, 0)
+
+
+def _compare(op: ast.cmpop, left: object, right: object) -> object:
+    try:
+        if isinstance(op, (ast.Eq, ast.Is)):
+            return left == right
+        if isinstance(op, (ast.NotEq, ast.IsNot)):
+            return left != right
+        if isinstance(op, ast.In):
+            return left in right
+        if isinstance(op, ast.NotIn):
+            return left not in right
+    except TypeError:
+        pass
+    return UNKNOWN

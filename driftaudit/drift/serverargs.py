@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from driftaudit import codes
 from driftaudit.drift.changes import Change
-from driftaudit.drift.literals import UNKNOWN, branches, value_of
+from driftaudit.drift.literals import UNKNOWN, under_defaults, value_of
 from driftaudit.drift.replacements import Replacements, ServerArgRedirected, Suggestion
 from driftaudit.snapshot.surfaces.serverarg_redirects import Redirect
 from driftaudit.snapshot.surfaces.serverarg_resolutions import Resolutions
@@ -220,7 +220,9 @@ class ServerArgsDrift:
     ) -> ServerArgDefaultChanged | None:
         """None where both defaults denote the same value (`list(EMPTY)` and `list()`);
         marked resolved where the new default is None and the new release's startup
-        resolution (a declared fallback, an `if x is None:` branch) gives the old value."""
+        resolution gives the old value in its default configuration: a declared fallback,
+        or an `if x is None:` branch whose other conditions (and the value, when it is a
+        conditional expression) hold, read with every other field at its new default."""
         before = value_of(old, self.old_resolutions.constants)
         after = value_of(new, self.new_resolutions.constants)
         if before is not UNKNOWN and after is not UNKNOWN and _same(before, after):
@@ -228,14 +230,23 @@ class ServerArgsDrift:
         shown = repr(before) if before is not UNKNOWN and repr(before) != old else None
         change = ServerArgDefaultChanged(symbol, *where, name, old, new, old_value=shown)
         if before is not UNKNOWN and after is None:
+            constants = self.new_resolutions.constants
             for resolution in self.new_resolutions.by_field.get(name, []):
-                values = [
-                    value_of(v, self.new_resolutions.constants) for v in branches(resolution.value)
-                ]
-                if any(v is not UNKNOWN and _same(before, v) for v in values):
+                if resolution.when is not None:
+                    if under_defaults(resolution.when, self._new_default, constants) is not True:
+                        continue  # a branch the default configuration does not take
+                value = under_defaults(resolution.value, self._new_default, constants)
+                if value is not UNKNOWN and _same(before, value):
                     change.resolved_at = f"{resolution.file}:{resolution.line}"
                     break
         return change
+
+    def _new_default(self, name: str) -> object:
+        """The new default value of field `name` (UNKNOWN when not a literal)."""
+        field = self.new.fields.get(name)
+        if field is None:
+            return UNKNOWN
+        return value_of(field.default, self.new_resolutions.constants)
 
     def _flag_change(self, flag: str, name: str) -> Change | None:
         symbol = f"{SERVER_ARGS}.{name}"

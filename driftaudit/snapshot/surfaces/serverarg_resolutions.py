@@ -8,8 +8,8 @@ Two shapes, both as sglang writes them:
 - a branch on the field being None that sets it to a value: `if self.x is None:
   self.x = 2.0` (`__post_init__` up to 0.5.1x), or in a hook `if cfg.x is None and ...:
   fields["x"] = ...`, `overrides["x"] = ...`, `declare_resolution(server_args, "...",
-  x=...)`. The test may hold more conditions (`and mode != "decode"`): the value is
-  what the field takes in the case the branch covers.
+  x=...)`. The test may hold more conditions (`and mode != "decode"`): they are kept
+  (`when`), for the differ to judge against the other fields' defaults.
 
 Also the module constants of those files (`NAME = <literal>`), so a default written with
 one (`ENCODER_TRANSFER_BACKEND_CHOICES[0]`) can be compared by value.
@@ -31,6 +31,7 @@ class Resolution:
     how: str  # "fallback" or "if-none"
     file: str  # relative to the tree root
     line: int
+    when: str | None = None  # the branch's other conditions (source text), if any
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -74,17 +75,19 @@ def extract_resolutions(root: Path) -> Resolutions:
                 if fallback is not None:
                     _add(found, node.target.id, fallback, "fallback", relpath)
             elif isinstance(node, ast.If):
-                for name in _unset(node.test):
+                for name, when in _unset(node.test):
                     for value in _sets(node.body, name):
-                        _add(found, name, value, "if-none", relpath)
+                        _add(found, name, value, "if-none", relpath, when)
     return found
 
 
-def _add(found: Resolutions, name: str, value: ast.expr, how: str, relpath: str) -> None:
+def _add(
+    found: Resolutions, name: str, value: ast.expr, how: str, relpath: str, when=None
+) -> None:
     text = ast.unparse(value)
     if len(text) <= 200:
         found.by_field.setdefault(name, []).append(
-            Resolution(name, text, how, relpath, value.lineno)
+            Resolution(name, text, how, relpath, value.lineno, when)
         )
 
 
@@ -111,11 +114,12 @@ def _fallback(annotation: ast.expr) -> ast.expr | None:
     return None
 
 
-def _unset(test: ast.expr) -> list[str]:
-    """Fields the test requires to be None: `x.f is None`, alone or in an `and`."""
+def _unset(test: ast.expr) -> list[tuple[str, str | None]]:
+    """Fields the test requires to be None (`x.f is None`, alone or in an `and`), each
+    with the test's other conditions."""
     parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-    names = []
-    for part in parts:
+    found = []
+    for index, part in enumerate(parts):
         if (
             isinstance(part, ast.Compare)
             and len(part.ops) == 1
@@ -123,8 +127,9 @@ def _unset(test: ast.expr) -> list[str]:
             and isinstance(part.left, ast.Attribute)
             and _is_none(part.comparators[0])
         ):
-            names.append(part.left.attr)
-    return names
+            others = [ast.unparse(p) for i, p in enumerate(parts) if i != index]
+            found.append((part.left.attr, " and ".join(f"({o})" for o in others) or None))
+    return found
 
 
 def _sets(body: list[ast.stmt], name: str) -> list[ast.expr]:
