@@ -66,6 +66,8 @@ def test_values_of_defaults() -> None:
     assert under_defaults("(c.role != 'decode') and (not c.on)", field, constants) is True
     assert under_defaults("c.role in ('decode', 'null')", field, constants) is True
     assert under_defaults("c.model == 'x'", field, constants) is UNKNOWN
+    assert under_defaults("(c.model == 'x') and (c.role == 'decode')", field, constants) is False
+    assert under_defaults("(c.model == 'x') or (c.role == 'null')", field, constants) is True
 
 
 def test_deprecated_parameters() -> None:

@@ -79,9 +79,10 @@ def _under(node: ast.expr, field, constants: dict[str, str]) -> object:
         return _under(node.body if test else node.orelse, field, constants)
     if isinstance(node, ast.BoolOp):
         values = [_under(v, field, constants) for v in node.values]
-        if UNKNOWN in values:
-            return UNKNOWN
-        return all(values) if isinstance(node.op, ast.And) else any(values)
+        decided = isinstance(node.op, ast.Or)  # the value that decides: True for `or`
+        if any(v is not UNKNOWN and bool(v) == decided for v in values):
+            return decided
+        return UNKNOWN if any(v is UNKNOWN for v in values) else not decided
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         value = _under(node.operand, field, constants)
         return UNKNOWN if value is UNKNOWN else not value

@@ -230,16 +230,27 @@ class ServerArgsDrift:
         shown = repr(before) if before is not UNKNOWN and repr(before) != old else None
         change = ServerArgDefaultChanged(symbol, *where, name, old, new, old_value=shown)
         if before is not UNKNOWN and after is None:
-            constants = self.new_resolutions.constants
-            for resolution in self.new_resolutions.by_field.get(name, []):
-                if resolution.when is not None:
-                    if under_defaults(resolution.when, self._new_default, constants) is not True:
-                        continue  # a branch the default configuration does not take
-                value = under_defaults(resolution.value, self._new_default, constants)
-                if value is not UNKNOWN and _same(before, value):
-                    change.resolved_at = f"{resolution.file}:{resolution.line}"
-                    break
+            change.resolved_at = self._resolved_to(name, before)
         return change
+
+    def _resolved_to(self, name: str, old_value: object) -> str | None:
+        """Where the new release resolves field `name` (default None) to `old_value` in
+        the default configuration (every field at its new default): a resolution whose
+        conditions hold there gives it, and none that holds there gives another value (a
+        declared fallback yields to them). Conditions that cannot be read (the model, the
+        platform) leave a resolution out: it is not the default configuration's."""
+        constants, at = self.new_resolutions.constants, None
+        for resolution in self.new_resolutions.by_field.get(name, []):
+            if resolution.when and (
+                under_defaults(resolution.when, self._new_default, constants) is not True
+            ):
+                continue
+            value = under_defaults(resolution.value, self._new_default, constants)
+            if value is not UNKNOWN and _same(old_value, value):
+                at = at or f"{resolution.file}:{resolution.line}"
+            elif resolution.how != "fallback":
+                return None  # the default configuration resolves it to something else
+        return at
 
     def _new_default(self, name: str) -> object:
         """The new default value of field `name` (UNKNOWN when not a literal)."""

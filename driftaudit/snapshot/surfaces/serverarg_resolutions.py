@@ -8,8 +8,9 @@ Two shapes, both as sglang writes them:
 - a branch on the field being None that sets it to a value: `if self.x is None:
   self.x = 2.0` (`__post_init__` up to 0.5.1x), or in a hook `if cfg.x is None and ...:
   fields["x"] = ...`, `overrides["x"] = ...`, `declare_resolution(server_args, "...",
-  x=...)`. The test may hold more conditions (`and mode != "decode"`): they are kept
-  (`when`), for the differ to judge against the other fields' defaults.
+  x=...)`, also in a nested branch. Every condition it runs under is kept (`when`: the
+  other conjuncts, `mode != "decode"`, the enclosing `if`s, the early exits before it),
+  for the differ to judge against the fields' defaults.
 
 Also the module constants of those files (`NAME = <literal>`), so a default written with
 one (`ENCODER_TRANSFER_BACKEND_CHOICES[0]`) can be compared by value.
@@ -69,21 +70,61 @@ def extract_resolutions(root: Path) -> Resolutions:
             continue
         relpath = path.relative_to(root).as_posix()
         _constants(tree, found.constants)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                fallback = _fallback(node.annotation)
-                if fallback is not None:
-                    _add(found, node.target.id, fallback, "fallback", relpath)
-            elif isinstance(node, ast.If):
-                for name, when in _unset(node.test):
-                    for value in _sets(node.body, name):
-                        _add(found, name, value, "if-none", relpath, when)
+        _walk(tree.body, [], found, relpath)
     return found
 
 
-def _add(
-    found: Resolutions, name: str, value: ast.expr, how: str, relpath: str, when=None
+# an early exit that skips what follows (a `raise` is validation, which the default
+# configuration passes)
+_EXITS = (ast.Return, ast.Continue, ast.Break)
+
+
+def _walk(
+    body: list[ast.stmt],
+    conditions: list[str],
+    found: Resolutions,
+    relpath: str,
+    unset: frozenset[str] = frozenset(),
 ) -> None:
+    """Resolutions in `body`: a statement that sets a field an enclosing test requires to
+    be None, with every condition it runs under (within its function): the tests of the
+    `if`s around it (negated in an `else`) and of the early exits before it (`if not
+    cfg.enable_x: return`); a function registered by a decorator call
+    (`@_register_for("InklingForCausalLM")`) runs only for what it is registered for, so
+    the call is a condition too. The differ reads them with each field at its default."""
+    conditions = list(conditions)
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            registered = [f"({ast.unparse(d)})" for d in node.decorator_list]
+            registered = [
+                d
+                for d, n in zip(registered, node.decorator_list, strict=True)
+                if isinstance(n, ast.Call)
+            ]
+            _walk(node.body, registered, found, relpath)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            fallback = _fallback(node.annotation)
+            if fallback is not None:
+                _add(found, node.target.id, fallback, "fallback", relpath)
+        elif isinstance(node, (ast.Assign, ast.Expr)):
+            for name in sorted(unset):
+                for value in _sets(node, name):
+                    _add(found, name, value, "if-none", relpath, " and ".join(conditions))
+        elif isinstance(node, ast.If):
+            test = ast.unparse(node.test)
+            inner = unset | set(_unset(node.test))
+            _walk(node.body, conditions + [f"({test})"], found, relpath, inner)
+            _walk(node.orelse, conditions + [f"(not ({test}))"], found, relpath, unset)
+            if node.body and isinstance(node.body[-1], _EXITS) and not node.orelse:
+                conditions.append(f"(not ({test}))")
+        else:  # for, while, with, try: their blocks run under the same conditions
+            for block in ("body", "orelse", "finalbody"):
+                _walk(getattr(node, block, None) or [], conditions, found, relpath, unset)
+            for handler in getattr(node, "handlers", None) or []:
+                _walk(handler.body, conditions, found, relpath, unset)
+
+
+def _add(found: Resolutions, name: str, value: ast.expr, how: str, relpath: str, when=None) -> None:
     text = ast.unparse(value)
     if len(text) <= 200:
         found.by_field.setdefault(name, []).append(
@@ -114,41 +155,37 @@ def _fallback(annotation: ast.expr) -> ast.expr | None:
     return None
 
 
-def _unset(test: ast.expr) -> list[tuple[str, str | None]]:
-    """Fields the test requires to be None (`x.f is None`, alone or in an `and`), each
-    with the test's other conditions."""
+def _unset(test: ast.expr) -> list[str]:
+    """Fields the test requires to be None: `x.f is None`, alone or in an `and`."""
     parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-    found = []
-    for index, part in enumerate(parts):
-        if (
-            isinstance(part, ast.Compare)
-            and len(part.ops) == 1
-            and isinstance(part.ops[0], (ast.Is, ast.Eq))
-            and isinstance(part.left, ast.Attribute)
-            and _is_none(part.comparators[0])
-        ):
-            others = [ast.unparse(p) for i, p in enumerate(parts) if i != index]
-            found.append((part.left.attr, " and ".join(f"({o})" for o in others) or None))
-    return found
+    return [
+        part.left.attr
+        for part in parts
+        if isinstance(part, ast.Compare)
+        and len(part.ops) == 1
+        and isinstance(part.ops[0], (ast.Is, ast.Eq))
+        and isinstance(part.left, ast.Attribute)
+        and _is_none(part.comparators[0])
+    ]
 
 
-def _sets(body: list[ast.stmt], name: str) -> list[ast.expr]:
-    """Values the branch gives `name`: `x.name = v`, `d["name"] = v`, `f(..., name=v)`."""
+def _sets(statement: ast.Assign | ast.Expr, name: str) -> list[ast.expr]:
+    """Values a statement gives `name`: `x.name = v`, `d["name"] = v`, `f(..., name=v)`."""
+    if isinstance(statement, ast.Expr):
+        call = statement.value
+        if not isinstance(call, ast.Call):
+            return []
+        return [k.value for k in call.keywords if k.arg == name]
     values = []
-    for statement in body:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Attribute) and target.attr == name:
-                        values.append(node.value)
-                    elif (
-                        isinstance(target, ast.Subscript)
-                        and isinstance(target.slice, ast.Constant)
-                        and target.slice.value == name
-                    ):
-                        values.append(node.value)
-            elif isinstance(node, ast.Call):
-                values += [k.value for k in node.keywords if k.arg == name]
+    for target in statement.targets:
+        if isinstance(target, ast.Attribute) and target.attr == name:
+            values.append(statement.value)
+        elif (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.slice, ast.Constant)
+            and target.slice.value == name
+        ):
+            values.append(statement.value)
     return values
 
 
