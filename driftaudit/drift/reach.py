@@ -140,9 +140,10 @@ class ReachDiffer:
         """The guards on `path` (old tree) that name what the entry's caller controls:
         the entry's parameters, tested in the entry itself, and attributes of the entry's
         object, tested in a method that object runs (`self.m()` from the entry resolves
-        to it) when no function on the path before it assigns that attribute."""
+        to it) when no function on the path before it assigns that attribute (never for
+        a constructor: what the consumer sets on the object it sets afterwards)."""
         entry, found = path[0], []
-        cls = self.old.owner_class(entry)
+        cls = self.old.owner_class(entry) if not entry.endswith(".__init__") else None
         assigned: set[str] = set()
         for caller, callee in zip(path, path[1:], strict=False):
             assigned.update(self.old.function(caller)["sets"])
