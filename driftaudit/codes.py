@@ -194,7 +194,8 @@ DEFAULT_CHANGED = _code(
     "DA205",
     "default-changed",
     "warning",
-    "A parameter the call leaves out has a new default value.",
+    "A parameter the call leaves out has a new default value (not a parameter the new "
+    "release deprecates and defaults to None: a caller that leaves it out sees no default).",
     "The call still works but may behave differently.",
     "f()  # def f(x=1) became def f(x=2)",
     "Pass the old default explicitly if you depend on it.",
@@ -304,7 +305,9 @@ SERVER_ARG_DEFAULT_CHANGED = _code(
     "A ServerArgs field the consumer uses changed its default.",
     "Where the consumer leaves it unset, results may change silently (reported as info "
     "when the consumer never reads the field, and not at all when it sets the field after "
-    "building ServerArgs: the default is never seen).",
+    "building ServerArgs: the default is never seen; nor when the new default is None and "
+    "the new release resolves it to the old value at startup: a declared `fallback=`, an "
+    "`if x is None:` branch of its argument resolution).",
     "ServerArgs(model_path=...)  # enable_decoder_swa_bounded_replay: False -> None",
     "Set the old default explicitly if you depend on it.",
 )
@@ -531,7 +534,10 @@ REACH_LOST = _code(
     "function it reached in the old release (within a few calls); the finding says where "
     "the new release calls it from instead.",
     "The call still succeeds, but part of what it did moved elsewhere (typically to a "
-    "caller the consumer bypasses): state it set up is missing later.",
+    "caller the consumer bypasses): state it set up is missing later. Not reported where "
+    "the old path ran under a branch the consumer never takes (a test of an attribute it "
+    "sets on the object, or of an argument it passes, against literals none of its values "
+    "meets), nor where the new code still makes the call on a receiver of unknown type.",
     "ModelRunner(...)  # 0.5.14: initialize() no longer reaches init_memory_pool; "
     "TpModelWorker.alloc_memory_pool calls it",
     "Call what the new callers call (in the same order) after this call.",

@@ -233,7 +233,11 @@ def run_diff(
         # the field model says it better than the class's synthesised constructor
         changes = [c for c in changes if not _about_server_args_fields(c, fields)]
         redirects = (old.surface("server_arg_redirects"), new.surface("server_arg_redirects"))
-        changes += ServerArgsDrift(old_args, new_args, *redirects).all_changes()
+        resolutions = (
+            old.surface("server_arg_resolutions"),
+            new.surface("server_arg_resolutions"),
+        )
+        changes += ServerArgsDrift(old_args, new_args, *redirects, *resolutions).all_changes()
     changes += surface_changes(old, new) + surface_additions(old, new)
     return old, new, [c for c in changes if prefix is None or c.symbol.startswith(prefix)]
 

@@ -28,6 +28,7 @@ from driftaudit.drift.changes import (
     SymbolRelocated,
     SymbolRemoved,
 )
+from driftaudit.drift.deprecations import deprecated_params
 from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
 from driftaudit.snapshot import Resolved, Snapshot
@@ -271,7 +272,7 @@ class Differ:
             elif param.default is not None and twin.default is not None:
                 before = self._constant(self.old, symbol, param.default)
                 after = self._constant(self.new, symbol, twin.default)
-                if before != after:
+                if before != after and not self._retired(param.name, after, new_loc):
                     changes.append(
                         DefaultChanged(
                             symbol,
@@ -296,6 +297,13 @@ class Differ:
                 )
             )
         return changes
+
+    def _retired(self, name: str, new_default: str, new_loc: str | None) -> bool:
+        """A parameter the new release deprecates, now defaulting to None (not passed):
+        a caller that leaves it out sees no default (see `deprecations`)."""
+        if new_default != "None":
+            return False
+        return name in deprecated_params(self.new.tree.root, new_loc)
 
     def _constant(self, snapshot: Snapshot, symbol: str, default: str) -> str:
         """A default that names a module constant (`DEFAULT_BS`, `envs.X`): its value."""

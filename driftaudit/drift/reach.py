@@ -35,6 +35,10 @@ class ReachLost(Change):
     new_callers: list[list[str]] = field(default_factory=list)  # [caller, its callers...]
     sets: list[str] = field(default_factory=list)  # attributes the lost code assigned
     lost_below: int = 0  # callees lost with it
+    # branch conditions on the old path the entry's caller controls (see snapshot.guards):
+    # [subject, op, values], subject `self.<attr>` of the entry's object or `param:<name>`
+    # of the entry; a caller that never meets one never reached the callee in either tree
+    guards: list[list] = field(default_factory=list)
 
     code = codes.REACH_LOST
 
@@ -109,6 +113,8 @@ class ReachDiffer:
             while old_reach[path[0]].parent is not None:
                 path.insert(0, old_reach[path[0]].parent)
             parent = path[-2]
+            if self.new.calls_unknown(parent, root.rpartition(".")[2]):
+                continue  # still called, on a receiver the new graph cannot type
             # what the lost code assigned on the same object (not on the objects it built)
             owner = self.old.owner_class(root)
             sets = set(self.old.function(root)["sets"])
@@ -124,10 +130,32 @@ class ReachDiffer:
                     old_path=path,
                     sets=sorted(sets),
                     lost_below=len(below[root]),
+                    guards=self._guards(path),
                 )
             )
         self._add_new_callers(changes, set(new_reach))
         return changes
+
+    def _guards(self, path: list[str]) -> list[list]:
+        """The guards on `path` (old tree) that name what the entry's caller controls:
+        the entry's parameters, tested in the entry itself, and attributes of the entry's
+        object, tested in a method that object runs (`self.m()` from the entry resolves
+        to it) when no function on the path before it assigns that attribute (never for
+        a constructor: what the consumer sets on the object it sets afterwards)."""
+        entry, found = path[0], []
+        cls = self.old.owner_class(entry) if not entry.endswith(".__init__") else None
+        assigned: set[str] = set()
+        for caller, callee in zip(path, path[1:], strict=False):
+            assigned.update(self.old.function(caller)["sets"])
+            name = caller.rpartition(".")[2]
+            on_entry_object = cls is not None and self.old.method(cls, name) == caller
+            for _, _, subject, op, values in self.old.guards(caller, callee):
+                if subject.startswith("self."):
+                    if on_entry_object and subject[5:] not in assigned:
+                        found.append([subject, op, values])
+                elif caller == entry:
+                    found.append([f"param:{subject}", op, values])
+        return found
 
     def _add_new_callers(self, changes: list[ReachLost], reached: set[str]) -> None:
         """Up to 3 direct callers of each lost callee in the new tree (not among those the

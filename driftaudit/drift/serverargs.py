@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 from driftaudit import codes
 from driftaudit.drift.changes import Change
+from driftaudit.drift.literals import UNKNOWN, under_defaults, value_of
 from driftaudit.drift.replacements import Replacements, ServerArgRedirected, Suggestion
 from driftaudit.snapshot.surfaces.serverarg_redirects import Redirect
+from driftaudit.snapshot.surfaces.serverarg_resolutions import Resolutions
 from driftaudit.snapshot.surfaces.serverargs import ServerArgField, ServerArgsModel
 
 SERVER_ARGS = "sglang.srt.server_args.ServerArgs"
@@ -56,14 +58,26 @@ class ServerArgDefaultChanged(Change):
     field: str = ""
     old_default: str | None = None
     new_default: str | None = None
+    # where the new release resolves the new default (None) back to the old value at
+    # startup: the change is not one a consumer can observe (changelog only)
+    resolved_at: str | None = None
+    old_value: str | None = None  # the old default's value, when it names a constant
 
     code = codes.SERVER_ARG_DEFAULT_CHANGED
 
     def explain(self) -> str:
-        return (
-            f"default of ServerArgs field `{self.field}` changed from {self.old_default} "
-            f"to {self.new_default}: results may change silently where it is not set"
-        )
+        old = self.old_default
+        old += f" (= {self.old_value})" if self.old_value and self.old_value != old else ""
+        text = f"default of ServerArgs field `{self.field}` changed from {old} to "
+        text += str(self.new_default)
+        if self.resolved_at:
+            return f"{text}, which sglang resolves to the old value at startup ({self.resolved_at})"
+        return text + ": results may change silently where it is not set"
+
+    @property
+    def keep(self) -> str | None:
+        """The value to pass to keep the old behaviour."""
+        return self.old_value or self.old_default
 
 
 @dataclass
@@ -107,6 +121,16 @@ class FlagDestChanged(Change):
         return f"argparse dest `{self.dest}` is gone: {spelled} now store into `{self.new_dest}`"
 
 
+def _same(a: object, b: object) -> bool:
+    """Equal values of one kind (True is not 1; 2 and 2.0 are the same number)."""
+    numbers = (int, float)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, numbers) and isinstance(b, numbers):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
 def _normal_type(text: str | None) -> str:
     text = (text or "").replace(" ", "").replace("typing.", "")
     match = re.fullmatch(r"Optional\[(.+)\]", text)
@@ -122,8 +146,12 @@ class ServerArgsDrift:
         new: ServerArgsModel,
         old_redirects: list[Redirect] | None = None,
         new_redirects: list[Redirect] | None = None,
+        old_resolutions: Resolutions | None = None,
+        new_resolutions: Resolutions | None = None,
     ):
         self.old, self.new = old, new
+        self.old_resolutions = old_resolutions or Resolutions()
+        self.new_resolutions = new_resolutions or Resolutions()
         self.replacements = Replacements(old, new, old_redirects, new_redirects)
         self.by_field: dict[str, list[Change]] = {}
         self.by_flag: dict[str, Change] = {}
@@ -182,10 +210,54 @@ class ServerArgsDrift:
                 ServerArgTypeChanged(symbol, *where, name, field.annotation, twin.annotation)
             )
         if (field.default or "") != (twin.default or ""):
-            changes.append(
-                ServerArgDefaultChanged(symbol, *where, name, field.default, twin.default)
-            )
+            change = self._default_change(symbol, where, name, field.default, twin.default)
+            if change is not None:
+                changes.append(change)
         return changes
+
+    def _default_change(
+        self, symbol: str, where: tuple, name: str, old: str | None, new: str | None
+    ) -> ServerArgDefaultChanged | None:
+        """None where both defaults denote the same value (`list(EMPTY)` and `list()`);
+        marked resolved where the new default is None and the new release's startup
+        resolution gives the old value in its default configuration: a declared fallback,
+        or an `if x is None:` branch whose other conditions (and the value, when it is a
+        conditional expression) hold, read with every other field at its new default."""
+        before = value_of(old, self.old_resolutions.constants)
+        after = value_of(new, self.new_resolutions.constants)
+        if before is not UNKNOWN and after is not UNKNOWN and _same(before, after):
+            return None
+        shown = repr(before) if before is not UNKNOWN and repr(before) != old else None
+        change = ServerArgDefaultChanged(symbol, *where, name, old, new, old_value=shown)
+        if before is not UNKNOWN and after is None:
+            change.resolved_at = self._resolved_to(name, before)
+        return change
+
+    def _resolved_to(self, name: str, old_value: object) -> str | None:
+        """Where the new release resolves field `name` (default None) to `old_value` in
+        the default configuration (every field at its new default): a resolution whose
+        conditions hold there gives it, and none that holds there gives another value (a
+        declared fallback yields to them). Conditions that cannot be read (the model, the
+        platform) leave a resolution out: it is not the default configuration's."""
+        constants, at = self.new_resolutions.constants, None
+        for resolution in self.new_resolutions.by_field.get(name, []):
+            if resolution.when and (
+                under_defaults(resolution.when, self._new_default, constants) is not True
+            ):
+                continue
+            value = under_defaults(resolution.value, self._new_default, constants)
+            if value is not UNKNOWN and _same(old_value, value):
+                at = at or f"{resolution.file}:{resolution.line}"
+            elif resolution.how != "fallback":
+                return None  # the default configuration resolves it to something else
+        return at
+
+    def _new_default(self, name: str) -> object:
+        """The new default value of field `name` (UNKNOWN when not a literal)."""
+        field = self.new.fields.get(name)
+        if field is None:
+            return UNKNOWN
+        return value_of(field.default, self.new_resolutions.constants)
 
     def _flag_change(self, flag: str, name: str) -> Change | None:
         symbol = f"{SERVER_ARGS}.{name}"

@@ -15,5 +15,6 @@ from driftaudit.usage.files import ConsumerFiles
 def behaviour_findings(usages: UsageSet, old, new, consumer: ConsumerFiles) -> list[Finding]:
     files = sglang_files(usages, consumer)
     findings = copy_findings(usages, old, new, files)
-    findings += reach_findings(usages, old, new, TypeResolver(old), attribute_reads(files))
+    types = TypeResolver(old)
+    findings += reach_findings(usages, old, new, types, attribute_reads(files), files)
     return findings

@@ -14,6 +14,7 @@ from __future__ import annotations
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.reach import ReachDiffer, ReachLost, describe_callers
 from driftaudit.findings import Finding, Fix, finding_at
+from driftaudit.match.reach_guards import ConsumerValues, never_taken
 from driftaudit.match.receivers import TypeResolver
 from driftaudit.snapshot.callgraph import CallGraph
 from driftaudit.usage import (
@@ -75,17 +76,24 @@ def _signal(change: ReachLost, names: set[str]) -> tuple[int, list[str]]:
 
 
 def reach_findings(
-    usages: UsageSet, old, new, types: TypeResolver, reads: set[str]
+    usages: UsageSet, old, new, types: TypeResolver, reads: set[str], files=None
 ) -> list[Finding]:
-    """DA702 findings; `reads`: every attribute name the consumer reads."""
+    """DA702 findings; `reads`: every attribute name the consumer reads; `files`: the
+    consumer's sglang files (path -> (text, tree)), for the values it gives."""
     differ = ReachDiffer(CallGraph(old), CallGraph(new))
     names = consumer_names(usages, reads)
+    values = ConsumerValues(usages, types, files or {}, old)
     sites: dict[tuple, list] = {}  # (file, entry, overrides) -> its call sites, in order
     for usage, entry, overrides in _entries(usages, differ.old, types):
         sites.setdefault((usage.path, entry, overrides), []).append(usage)
     findings = []
     for (_, entry, overrides), calls in sites.items():
-        lost = [c for c in differ.lost(entry) if not _through(c, overrides)]
+        cls = differ.old.owner_class(entry)
+        lost = [
+            c
+            for c in differ.lost(entry)
+            if not _through(c, overrides) and not never_taken(c, cls, calls, values)
+        ]
         if lost:
             ranked = sorted(lost, key=lambda c: (-_signal(c, names)[0], c.callee))
             findings.append(_finding(calls, entry, ranked, names))

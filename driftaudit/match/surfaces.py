@@ -74,6 +74,8 @@ class SurfaceMatcher:
                 new_model,
                 differ.old.surface("server_arg_redirects"),
                 differ.new.surface("server_arg_redirects"),
+                differ.old.surface("server_arg_resolutions"),
+                differ.new.surface("server_arg_resolutions"),
             )
             if old_model and new_model
             else None
@@ -167,16 +169,17 @@ class SurfaceMatcher:
     def _defaults(self, call: CallUsage) -> list[Finding]:
         """ServerArgs(...) leaves these fields unset, and their defaults changed: a warning
         where the consumer reads the field, info where it never does; nothing where the
-        same function sets it after construction (the default is never seen)."""
+        same function sets it after construction (the default is never seen), or where
+        the new release resolves the new None default to the old value at startup."""
         findings = []
         reads, writes = self._field_uses()
         for name, changes in self.server_args.by_field.items():
             if name in call.keywords or (call.path, call.scope, name) in writes:
                 continue
             for change in changes:
-                if isinstance(change, ServerArgDefaultChanged):
+                if isinstance(change, ServerArgDefaultChanged) and not change.resolved_at:
                     message = f"ServerArgs(...) leaves `{name}` unset: {change.explain()}"
-                    fix = Fix(f"pass `{name}={change.old_default}` to keep the old behaviour")
+                    fix = Fix(f"pass `{name}={change.keep}` to keep the old behaviour")
                     severity = "" if name in reads else "info"
                     findings.append(finding_at(call, change, message, fix, severity=severity))
         return findings

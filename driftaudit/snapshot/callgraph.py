@@ -10,7 +10,9 @@ through the imports and the sglang base classes, and only for the functions a wa
 reaches: a consumer audit expands a few hundred nodes, never the whole tree.
 
 What stays unknown (a receiver of unknown type, a call through a container or
-`getattr`) is left out: the graph under-approximates, so a lost edge is a real one.
+`getattr`) is left out: the graph under-approximates. An edge found in the old tree
+but not in the new one is lost only when the new caller has no unresolved call of that
+name left (`calls_unknown`).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from driftaudit.pysource import dotted
+from driftaudit.snapshot.guards import branch_guards
 
-CALLGRAPH_VERSION = "4"
+CALLGRAPH_VERSION = "5"
 _MAX_ALIAS_HOPS = 12
 _OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None)$")
 
@@ -78,6 +81,8 @@ class _FunctionScan:
                 self.params[arg.arg] = name
         self.self_name = (args.posonlyargs + args.args)[0].arg if args.args else None
         self.statements = 0
+        self.guards: list[list] = []  # see guards.py
+        names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
         on_locals: list[tuple[str, str, int]] = []  # var.meth(...): typed after the walk
         stack: list[ast.AST] = list(fn.body)
         while stack:
@@ -86,7 +91,9 @@ class _FunctionScan:
                 continue  # its own node
             if isinstance(node, ast.stmt):
                 self.statements += 1
-                if isinstance(node, ast.Assign):
+                if isinstance(node, ast.If):
+                    self.guards += branch_guards(node, self.self_name, names)
+                elif isinstance(node, ast.Assign):
                     for target in node.targets:
                         self._store(target, node.value)
                 elif isinstance(node, ast.AnnAssign):
@@ -165,6 +172,7 @@ def extract_calls(module: str, code: str, is_package: bool = False) -> dict:
             "calls": scan.calls,
             "sets": sorted(scan.sets),
             "statements": scan.statements,  # nested functions and classes not counted
+            "guards": scan.guards,
         }
         visit_body(node.body, qualname + ".", {})
 
@@ -418,7 +426,9 @@ class CallGraph:
         if target is None or target == node or self.function(target) is None:
             return None
         if not self.graph.has_edge(node, target):
-            self.graph.add_edge(node, target, line=call[-1])
+            self.graph.add_edge(node, target, line=call[-1], lines=[call[-1]])
+        elif call[-1] not in self.graph.edges[node, target]["lines"]:
+            self.graph.edges[node, target]["lines"].append(call[-1])
         return target
 
     def _super_method(self, cls: str, name: str) -> str | None:
@@ -446,6 +456,16 @@ class CallGraph:
             else None
         )
 
+    def guards(self, caller: str, callee: str) -> list[list]:
+        """The branch conditions every call of `callee` in `caller` sits under (those of
+        its first call, when all its calls share them; else none)."""
+        info = self.function(caller)
+        if info is None or not self.graph.has_edge(caller, callee):
+            return []
+        lines = self.graph.edges[caller, callee]["lines"]
+        per_line = [[g for g in info.get("guards", ()) if g[0] <= line <= g[1]] for line in lines]
+        return [g for g in per_line[0] if all(g in others for others in per_line[1:])]
+
     def reach(self, entry: str, depth: int) -> dict[str, Reached]:
         """Every function `entry` reaches within `depth` calls (breadth first)."""
         reached = {entry: Reached(0, None)}
@@ -459,6 +479,15 @@ class CallGraph:
                         following.append(callee)
             frontier = following
         return reached
+
+    def calls_unknown(self, node: str, name: str) -> bool:
+        """Does `node` call a function named `name` that the graph cannot resolve (a
+        receiver of unknown type: `self.runner.execute()` with `self.runner = x.runner`)?"""
+        info = self.function(node)
+        return any(
+            _last(call) == name and self._resolve_call(node, call) is None
+            for call in (info["calls"] if info else ())
+        )
 
     def callers(self, node: str, modules: list[str]) -> list[str]:
         """The functions of `modules` that call `node` (only their calls of that name are

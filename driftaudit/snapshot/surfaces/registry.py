@@ -15,9 +15,10 @@ from driftaudit.snapshot.surfaces import (
     parsers,
     requirements,
     serverarg_redirects,
+    serverarg_resolutions,
 )
 
-SURFACES_VERSION = "3"  # bump when an extractor changes: invalidates the cache
+SURFACES_VERSION = "5"  # bump when an extractor changes: invalidates the cache
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,11 @@ SURFACES: dict[str, Surface] = {
         serverarg_redirects.extract_redirects,
         lambda v: [r.to_json() for r in v],
         lambda d: [serverarg_redirects.Redirect.from_json(x) for x in d],
+    ),
+    "server_arg_resolutions": Surface(
+        serverarg_resolutions.extract_resolutions,
+        lambda v: v.to_json(),
+        serverarg_resolutions.Resolutions.from_json,
     ),
     "requirements": Surface(
         requirements.read_requirements,

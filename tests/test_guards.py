@@ -1,0 +1,87 @@
+"""Branch guards of the call graph (DA702) and the value readers of DA205/DA403."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from driftaudit.drift.deprecations import _in_function
+from driftaudit.drift.literals import UNKNOWN, under_defaults, value_of
+from driftaudit.snapshot.guards import branch_guards, satisfied
+
+
+def _guards(code: str, params=("mode",)) -> list[list]:
+    node = ast.parse(code).body[0]
+    return branch_guards(node, "self", set(params))
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ('if self.spec == "x":\n    a()\n', [[2, 2, "self.spec", "in", ["x"]]]),
+        ('if self.spec != "x":\n    a()\n', [[2, 2, "self.spec", "not in", ["x"]]]),
+        ("if mode in (1, 2):\n    a()\n", [[2, 2, "mode", "in", [1, 2]]]),
+        (
+            "if self.on:\n    a()\nelse:\n    b()\n",
+            [[2, 2, "self.on", "truthy", []], [4, 4, "self.on", "falsy", []]],
+        ),
+        ("if not mode:\n    a()\n", [[2, 2, "mode", "falsy", []]]),
+        (
+            'if self.x is None and mode == "f":\n    a()\n',
+            [[2, 2, "self.x", "in", [None]], [2, 2, "mode", "in", ["f"]]],
+        ),
+        # an `or` constrains nothing in its body; its else branch negates every part
+        (
+            "if self.x or mode:\n    a()\nelse:\n    b()\n",
+            [[4, 4, "self.x", "falsy", []], [4, 4, "mode", "falsy", []]],
+        ),
+        # neither a subject the caller controls nor a literal: no guard
+        ("if other == 1:\n    a()\n", []),
+        ("if self.x == CONST:\n    a()\n", []),
+    ],
+)
+def test_branch_guards(code: str, expected: list) -> None:
+    assert _guards(code) == expected
+
+
+def test_satisfied() -> None:
+    assert satisfied("in", ["inkling"], "inkling")
+    assert not satisfied("in", ["inkling"], "dsv4")
+    assert not satisfied("in", [1], True)  # True is not 1
+    assert satisfied("not in", [None], "x")
+    assert satisfied("truthy", [], "x") and satisfied("falsy", [], None)
+
+
+def test_values_of_defaults() -> None:
+    constants = {"EMPTY": "()", "CHOICES": "['zmq', 'mooncake']"}
+    assert value_of("(lambda: list(EMPTY))()", constants) == []
+    assert value_of("list()", constants) == []
+    assert value_of("CHOICES[0]", constants) == "zmq"
+    assert value_of("make_default()", constants) is UNKNOWN
+    assert value_of("OTHER", constants) is UNKNOWN
+    defaults = {"mode": "cache", "role": "null", "on": False}.get
+    field = lambda name: defaults(name, UNKNOWN)  # noqa: E731
+    assert under_defaults("1.2 if c.mode == 'buffer' else 2.0", field, constants) == 2.0
+    assert under_defaults("(c.role != 'decode') and (not c.on)", field, constants) is True
+    assert under_defaults("c.role in ('decode', 'null')", field, constants) is True
+    assert under_defaults("c.model == 'x'", field, constants) is UNKNOWN
+    assert under_defaults("(c.model == 'x') and (c.role == 'decode')", field, constants) is False
+    assert under_defaults("(c.model == 'x') or (c.role == 'null')", field, constants) is True
+
+
+def test_deprecated_parameters() -> None:
+    code = '''def f(self, a=None,  # deprecated
+      b=None, c=None, d=None, e=False):
+    """Run.
+
+    `b` is deprecated.
+    """
+    batch.apply_deprecated_c(c)
+    if d is not None:
+        warnings.warn("d is deprecated")
+    if e:
+        log("e is fine")
+'''
+    fn = ast.parse(code).body[0]
+    assert _in_function(fn, code.splitlines()) == {"a", "b", "c", "d"}
