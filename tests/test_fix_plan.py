@@ -72,3 +72,109 @@ def test_fix_command_reads_the_default_baseline_as_check_does(tmp_path, capsys):
     Baseline.of([], consumer).write(empty)
     assert main([*argv, "--apply", "--baseline", str(empty)]) == 0
     assert (consumer / "scripts" / "launch.sh").read_text() != before
+
+
+# ---- wrapped dests read in Python: sglang's (renamed) or the consumer's (left) --------
+
+DESTS = FIXTURES / "fix" / "dests"
+D_OLD, D_NEW = str(DESTS / "old"), str(DESTS / "new")
+RUN_CONFIG = '''\
+from dataclasses import dataclass
+
+
+@dataclass
+class RunConfig:
+    sglang_cuda_graph_bs: str = ""
+
+
+def argv(cfg: RunConfig) -> list[str]:
+    args = ["python", "-m", "sglang.launch_server"]
+    if cfg.sglang_cuda_graph_bs:
+        args += ["--cuda-graph-bs"] + cfg.sglang_cuda_graph_bs.split()
+    return args
+
+
+CFG = RunConfig(sglang_cuda_graph_bs="1 2 4")
+'''
+
+
+def _dests(tmp_path, drop=(), **files):
+    consumer = tmp_path / "consumer"
+    shutil.copytree(DESTS / "consumer", consumer)
+    for rel in drop:
+        (consumer / rel).unlink()
+    for name, text in files.items():
+        (consumer / "app" / f"{name}.py").write_text(text)
+    return consumer
+
+
+def test_a_dest_of_sglang_flags_the_consumer_registers_is_renamed(tmp_path, cache_dir):
+    """`ServerArgs.add_cli_args(parser)` behind a prefixing wrapper: `args.sglang_x` is
+    argparse's dest of sglang's own flag, and follows sglang's rename."""
+    consumer = _dests(tmp_path)
+    arguments = consumer / "app" / "arguments.py"
+    before = arguments.read_text()
+    safe_only = run_fix(consumer, D_OLD, D_NEW, cache_dir, apply=True)
+    assert arguments.read_text() == before  # a rename inferred by similarity is unsafe
+    assert any(f.path == "app/arguments.py" for f in safe_only.unsafe_held)
+    run_fix(consumer, D_OLD, D_NEW, cache_dir, apply=True, unsafe_fixes=True)
+    after = arguments.read_text()
+    assert (
+        'return args.sglang_cuda_graph_bs_decode or getattr(args, "sglang_cuda_graph_bs_decode"'
+        in after
+    )
+    assert "if args.sglang_disable_radix_cache:" in after  # unchanged in sglang: left
+    assert "--sglang-cuda-graph-bs-decode 1 2 4" in (consumer / "scripts" / "train.sh").read_text()
+    left = run_compare(consumer, D_OLD, D_NEW, cache_dir).findings
+    assert not [f for f in left if f.code.code == "DA404"]
+    again = run_fix(consumer, D_OLD, D_NEW, cache_dir, apply=True, unsafe_fixes=True)
+    assert not any(c.changed for c in again.changes)
+
+
+def test_a_field_of_the_consumer_passed_as_a_flag_literal_needs_no_rename(tmp_path, cache_dir):
+    """miles' run config: the field is declared, passed as a keyword and read; the flag
+    literal next to the read is what reaches sglang, and only that is respelled."""
+    consumer = _dests(tmp_path, drop=["app/arguments.py"], run_config=RUN_CONFIG)
+    findings = run_compare(consumer, D_OLD, D_NEW, cache_dir).findings
+    fields = [f for f in findings if f.path == "app/run_config.py" and f.line in (6, 11)]
+    assert {f.line for f in fields} == {6, 11}
+    assert all(f.fix.covered_by == "app/run_config.py:12" and not f.fix.edit for f in fields)
+    assert all("nothing to rename here" in f.fix.description for f in fields)
+    result = run_fix(consumer, D_OLD, D_NEW, cache_dir, apply=True, unsafe_fixes=True)
+    after = (consumer / "app" / "run_config.py").read_text()
+    assert after == RUN_CONFIG.replace('"--cuda-graph-bs"', '"--cuda-graph-bs-decode"')
+    assert {(f.path, f.line) for f in result.covered()} >= {(f.path, f.line) for f in fields}
+    assert not [f for f in result.needs_a_human() if f.path == "app/run_config.py"]
+    again = run_fix(consumer, D_OLD, D_NEW, cache_dir, apply=True, unsafe_fixes=True)
+    assert not any(c.changed for c in again.changes)
+    assert not [f for f in again.needs_a_human() if f.path == "app/run_config.py"]
+
+
+def test_a_dest_the_consumer_also_declares_is_left_to_a_human(tmp_path, cache_dir):
+    """The same name is sglang's dest in one file and the consumer's field in another:
+    which spellings are sglang's is not known, so nothing is renamed."""
+    consumer = _dests(tmp_path, run_config=RUN_CONFIG)
+    before = (consumer / "app" / "arguments.py").read_text()
+    result = run_fix(consumer, D_OLD, D_NEW, cache_dir, apply=True, unsafe_fixes=True)
+    assert (consumer / "app" / "arguments.py").read_text() == before
+    human = [f for f in result.needs_a_human() if f.path == "app/arguments.py"]
+    assert human and "also declares it at app/run_config.py:6" in human[0].fix.description
+
+
+def test_the_consumers_own_parser_dest_is_not_renamed(tmp_path, cache_dir):
+    own = (
+        "import argparse\n\n\n"
+        "def parser():\n"
+        "    p = argparse.ArgumentParser()\n"
+        '    p.add_argument("--sglang-cuda-graph-bs", type=str)\n'
+        "    return p\n\n\n"
+        "def sizes(args):\n"
+        "    return args.sglang_cuda_graph_bs.split()\n"
+    )
+    consumer = _dests(tmp_path, drop=["app/arguments.py"], own_parser=own)
+    result = run_fix(consumer, D_OLD, D_NEW, cache_dir, apply=True, unsafe_fixes=True)
+    assert (consumer / "app" / "own_parser.py").read_text() == own
+    read = [f for f in result.needs_a_human() if f.path == "app/own_parser.py" and f.line == 11]
+    assert read and "the consumer's own name (declared at app/own_parser.py:6)" in (
+        read[0].fix.description
+    )

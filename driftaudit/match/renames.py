@@ -14,6 +14,7 @@ from __future__ import annotations
 from driftaudit.drift.env_renames import EnvReplacement
 from driftaudit.drift.serverargs import FlagRemoved, ServerArgFieldRemoved, ServerArgsDrift
 from driftaudit.findings import Fix
+from driftaudit.usage.dest_owners import NameOwners
 from driftaudit.usage.surfaces import FlagUsage
 
 KIND = "replace-text"
@@ -46,23 +47,82 @@ def _flag_is_alias(drift: ServerArgsDrift, change: FlagRemoved) -> bool:
     return bool(suggestion and suggestion.alias and suggestion.flag == change.replacement)
 
 
-def flag_fix(usage: FlagUsage, change: FlagRemoved, drift: ServerArgsDrift) -> Fix | None:
-    """`use --new`, with the edit that respells the flag where the consumer wrote it."""
+def flag_fix(
+    usage: FlagUsage,
+    change: FlagRemoved,
+    drift: ServerArgsDrift,
+    owners: NameOwners | None = None,
+    generated: tuple[str, int] | None = None,
+) -> Fix | None:
+    """`use --new`, with the edit that respells the flag where the consumer wrote it; for
+    a wrapped dest read in Python, see `dest_fix` (`owners`, `generated`: there)."""
     if not change.replacement:
         return None
     description = f"use `{change.replacement}`"
     if usage.context == "python-attr":
-        # a dest read in Python (`cfg.sglang_x`, `getattr(args, "sglang_x")`, a dataclass
-        # field) is the consumer's own name for the setting, spelled again in its
-        # declaration, constructor keywords and reads: renaming one spelling breaks the
-        # others (seen on miles' run config), so a human renames it everywhere
-        return Fix(description + f" (rename `{usage.written}` wherever the consumer uses it)")
+        old_dest = drift.old.flags.get(usage.flag) or ""
+        new_dest = drift.new.flags.get(change.replacement)
+        new = None
+        if new_dest and old_dest and usage.written.endswith(old_dest):
+            new = usage.written[: len(usage.written) - len(old_dest)] + new_dest
+        safety = "safe" if _flag_is_alias(drift, change) else "unsafe"
+        literal = "--" + usage.written.replace("_", "-")  # as the consumer would pass it
+        passed = {literal, usage.flag, change.replacement}
+        passed.add(respell(literal, usage.flag, change.replacement) or literal)
+        return dest_fix(
+            usage.path, usage.written, new, description, safety, owners, generated, passed
+        )
     new = respell(usage.written, usage.flag, change.replacement)
     if new is None or new == usage.written:
         return Fix(description)
     edit = {"kind": KIND, "old": usage.written, "new": new}
     safety = "safe" if _flag_is_alias(drift, change) else "unsafe"
     return Fix(description, edit, safety)
+
+
+def dest_fix(
+    where: str,
+    written: str,
+    new: str | None,
+    description: str,
+    safety: str,
+    owners: NameOwners | None,
+    generated: tuple[str, int] | None,
+    passed: set[str] | None = None,
+) -> Fix:
+    """A wrapped dest read in Python (`args.sglang_x`, `getattr(args, "sglang_x")`, a
+    class field) in the file `where`: renamed (`new`) only where it is sglang's
+    (`generated`: the consumer registers sglang's own flags, and declares no such name
+    itself); a name the consumer declares is spelled again in its declaration,
+    constructor keywords and reads, so renaming one spelling breaks the others (seen on
+    miles' run config): the flag literal it is passed behind reaches sglang (`passed`:
+    its old and new spellings), and that literal's own finding is the fix."""
+    owners = owners or NameOwners()
+    local = [d for d in owners.declared if d[0] == where]
+    if generated is not None and owners.declared and not local:
+        path, line = owners.declared[0]
+        return Fix(
+            f"{description} (`{written}` may be the dest of sglang's own flag, registered at "
+            f"{generated[0]}:{generated[1]}, but the consumer also declares it at {path}:{line}: "
+            "rename by hand the spellings that are sglang's)"
+        )
+    if owners.declared:
+        path, line = (local or owners.declared)[0]
+        own = f"`{written}` is the consumer's own name (declared at {path}:{line})"
+        for at, line, flag in owners.emitted:
+            if flag in (passed or ()):
+                return Fix(
+                    f"{description}: nothing to rename here: {own} and reaches sglang as "
+                    f"`{flag}` at {at}:{line}, where its own finding fixes it",
+                    covered_by=f"{at}:{line}",
+                )
+        return Fix(f"{description} ({own}: rename it wherever the consumer uses it)")
+    if generated is not None and new is not None and new != written:
+        at = f"{generated[0]}:{generated[1]}"
+        edit = {"kind": KIND, "old": written, "new": new}
+        why = f"the dest of sglang's own flag, as the consumer registers them at {at}"
+        return Fix(f"{description}: `{written}` is {why}", edit, safety)
+    return Fix(description + f" (rename `{written}` wherever the consumer uses it)")
 
 
 def keyword_fix(keyword: str, change: ServerArgFieldRemoved, kind: str) -> Fix | None:
