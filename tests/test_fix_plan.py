@@ -178,3 +178,23 @@ def test_the_consumers_own_parser_dest_is_not_renamed(tmp_path, cache_dir):
     assert read and "the consumer's own name (declared at app/own_parser.py:6)" in (
         read[0].fix.description
     )
+
+
+# ---- deprecated flags: an alias is respelled, one that needs a value says why --------
+
+DEPRECATED = FIXTURES / "fix" / "deprecated"
+
+
+def test_a_deprecated_alias_is_respelled_and_a_valued_replacement_is_left(tmp_path, cache_dir):
+    consumer = tmp_path / "consumer"
+    shutil.copytree(DEPRECATED / "consumer", consumer)
+    old, new = str(DEPRECATED / "old"), str(DEPRECATED / "new")
+    result = run_fix(consumer, old, new, cache_dir, apply=True)  # safe: sglang's own alias
+    script = (consumer / "scripts" / "serve.sh").read_text()
+    assert "--model-path m --cuda-graph-max-bs-decode 64\n" in script
+    assert "--dp-size 4 --enable-dp-attention\n" in script  # needs a value: a human's
+    (human,) = result.needs_a_human()
+    assert human.code.code == "DA405" and not human.fix.edit
+    assert "`--attn-dp-size <dp-size>` takes a value" in human.fix.description
+    again = run_fix(consumer, old, new, cache_dir, apply=True)
+    assert not any(c.changed for c in again.changes)

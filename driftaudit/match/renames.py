@@ -11,8 +11,15 @@ inferred from name and help similarity. A replacement that needs a value
 
 from __future__ import annotations
 
+import re
+
 from driftaudit.drift.env_renames import EnvReplacement
-from driftaudit.drift.serverargs import FlagRemoved, ServerArgFieldRemoved, ServerArgsDrift
+from driftaudit.drift.serverargs import (
+    FlagDeprecated,
+    FlagRemoved,
+    ServerArgFieldRemoved,
+    ServerArgsDrift,
+)
 from driftaudit.findings import Fix
 from driftaudit.usage.dest_owners import NameOwners
 from driftaudit.usage.surfaces import FlagUsage
@@ -67,7 +74,7 @@ def flag_fix(
             new = usage.written[: len(usage.written) - len(old_dest)] + new_dest
         safety = "safe" if _flag_is_alias(drift, change) else "unsafe"
         literal = "--" + usage.written.replace("_", "-")  # as the consumer would pass it
-        passed = {literal, usage.flag, change.replacement}
+        passed = {literal, usage.flag, change.replacement, old_dest, new_dest or old_dest}
         passed.add(respell(literal, usage.flag, change.replacement) or literal)
         return dest_fix(
             usage.path, usage.written, new, description, safety, owners, generated, passed
@@ -78,6 +85,55 @@ def flag_fix(
     edit = {"kind": KIND, "old": usage.written, "new": new}
     safety = "safe" if _flag_is_alias(drift, change) else "unsafe"
     return Fix(description, edit, safety)
+
+
+_VALUED = re.compile(r"--[a-z0-9][a-z0-9-]*[ =]<[^>]+>")
+
+
+def deprecated_fix(
+    usage: FlagUsage,
+    change: FlagDeprecated,
+    drift: ServerArgsDrift,
+    owners: NameOwners | None = None,
+    generated: tuple[str, int] | None = None,
+) -> Fix:
+    """A deprecated flag: respelled when the new release keeps it only as an alias that
+    stores its own argument into the field of the flag its deprecation names (safe:
+    sglang maps it one to one); otherwise no edit, and the fix says why."""
+    alias = next(
+        (
+            r
+            for r in drift.replacements.new_redirects
+            if r.source == usage.flag
+            and r.value is None
+            and r.new_flag
+            and drift.new.flags.get(r.new_flag) == r.target
+        ),
+        None,
+    )
+    if alias is not None:
+        description = f"use `{alias.new_flag}`"
+        if usage.context == "python-attr":  # the dest the alias stores into
+            old_dest = drift.old.flags.get(usage.flag) or ""
+            new = None
+            if old_dest and usage.written.endswith(old_dest):
+                new = usage.written[: len(usage.written) - len(old_dest)] + alias.target
+            literal = "--" + usage.written.replace("_", "-")
+            passed = {literal, usage.flag, alias.new_flag, old_dest or literal, alias.target}
+            passed.add(respell(literal, usage.flag, alias.new_flag) or literal)
+            return dest_fix(
+                usage.path, usage.written, new, description, "safe", owners, generated, passed
+            )
+        new = respell(usage.written, usage.flag, alias.new_flag)
+        if new is None or new == usage.written:
+            return Fix(description)
+        return Fix(description, {"kind": KIND, "old": usage.written, "new": new}, "safe")
+    valued = _VALUED.search(change.note or "")
+    if valued:
+        why = f"its replacement `{valued.group(0)}` takes a value"
+    else:
+        why = "sglang maps it onto no other flag one to one"
+    return Fix(f"no automatic fix: {why}; follow the deprecation note by hand")
 
 
 def dest_fix(
@@ -113,7 +169,7 @@ def dest_fix(
             if flag in (passed or ()):
                 return Fix(
                     f"{description}: nothing to rename here: {own} and reaches sglang as "
-                    f"`{flag}` at {at}:{line}, where its own finding fixes it",
+                    f"`{flag}` at {at}:{line}, whose own finding is the fix",
                     covered_by=f"{at}:{line}",
                 )
         return Fix(f"{description} ({own}: rename it wherever the consumer uses it)")

@@ -11,6 +11,7 @@ from driftaudit.drift.env_renames import find_replacement
 from driftaudit.drift.replacements import ServerArgRedirected
 from driftaudit.drift.serverargs import (
     SERVER_ARGS,
+    FlagDeprecated,
     FlagRemoved,
     ServerArgDefaultChanged,
     ServerArgFieldRemoved,
@@ -27,7 +28,14 @@ from driftaudit.drift.surfaces import (
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding, Fix, Place, finding_at
 from driftaudit.match.members import MemberMatcher
-from driftaudit.match.renames import dest_fix, env_fix, flag_fix, keyword_fix, respell
+from driftaudit.match.renames import (
+    deprecated_fix,
+    dest_fix,
+    env_fix,
+    flag_fix,
+    keyword_fix,
+    respell,
+)
 from driftaudit.pysource import Span
 from driftaudit.requirements import applies, satisfiable
 from driftaudit.usage import (
@@ -230,13 +238,14 @@ class SurfaceMatcher:
             if owners is None or old is None or not old.flag or finding.fix is None:
                 continue
             wrapped = "--" + written.replace("_", "-")
-            passed = {old.flag, wrapped}
+            passed = {old.flag, wrapped, name}  # a flag literal, or a ServerArgs keyword
             for change in self.server_args.by_field.get(name, []):  # already the new flag?
                 if isinstance(change, ServerArgFieldRemoved):
                     new_name = change.replacement or getattr(change.suggestion, "field", None)
                     new = self.server_args.new.fields.get(new_name or "")
                     if new is not None and new.flag:
                         passed |= {new.flag, respell(wrapped, old.flag, new.flag) or new.flag}
+                        passed.add(new.name)
             emitted = [e for e in owners.of(written).emitted if e[2] in passed]
             if emitted and finding.fix.edit is None:
                 at, line, flag = emitted[0]
@@ -284,6 +293,8 @@ class SurfaceMatcher:
                 )
                 if isinstance(change, ServerArgRedirected):
                     fix = Fix(f"set `{change.target}` instead")
+                elif isinstance(change, FlagDeprecated):
+                    fix = deprecated_fix(usage, change, drift, owner, generated)
                 message, at = f"{how}: {change.explain()}", _word(usage, usage.written)
                 findings.append(finding_at(usage, change, message, fix, at=at))
             elif usage.prefix and usage.context == "python-attr":

@@ -30,7 +30,8 @@ Place = tuple[str, int]  # (path, line)
 @dataclass
 class NameOwners:
     declared: list[Place] = field(default_factory=list)  # where the consumer declares it
-    # (path, line, flag): a flag literal (`--x`, `--x=...`) in a statement reading the name
+    # (path, line, what): a flag literal (`--x`, `--x=...`) in a statement reading the name,
+    # or the keyword or dict key its value is passed under (`dict(x=cfg.sglang_x)`)
     emitted: list[tuple[str, int, str]] = field(default_factory=list)
 
 
@@ -91,11 +92,23 @@ class DestOwners:
         if not read:
             return
         for node in ast.walk(statement):
+            if isinstance(node, ast.keyword) and node.arg:
+                self._passed_under(path, node.arg, node.value, node.value.lineno)
+            elif isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        self._passed_under(path, key.value, value, key.lineno)
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 words = node.value.split("=", 1)[0].split()
                 if len(words) == 1 and words[0].startswith("--") and len(words[0]) > 2:
                     for name in read:
                         self.names[name].emitted.append((path, node.lineno, words[0]))
+
+
+    def _passed_under(self, path: str, key: str, value: ast.expr, line: int) -> None:
+        for node in ast.walk(value):
+            if isinstance(node, ast.Attribute) and node.attr in self.names:
+                self.names[node.attr].emitted.append((path, line, key))
 
 
 def _compound(node: ast.stmt) -> bool:
