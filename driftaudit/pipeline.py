@@ -177,9 +177,7 @@ class FixResult:
         """Findings that need no edit of their own: another one's edit takes care of them."""
         left = {id(f) for f in [*self.suppressed, *self.known]}
         return [
-            f
-            for f in self.compare.findings
-            if f.fix and f.fix.covered_by and id(f) not in left
+            f for f in self.compare.findings if f.fix and f.fix.covered_by and id(f) not in left
         ]
 
 

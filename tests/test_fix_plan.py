@@ -78,7 +78,7 @@ def test_fix_command_reads_the_default_baseline_as_check_does(tmp_path, capsys):
 
 DESTS = FIXTURES / "fix" / "dests"
 D_OLD, D_NEW = str(DESTS / "old"), str(DESTS / "new")
-RUN_CONFIG = '''\
+RUN_CONFIG = """\
 from dataclasses import dataclass
 
 
@@ -95,7 +95,7 @@ def argv(cfg: RunConfig) -> list[str]:
 
 
 CFG = RunConfig(sglang_cuda_graph_bs="1 2 4")
-'''
+"""
 
 
 def _dests(tmp_path, drop=(), **files):

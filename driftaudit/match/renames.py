@@ -74,10 +74,18 @@ def flag_fix(
             new = usage.written[: len(usage.written) - len(old_dest)] + new_dest
         safety = "safe" if _flag_is_alias(drift, change) else "unsafe"
         literal = "--" + usage.written.replace("_", "-")  # as the consumer would pass it
-        passed = {literal, usage.flag, change.replacement, old_dest, new_dest or old_dest}
-        passed.add(respell(literal, usage.flag, change.replacement) or literal)
+        passed = {literal, usage.flag, old_dest}
+        current = {change.replacement, respell(literal, usage.flag, change.replacement)}
+        current.add(new_dest)
         return dest_fix(
-            usage.path, usage.written, new, description, safety, owners, generated, passed
+            usage.path,
+            usage.written,
+            new,
+            description,
+            safety,
+            owners,
+            generated,
+            (passed, current),
         )
     new = respell(usage.written, usage.flag, change.replacement)
     if new is None or new == usage.written:
@@ -119,10 +127,17 @@ def deprecated_fix(
             if old_dest and usage.written.endswith(old_dest):
                 new = usage.written[: len(usage.written) - len(old_dest)] + alias.target
             literal = "--" + usage.written.replace("_", "-")
-            passed = {literal, usage.flag, alias.new_flag, old_dest or literal, alias.target}
-            passed.add(respell(literal, usage.flag, alias.new_flag) or literal)
+            passed = {literal, usage.flag, old_dest}
+            current = {alias.new_flag, alias.target, respell(literal, usage.flag, alias.new_flag)}
             return dest_fix(
-                usage.path, usage.written, new, description, "safe", owners, generated, passed
+                usage.path,
+                usage.written,
+                new,
+                description,
+                "safe",
+                owners,
+                generated,
+                (passed, current),
             )
         new = respell(usage.written, usage.flag, alias.new_flag)
         if new is None or new == usage.written:
@@ -144,15 +159,16 @@ def dest_fix(
     safety: str,
     owners: NameOwners | None,
     generated: tuple[str, int] | None,
-    passed: set[str] | None = None,
+    passed: tuple[set, set] = (set(), set()),
 ) -> Fix:
     """A wrapped dest read in Python (`args.sglang_x`, `getattr(args, "sglang_x")`, a
     class field) in the file `where`: renamed (`new`) only where it is sglang's
     (`generated`: the consumer registers sglang's own flags, and declares no such name
     itself); a name the consumer declares is spelled again in its declaration,
     constructor keywords and reads, so renaming one spelling breaks the others (seen on
-    miles' run config): the flag literal it is passed behind reaches sglang (`passed`:
-    its old and new spellings), and that literal's own finding is the fix."""
+    miles' run config): the flag literal (or ServerArgs keyword) it is passed under reaches
+    sglang (`passed`: its old spellings, and its new ones), and that literal's own
+    finding is the fix, or it already reads as the new one."""
     owners = owners or NameOwners()
     local = [d for d in owners.declared if d[0] == where]
     if generated is not None and owners.declared and not local:
@@ -166,10 +182,11 @@ def dest_fix(
         path, line = (local or owners.declared)[0]
         own = f"`{written}` is the consumer's own name (declared at {path}:{line})"
         for at, line, flag in owners.emitted:
-            if flag in (passed or ()):
+            if flag in passed[0] or flag in passed[1]:
+                then = "whose own finding is the fix" if flag in passed[0] else "as it should"
                 return Fix(
                     f"{description}: nothing to rename here: {own} and reaches sglang as "
-                    f"`{flag}` at {at}:{line}, whose own finding is the fix",
+                    f"`{flag}` at {at}:{line}, {then}",
                     covered_by=f"{at}:{line}",
                 )
         return Fix(f"{description} ({own}: rename it wherever the consumer uses it)")

@@ -239,18 +239,19 @@ class SurfaceMatcher:
                 continue
             wrapped = "--" + written.replace("_", "-")
             passed = {old.flag, wrapped, name}  # a flag literal, or a ServerArgs keyword
+            current = set()
             for change in self.server_args.by_field.get(name, []):  # already the new flag?
                 if isinstance(change, ServerArgFieldRemoved):
                     new_name = change.replacement or getattr(change.suggestion, "field", None)
                     new = self.server_args.new.fields.get(new_name or "")
                     if new is not None and new.flag:
-                        passed |= {new.flag, respell(wrapped, old.flag, new.flag) or new.flag}
-                        passed.add(new.name)
-            emitted = [e for e in owners.of(written).emitted if e[2] in passed]
+                        current |= {new.flag, respell(wrapped, old.flag, new.flag), new.name}
+            emitted = [e for e in owners.of(written).emitted if e[2] in passed | current]
             if emitted and finding.fix.edit is None:
                 at, line, flag = emitted[0]
+                then = "" if flag in passed else ", as it should"
                 finding.fix = Fix(
-                    f"{finding.fix.description} where `{flag}` passes it ({at}:{line}): "
+                    f"{finding.fix.description} where `{flag}` passes it ({at}:{line}{then}): "
                     f"nothing to rename here, `{written}` is the consumer's own name",
                     covered_by=f"{at}:{line}",
                 )

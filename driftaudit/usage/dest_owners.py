@@ -104,7 +104,6 @@ class DestOwners:
                     for name in read:
                         self.names[name].emitted.append((path, node.lineno, words[0]))
 
-
     def _passed_under(self, path: str, key: str, value: ast.expr, line: int) -> None:
         for node in ast.walk(value):
             if isinstance(node, ast.Attribute) and node.attr in self.names:
