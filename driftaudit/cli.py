@@ -345,7 +345,7 @@ def _fix(args, cache_dir: Path) -> int:
         for change in result.changes:
             if change.changed:
                 sys.stdout.write(change.diff())
-    err = Console(stderr=True, soft_wrap=True)
+    err = Console(stderr=True, soft_wrap=True, emoji=False)  # `args.py:100:5` is no emoji
     if result.swept:
         err.print(f"removed {len(result.swept)} temporary files left by an interrupted run")
     files = sum(1 for c in result.changes if c.changed)
