@@ -198,3 +198,18 @@ def test_a_deprecated_alias_is_respelled_and_a_valued_replacement_is_left(tmp_pa
     assert "`--attn-dp-size <dp-size>` takes a value" in human.fix.description
     again = run_fix(consumer, old, new, cache_dir, apply=True)
     assert not any(c.changed for c in again.changes)
+
+
+def test_the_fix_command_says_what_needs_no_edit_and_why_the_rest_needs_a_human(tmp_path, capsys):
+    consumer = _dests(tmp_path, drop=["app/arguments.py"], run_config=RUN_CONFIG)
+    shutil.copy(DEPRECATED / "consumer" / "scripts" / "serve.sh", consumer / "scripts")
+    argv = ["fix", "--cache-dir", str(tmp_path / "cache"), "-q", str(consumer)]
+    assert main([*argv, "--old", str(DEPRECATED / "old"), "--new", str(DEPRECATED / "new")]) == 0
+    err = capsys.readouterr().err
+    assert "1 findings need a human:" in err
+    assert "scripts/serve.sh:3:" in err and "takes a value; follow the deprecation" in err
+    assert main([*argv, "--old", D_OLD, "--new", D_NEW]) == 0
+    err = capsys.readouterr().err
+    assert "findings need no edit of their own:" in err
+    assert "app/run_config.py:6:5 " in err  # a path:line:column, never an emoji
+    assert "nothing to rename here" in err
