@@ -213,3 +213,21 @@ def test_the_fix_command_says_what_needs_no_edit_and_why_the_rest_needs_a_human(
     assert "findings need no edit of their own:" in err
     assert "app/run_config.py:6:5 " in err  # a path:line:column, never an emoji
     assert "nothing to rename here" in err
+
+
+def test_a_wrapped_deprecated_flag_whose_dest_the_consumer_reads_says_so(tmp_path, cache_dir):
+    """miles reads `args.sglang_enable_dp_attention` itself: rewriting its scripts to the
+    new flag would change its own behaviour, not only sglang's."""
+    consumer = tmp_path / "consumer"
+    (consumer / "scripts").mkdir(parents=True)
+    (consumer / "scripts" / "train.sh").write_text(
+        "python train.py --sglang-dp-size 4 --sglang-enable-dp-attention\n"
+    )
+    (consumer / "check.py").write_text(
+        "def validate(args):\n    return args.sglang_enable_dp_attention\n"
+    )
+    old, new = str(DEPRECATED / "old"), str(DEPRECATED / "new")
+    findings = run_compare(consumer, old, new, cache_dir).findings
+    (script,) = [f for f in findings if f.path == "scripts/train.sh"]
+    assert script.code.code == "DA405" and not script.fix.edit
+    assert "reads `sglang_enable_dp_attention` itself (check.py:2)" in script.fix.description

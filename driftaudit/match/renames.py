@@ -104,10 +104,12 @@ def deprecated_fix(
     drift: ServerArgsDrift,
     owners: NameOwners | None = None,
     generated: tuple[str, int] | None = None,
+    read_at: tuple[str, int, str] | None = None,
 ) -> Fix:
     """A deprecated flag: respelled when the new release keeps it only as an alias that
     stores its own argument into the field of the flag its deprecation names (safe:
-    sglang maps it one to one); otherwise no edit, and the fix says why."""
+    sglang maps it one to one); otherwise no edit, and the fix says why (`read_at`: where
+    the consumer's own code reads the wrapped dest, (path, line, name))."""
     alias = next(
         (
             r
@@ -148,6 +150,8 @@ def deprecated_fix(
         why = f"its replacement `{valued.group(0)}` takes a value"
     else:
         why = "sglang maps it onto no other flag one to one"
+    if read_at is not None:  # a wrapped flag whose dest the consumer's own code reads
+        why += f", and the consumer reads `{read_at[2]}` itself ({read_at[0]}:{read_at[1]})"
     return Fix(f"no automatic fix: {why}; follow the deprecation note by hand")
 
 

@@ -257,6 +257,12 @@ class SurfaceMatcher:
                 )
         return found
 
+    @staticmethod
+    def _declares(owners: DestOwners | None, usage) -> bool:
+        """Does the usage's file declare the name it reads as a field of its own?"""
+        declared = owners.of(usage.written).declared if owners else []
+        return any(path == usage.path for path, _ in declared)
+
     def _generated(self) -> tuple[str, int] | None:
         """Where the consumer registers sglang's own flags on a parser of its own
         (`ServerArgs.add_cli_args(parser)`): the dests read from it are sglang's."""
@@ -271,6 +277,11 @@ class SurfaceMatcher:
         drift = self.server_args
         owners = self._owners(surfaces)
         generated = self._generated()
+        reads = {}  # flag -> where the consumer's code reads its wrapped dest (not a field
+        # of its own declared in that file, when there is such a place)
+        for usage in sorted(surfaces.flags, key=lambda u: self._declares(owners, u)):
+            if usage.prefix and usage.context == "python-attr":
+                reads.setdefault(usage.flag, (usage.path, usage.line, usage.written))
         for usage in surfaces.flags:
             owner = owners.of(usage.written) if owners else None
             change = drift.by_flag.get(usage.flag)
@@ -295,7 +306,8 @@ class SurfaceMatcher:
                 if isinstance(change, ServerArgRedirected):
                     fix = Fix(f"set `{change.target}` instead")
                 elif isinstance(change, FlagDeprecated):
-                    fix = deprecated_fix(usage, change, drift, owner, generated)
+                    read = reads.get(usage.flag) if usage.prefix else None
+                    fix = deprecated_fix(usage, change, drift, owner, generated, read)
                 message, at = f"{how}: {change.explain()}", _word(usage, usage.written)
                 findings.append(finding_at(usage, change, message, fix, at=at))
             elif usage.prefix and usage.context == "python-attr":
