@@ -109,6 +109,11 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--select", action="append", default=[], help="only these codes (or prefixes)")
     fix.add_argument("--ignore", action="append", default=[], help="skip these codes (or prefixes)")
     fix.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
+    fix.add_argument(
+        "--baseline",
+        type=Path,
+        help=f"accepted findings, left unfixed (default: as check, {DEFAULT_BASELINE})",
+    )
     _packs_option(fix)
     fix.add_argument(
         "--trust-config-paths",
@@ -349,6 +354,7 @@ def _fix(args, cache_dir: Path) -> int:
             unsafe_fixes=args.unsafe_fixes,
             allow_paths=_allow_paths(args, config),
             use_cache=not args.no_cache,
+            baseline=args.baseline or args.path / (config.baseline or DEFAULT_BASELINE),
         )
     if not args.apply:
         for change in result.changes:
@@ -356,7 +362,7 @@ def _fix(args, cache_dir: Path) -> int:
                 sys.stdout.write(change.diff())
     from rich.console import Console
 
-    err = Console(stderr=True, soft_wrap=True)
+    err = Console(stderr=True, soft_wrap=True, emoji=False)  # `args.py:100:5` is no emoji
     if result.swept:
         err.print(f"removed {len(result.swept)} temporary files left by an interrupted run")
     files = sum(1 for c in result.changes if c.changed)
@@ -379,16 +385,27 @@ def _fix(args, cache_dir: Path) -> int:
             f"{len(result.unsafe_held)} unsafe fixes not applied (behaviour may change): "
             "pass --unsafe-fixes to apply them"
         )
+    left = [(len(result.suppressed), "suppressed inline")]
+    left.append((len(result.known), "accepted in the baseline"))
+    left = [f"{n} {what}" for n, what in left if n]
+    if left:
+        err.print(f"not fixed, as check does not report them: {', '.join(left)}")
+    covered = result.covered()
+    if covered:
+        err.print(f"{len(covered)} findings need no edit of their own:")
+        for finding in covered:
+            err.print(f"  {_where(finding)} {finding.fix.description}", markup=False)
     remaining = result.needs_a_human()
     if remaining:
         err.print(f"{len(remaining)} findings need a human:")
         for finding in remaining:
-            err.print(
-                f"  {finding.path}:{finding.line}:{finding.column} {finding.code.code} "
-                f"{finding.message}",
-                markup=False,
-            )
+            why = f" ({finding.fix.description})" if finding.fix else ""
+            err.print(f"  {_where(finding)} {finding.message}{why}", markup=False)
     return EXIT_USAGE if result.refused else EXIT_OK
+
+
+def _where(finding) -> str:
+    return f"{finding.path}:{finding.line}:{finding.column} {finding.code.code}"
 
 
 def _diff(args, cache_dir: Path) -> int:

@@ -321,9 +321,10 @@ FLAG_REMOVED = _code(
     "The server refuses to start: unrecognized arguments.",
     "python -m sglang.launch_server --enable-piecewise-cuda-graph",
     "Drop it or use the flag named in the finding.",
-    "safe: renamed (in scripts, configs, argv lists and wrapped `sglang_<field>` names) to "
-    "the flag sglang itself maps it to (a deprecated alias, the same field's new flag); a "
-    "flag found by name and help similarity only is an unsafe fix",
+    "safe: renamed (in scripts, configs, argv lists, and a wrapped `sglang_<dest>` read "
+    "from a parser the consumer fills with sglang's own flags) to the flag sglang itself "
+    "maps it to (a deprecated alias, the same field's new flag); a flag found by name and "
+    "help similarity only is an unsafe fix; a field of the consumer's own is not renamed",
 )
 
 FLAG_DEPRECATED = _code(
@@ -334,6 +335,9 @@ FLAG_DEPRECATED = _code(
     "It still works for now, and may be removed next.",
     "--cuda-graph-max-bs 8",
     "Use the replacement the deprecation note names.",
+    "safe: renamed where the new release keeps the flag only as an alias that stores its "
+    "argument into the field of the flag the deprecation names; a replacement that takes "
+    "a value (`--attn-dp-size <dp-size>`) is left to a human, and the fix says why",
 )
 
 SERVER_ARG_REDIRECTED = _code(
@@ -361,6 +365,9 @@ FLAG_DEST_CHANGED = _code(
     "args.sglang_data_parallel_size  # --data-parallel-size is now an alias of --dp-size: "
     "dest dp_size",
     "Read (or set) the new dest the finding names; to support both releases, read either.",
+    "safe: renamed (attribute, `getattr`/`hasattr` string, `set_defaults` keyword) where "
+    "the consumer registers sglang's own flags (`ServerArgs.add_cli_args(parser)`) and "
+    "declares no such name itself; otherwise left to a human",
 )
 
 ROUTE_REMOVED = _code(

@@ -16,6 +16,8 @@ class Fix:
     description: str
     edit: dict | None = None
     applicability: str | None = None  # "safe"/"unsafe" for this fix; None: the code's
+    # "path:line" of another finding whose edit takes care of this one (no edit here)
+    covered_by: str | None = None
 
     @property
     def autofixable(self) -> bool:

@@ -248,6 +248,8 @@ class FixResult:
     changes: list  # of driftaudit.fix.FileChange
     written: bool
     unsafe_held: list[Finding] = field(default_factory=list)  # fixes that need --unsafe-fixes
+    suppressed: list[Finding] = field(default_factory=list)  # silenced inline: not fixed
+    known: list[Finding] = field(default_factory=list)  # accepted in the baseline: not fixed
     refused: list[tuple[str, str]] = field(default_factory=list)  # (path, why): nothing written
     swept: list[Path] = field(default_factory=list)  # leftovers of a killed run, removed
 
@@ -256,9 +258,24 @@ class FixResult:
         return sum(len(c.applied) for c in self.changes if c.changed)
 
     def needs_a_human(self) -> list[Finding]:
-        """Findings no edit took care of (unsafe fixes held back included)."""
+        """Findings no edit took care of (unsafe fixes held back included); not those
+        the team silenced or accepted, nor those another edit covers (`Fix.covered_by`)."""
         done = {(e.path, *e.position, e.code) for c in self.changes for e in c.applied}
-        return [f for f in self.compare.findings if (f.path, *f.fix_at, f.code.code) not in done]
+        left = {id(f) for f in [*self.suppressed, *self.known]}
+        return [
+            f
+            for f in self.compare.findings
+            if (f.path, *f.fix_at, f.code.code) not in done
+            and id(f) not in left
+            and not (f.fix and f.fix.covered_by)
+        ]
+
+    def covered(self) -> list[Finding]:
+        """Findings that need no edit of their own: another one's edit takes care of them."""
+        left = {id(f) for f in [*self.suppressed, *self.known]}
+        return [
+            f for f in self.compare.findings if f.fix and f.fix.covered_by and id(f) not in left
+        ]
 
 
 def run_fix(
@@ -275,9 +292,13 @@ def run_fix(
     unsafe_fixes: bool = False,
     allow_paths: tuple[bool, bool] = (True, True),
     use_cache: bool = False,
+    baseline: Path | None = None,
 ) -> FixResult:
     """Compare, turn the mechanical findings into edits, rewrite (only with apply: every
-    changed file or none, see `driftaudit.fix.write`)."""
+    changed file or none, see `driftaudit.fix.write`). A finding silenced inline
+    (`# driftaudit: ignore[...]`) or accepted in the `baseline` is not fixed, as `check`
+    does not report it."""
+    from driftaudit.check import triage
     from driftaudit.fix import (  # libcst: only to fix
         WriteRefused,
         apply_edits,
@@ -299,19 +320,23 @@ def run_fix(
         allow_paths,
         use_cache,
     )
-    edits = edits_from_findings(compare.findings, select, ignore, unsafe_fixes)
+    files = compare.files or ConsumerFiles(consumer, exclude)
+    gate = triage(compare.findings, files, baseline)
+    known = {id(f) for f in [*gate.suppressed, *gate.known]}
+    wanted = [f for f in compare.findings if id(f) not in known]
+    edits = edits_from_findings(wanted, select, ignore, unsafe_fixes)
     held = (
         []
         if unsafe_fixes
-        else [f for f in fixable(compare.findings, select, ignore) if f.fix_applicability != "safe"]
+        else [f for f in fixable(wanted, select, ignore) if f.fix_applicability != "safe"]
     )
-    changes = apply_edits(compare.files or ConsumerFiles(consumer, exclude), edits, scanned_at)
-    result = FixResult(compare, changes, False, held)
+    changes = apply_edits(files, edits, scanned_at)
+    result = FixResult(compare, changes, False, held, gate.suppressed, gate.known)
     if apply:
         result.swept = sweep_stale(consumer)
-        files = [(c.path, c.data(), c.source.digest) for c in changes if c.changed]
+        new_files = [(c.path, c.data(), c.source.digest) for c in changes if c.changed]
         try:
-            write_all(consumer, files)
+            write_all(consumer, new_files)
             result.written = True
         except WriteRefused as exc:
             result.refused = exc.problems

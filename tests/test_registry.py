@@ -102,6 +102,8 @@ def test_fix_safety_says_safe_or_unsafe_for_every_code_with_a_codemod():
         "DA303",
         "DA401",
         "DA404",
+        "DA405",
+        "DA407",
         "DA504",
         "DA901",
     }

@@ -55,11 +55,11 @@ def edits_from_findings(
             continue
         steps = finding.fix.edit.get("steps", [finding.fix.edit])
         for step in steps:
-            params = {k: v for k, v in step.items() if k != "kind"}
+            params = {k: v for k, v in step.items() if k not in ("kind", "at")}
             edits.append(
                 Edit(
                     finding.path,
-                    *finding.fix_at,
+                    *step.get("at", finding.fix_at),  # a step of a merged repeat: its place
                     step["kind"],
                     params,
                     finding.code.code,

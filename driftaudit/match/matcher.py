@@ -84,7 +84,7 @@ def match_usages(
     findings += TypeMatcher(differ, matcher, members).findings(usages)
     findings += mutation_findings(usages, differ, members)
     pack_matcher = PackMatcher(differ, usages, members, root or Path(usages.root), files)
-    surface = SurfaceMatcher(differ, usages, members, pack_matcher)
+    surface = SurfaceMatcher(differ, usages, members, pack_matcher, files)
     sglang_surfaces = surface.server_args_findings(surfaces) + surface.meta_info_findings()
     if surfaces is not None:
         sglang_surfaces += surface.http_findings(surfaces) + surface.env_findings(surfaces)

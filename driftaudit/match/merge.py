@@ -3,8 +3,9 @@
 A wrapped ServerArgs field is seen by two routes (the class field or dict key that sets
 it, and the `sglang_<field>` / `--sglang-<flag>` spelling read as a flag), and a shell
 line may both set and read one env var. Such findings share a line and a symbol; the
-most specific stays (the error, then the field over the flag, then the first column)
-and takes the others' evidence.
+most specific stays (the error, then the field over the flag, then one with an edit,
+then the first column) and takes the others' evidence, and their edits (each a step at
+its own place: `args.sglang_x or getattr(args, "sglang_x")` is renamed twice).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ _SEVERITY = {"error": 0, "warning": 1, "info": 2}
 
 
 def _rank(finding: Finding) -> tuple:
-    return (_SEVERITY[finding.severity], _SETTINGS.index(finding.code.code), finding.column)
+    no_edit = not (finding.fix and finding.fix.edit)
+    code = _SETTINGS.index(finding.code.code)
+    return (_SEVERITY[finding.severity], code, no_edit, finding.column)
 
 
 def merge_repeats(findings: list[Finding]) -> tuple[list[Finding], int]:
@@ -49,5 +52,9 @@ def _take_evidence(kept: Finding, other: Finding) -> None:
     kept.new_location = kept.new_location or other.new_location
     if kept.fix is None:
         kept.fix = other.fix
+    elif kept.fix.edit and other.fix and other.fix.edit and kept.fix_at != other.fix_at:
+        if kept.fix.applicability == other.fix.applicability and "steps" not in other.fix.edit:
+            steps = kept.fix.edit.get("steps") or [{**kept.fix.edit, "at": list(kept.fix_at)}]
+            kept.fix.edit = {"steps": [*steps, {**other.fix.edit, "at": list(other.fix_at)}]}
     if kept.details is None:
         kept.details = other.details

@@ -11,6 +11,7 @@ from driftaudit.drift.env_renames import find_replacement
 from driftaudit.drift.replacements import ServerArgRedirected
 from driftaudit.drift.serverargs import (
     SERVER_ARGS,
+    FlagDeprecated,
     FlagRemoved,
     ServerArgDefaultChanged,
     ServerArgFieldRemoved,
@@ -27,7 +28,14 @@ from driftaudit.drift.surfaces import (
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding, Fix, Place, finding_at
 from driftaudit.match.members import MemberMatcher
-from driftaudit.match.renames import env_fix, flag_fix, keyword_fix
+from driftaudit.match.renames import (
+    deprecated_fix,
+    dest_fix,
+    env_fix,
+    flag_fix,
+    keyword_fix,
+    respell,
+)
 from driftaudit.pysource import Span
 from driftaudit.requirements import applies, satisfiable
 from driftaudit.usage import (
@@ -38,6 +46,8 @@ from driftaudit.usage import (
     MetaInfoUsage,
     UsageSet,
 )
+from driftaudit.usage.dest_owners import DestOwners
+from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.pins import Pin
 from driftaudit.usage.surfaces import SurfaceUsages
 from driftaudit.versions import parse_version
@@ -61,7 +71,16 @@ def _word(usage, word: str) -> Span:
 
 
 class SurfaceMatcher:
-    def __init__(self, differ: Differ, usages: UsageSet, members: MemberMatcher, pack=None):
+    def __init__(
+        self,
+        differ: Differ,
+        usages: UsageSet,
+        members: MemberMatcher,
+        pack=None,
+        files: ConsumerFiles | None = None,
+    ):
+        self.files = files  # the consumer's files: whose is a wrapped dest (DestOwners)
+        self._dest_owners: DestOwners | None = None
         self.differ = differ
         self.usages = usages
         self.members = members
@@ -139,7 +158,8 @@ class SurfaceMatcher:
                 name = usage.name.removeprefix("sglang_")
                 if name in fields:
                     how = f"`{usage.owner}.{usage.name}` wraps ServerArgs field `{name}`"
-                    findings += self._field(name, usage, how, passed=False)
+                    found = self._field(name, usage, how, passed=False)
+                    findings += self._passed_as_flag(usage.name, name, found, surfaces)
         if splatted:
             where = ", ".join(f"{u.path}:{u.line}" for u in splatted[:3])
             for usage in self.usages.usages:
@@ -201,10 +221,72 @@ class SurfaceMatcher:
             self._uses = reads, writes
         return self._uses
 
+    def _owners(self, surfaces: SurfaceUsages | None) -> DestOwners | None:
+        """Whose are the wrapped names read in Python and the class fields (once)."""
+        if self._dest_owners is None and self.files is not None:
+            names = {u.name for u in self.usages.usages if isinstance(u, ClassFieldUsage)}
+            for usage in surfaces.flags if surfaces is not None else ():
+                if usage.prefix and usage.context == "python-attr":
+                    names.add(usage.written)
+            self._dest_owners = DestOwners(self.files, names)
+        return self._dest_owners
+
+    def _passed_as_flag(self, written, name, found, surfaces) -> list[Finding]:
+        """A consumer's own class field wrapping a removed ServerArgs field: when a
+        statement passes it to sglang behind a flag literal, that literal's finding is
+        the fix, and this one needs no edit (`Fix.covered_by`)."""
+        owners = self._owners(surfaces)
+        old = self.server_args.old.fields.get(name)
+        for finding in found:
+            if owners is None or old is None or not old.flag or finding.fix is None:
+                continue
+            wrapped = "--" + written.replace("_", "-")
+            passed = {old.flag, wrapped, name}  # a flag literal, or a ServerArgs keyword
+            current = set()
+            for change in self.server_args.by_field.get(name, []):  # already the new flag?
+                if isinstance(change, ServerArgFieldRemoved):
+                    new_name = change.replacement or getattr(change.suggestion, "field", None)
+                    new = self.server_args.new.fields.get(new_name or "")
+                    if new is not None and new.flag:
+                        current |= {new.flag, respell(wrapped, old.flag, new.flag), new.name}
+            emitted = [e for e in owners.of(written).emitted if e[2] in passed | current]
+            if emitted and finding.fix.edit is None:
+                at, line, flag = emitted[0]
+                then = "" if flag in passed else ", as it should"
+                finding.fix = Fix(
+                    f"{finding.fix.description} where `{flag}` passes it ({at}:{line}{then}): "
+                    f"nothing to rename here, `{written}` is the consumer's own name",
+                    covered_by=f"{at}:{line}",
+                )
+        return found
+
+    @staticmethod
+    def _declares(owners: DestOwners | None, usage) -> bool:
+        """Does the usage's file declare the name it reads as a field of its own?"""
+        declared = owners.of(usage.written).declared if owners else []
+        return any(path == usage.path for path, _ in declared)
+
+    def _generated(self) -> tuple[str, int] | None:
+        """Where the consumer registers sglang's own flags on a parser of its own
+        (`ServerArgs.add_cli_args(parser)`): the dests read from it are sglang's."""
+        wanted = f"{SERVER_ARGS}.add_cli_args"
+        for usage in self.usages.usages:
+            if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == wanted:
+                return usage.path, usage.line
+        return None
+
     def _flags(self, surfaces: SurfaceUsages) -> list[Finding]:
         findings = []
         drift = self.server_args
+        owners = self._owners(surfaces)
+        generated = self._generated()
+        reads = {}  # flag -> where the consumer's code reads its wrapped dest (not a field
+        # of its own declared in that file, when there is such a place)
+        for usage in sorted(surfaces.flags, key=lambda u: self._declares(owners, u)):
+            if usage.prefix and usage.context == "python-attr":
+                reads.setdefault(usage.flag, (usage.path, usage.line, usage.written))
         for usage in surfaces.flags:
+            owner = owners.of(usage.written) if owners else None
             change = drift.by_flag.get(usage.flag)
             how = f"`{usage.written}`" + (f" wraps sglang's `{usage.flag}`" if usage.prefix else "")
             moved = None
@@ -213,11 +295,12 @@ class SurfaceMatcher:
             if moved is not None:  # a dest read: the attribute a wrapping parser stores
                 how = f"`{usage.written}` names sglang's dest `{moved.dest}`"
                 new_name = usage.written[: len(usage.written) - len(moved.dest)] + moved.new_dest
-                fix = Fix(f"use `{new_name}` instead")
+                use = f"use `{new_name}` instead"
+                fix = dest_fix(usage.path, usage.written, new_name, use, "safe", owner, generated)
                 findings.append(finding_at(usage, moved, f"{how}: {moved.explain()}", fix))
             elif change is not None:
                 fix = (
-                    flag_fix(usage, change, drift)
+                    flag_fix(usage, change, drift, owner, generated)
                     if isinstance(change, FlagRemoved)
                     else Fix(f"use `{change.replacement}`")
                     if getattr(change, "replacement", None)
@@ -225,6 +308,9 @@ class SurfaceMatcher:
                 )
                 if isinstance(change, ServerArgRedirected):
                     fix = Fix(f"set `{change.target}` instead")
+                elif isinstance(change, FlagDeprecated):
+                    read = reads.get(usage.flag) if usage.prefix else None
+                    fix = deprecated_fix(usage, change, drift, owner, generated, read)
                 message, at = f"{how}: {change.explain()}", _word(usage, usage.written)
                 findings.append(finding_at(usage, change, message, fix, at=at))
             elif usage.prefix and usage.context == "python-attr":

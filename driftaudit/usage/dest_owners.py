@@ -1,0 +1,114 @@
+"""Whose is a wrapped name read in Python (`args.sglang_x`, `cfg.sglang_x`): sglang's or
+the consumer's own?
+
+- sglang's: the dest of an option the consumer generated from sglang's own flags
+  (`ServerArgs.add_cli_args(parser)`, possibly through a wrapper that prefixes each
+  flag and dest). argparse derives the dest from sglang's flag, so when sglang renames
+  the flag the dest follows, and every read of it must be renamed with it.
+- the consumer's: a name it declares itself: a class field (a run config dataclass),
+  `self.sglang_x = ...` in a method, the dest of its own `add_argument("--sglang-x")`.
+  It is spelled again in the declaration, in constructor keywords and in every read, so
+  one read is never renamed alone. What reaches sglang is the flag literal the consumer
+  emits next to a read of it (`argv += ["--sglang-x", cfg.sglang_x]`): that literal is
+  what needs the new flag, and its own finding respells it.
+
+Project-wide, from the consumer's file index; only files that spell one of the names
+asked about are parsed again.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from driftaudit.usage.files import ConsumerFiles
+from driftaudit.usage.surfaces.dests import owned_dests
+
+Place = tuple[str, int]  # (path, line)
+
+
+@dataclass
+class NameOwners:
+    declared: list[Place] = field(default_factory=list)  # where the consumer declares it
+    # (path, line, what): a flag literal (`--x`, `--x=...`) in a statement reading the name,
+    # or the keyword or dict key its value is passed under (`dict(x=cfg.sglang_x)`)
+    emitted: list[tuple[str, int, str]] = field(default_factory=list)
+
+
+class DestOwners:
+    def __init__(self, files: ConsumerFiles, names: set[str]):
+        self.names: dict[str, NameOwners] = {name: NameOwners() for name in names}
+        if names:
+            for file in files.python():
+                if file.text and any(n in file.text for n in names):
+                    tree = file.tree
+                    if tree is not None:
+                        self._scan(file.rel, tree)
+
+    def of(self, name: str) -> NameOwners:
+        return self.names.get(name, NameOwners())
+
+    def _scan(self, path: str, tree: ast.Module) -> None:
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        for name in owned_dests(calls) & self.names.keys():
+            line = next(c.lineno for c in calls if name in owned_dests([c]))
+            self.names[name].declared.append((path, line))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                self._class_fields(path, node)
+            elif isinstance(node, ast.stmt) and not _compound(node):
+                self._emitted(path, node, node)
+            elif isinstance(node, ast.If):  # if cfg.sglang_x: argv += ["--sglang-x"]
+                for statement in node.body:
+                    if not _compound(statement):
+                        self._emitted(path, node.test, statement)
+
+    def _class_fields(self, path: str, node: ast.ClassDef) -> None:
+        for statement in node.body:
+            targets = statement.targets if isinstance(statement, ast.Assign) else []
+            if isinstance(statement, ast.AnnAssign):
+                targets = [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id in self.names:
+                    self.names[target.id].declared.append((path, target.lineno))
+        for method in node.body:  # self.sglang_x = ... in a method
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            params = method.args.posonlyargs + method.args.args
+            me = params[0].arg if params else None
+            for sub in ast.walk(method):
+                if (
+                    isinstance(sub, ast.Attribute)
+                    and isinstance(sub.ctx, ast.Store)
+                    and sub.attr in self.names
+                    and isinstance(sub.value, ast.Name)
+                    and sub.value.id == me
+                ):
+                    self.names[sub.attr].declared.append((path, sub.lineno))
+
+    def _emitted(self, path: str, reads: ast.AST, statement: ast.stmt) -> None:
+        """The flag literals of `statement`, paired with the names `reads` reads."""
+        read = {n.attr for n in ast.walk(reads) if isinstance(n, ast.Attribute)} & set(self.names)
+        if not read:
+            return
+        for node in ast.walk(statement):
+            if isinstance(node, ast.keyword) and node.arg:
+                self._passed_under(path, node.arg, node.value, node.value.lineno)
+            elif isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        self._passed_under(path, key.value, value, key.lineno)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                words = node.value.split("=", 1)[0].split()
+                if len(words) == 1 and words[0].startswith("--") and len(words[0]) > 2:
+                    for name in read:
+                        self.names[name].emitted.append((path, node.lineno, words[0]))
+
+    def _passed_under(self, path: str, key: str, value: ast.expr, line: int) -> None:
+        for node in ast.walk(value):
+            if isinstance(node, ast.Attribute) and node.attr in self.names:
+                self.names[node.attr].emitted.append((path, line, key))
+
+
+def _compound(node: ast.stmt) -> bool:
+    return hasattr(node, "body")  # if/for/while/with/try/def/class: their statements count
