@@ -5,7 +5,8 @@ For each case in cases/*.json: get the consumer at its commit (a local mirror vi
 print recall (a label is found when a finding sits at its file and line) and precision
 (findings judged true over findings judged). Optionally run a type checker against the
 old and the new sglang tree and score the diagnostics that are new on the new tree on
-the same labels: the peer driftaudit must beat.
+the same labels: the peer driftaudit must beat. Cases marked `"holdout": true` (upgrades
+nobody tuned the tool on) are marked [H] and totalled apart from the development cases.
 
 It needs the network (consumers, sglang wheels) unless everything is cached, so it is a
 benchmark, not a test.
@@ -269,6 +270,8 @@ def main() -> int:
         header += f" {args.type_checker[:5]:>5} {'recall':>6} {'new':>5} {'time':>7}"
     print(header)
     total = Score(checker_found=0 if checker else None)
+    groups = {"development": Score(checker_found=0 if checker else None),
+              "hold-out": Score(checker_found=0 if checker else None)}
     dump = {}
     with tempfile.TemporaryDirectory(prefix="driftaudit-accuracy-") as tmp:
         work = Path(tmp)
@@ -289,15 +292,21 @@ def main() -> int:
                     args.type_checker, checker, case, tree, cache, work)
                 s.checker_seconds = time.perf_counter() - start
             total.add(s)
-            print(row(name, s, bool(checker)), flush=True)
+            groups["hold-out" if case.get("holdout") else "development"].add(s)
+            print(row(name + (" [H]" if case.get("holdout") else ""), s, bool(checker)),
+                  flush=True)
             if args.show_missed:
                 for m in s.missed:
                     print(f"    missed: {m}")
             if args.show_unjudged:
                 for u in s.unjudged_rows:
                     print(f"    unjudged: {u}")
-            dump[name] = {"score": s.__dict__, "findings": findings}
+            dump[name] = {"score": s.__dict__, "holdout": bool(case.get("holdout")),
+                          "findings": findings}
             shutil.rmtree(tree, ignore_errors=True)
+    for group, score in groups.items():
+        if score.findings or score.labels:
+            print(row(group, score, bool(checker)))
     print(row("TOTAL", total, bool(checker)))
     if args.json:
         args.json.write_text(json.dumps(dump, indent=1, default=str))
