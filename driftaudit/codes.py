@@ -265,12 +265,15 @@ OVERRIDE_SIGNATURE_CHANGED = _code(
     "DA305",
     "override-signature-changed",
     "error",
-    "A consumer subclass overrides a method whose signature changed in the sglang base.",
+    "A consumer subclass overrides a method whose signature changed in the sglang base (or "
+    "a wrapper that takes an sglang instance and stands in for it mirrors the old "
+    "signature), including a new optional parameter that sglang's callers pass and the "
+    "override does not accept.",
     "sglang now calls the override with other arguments: TypeError or wrong values.",
     "def forward(self, input_ids, positions, forward_batch): ...  # base gained `pp_proxy`",
     "Update the override's parameters to the new base signature.",
     origin="usage",
-    variant_of=("DA201", "DA202", "DA203", "DA204"),
+    variant_of=("DA201", "DA202", "DA203", "DA204", "DA206"),
     use="override",
 )
 

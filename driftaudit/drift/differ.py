@@ -341,7 +341,8 @@ class Differ:
         locs = (function_location(old, old_fn), function_location(new, new_fn))
         changes = self.signature_changes(path, old_fn, new_fn, locs)
         arity = self.return_change(path, old_fn, new_fn, locs, (old.canonical, new.canonical))
-        return changes + ([arity] if arity else []) + _additions(path, old_fn, new_fn, locs)
+        added = parameter_additions(path, old_fn, new_fn, locs)
+        return changes + ([arity] if arity else []) + added
 
     # ---- the whole changelog -----------------------------------------------------
 
@@ -389,7 +390,7 @@ def function_location(found: Resolved, fn: Function) -> str | None:
     return f"{found.module.file}:{lineno}" if lineno else found.module.file
 
 
-def _additions(symbol: str, old: Function, new: Function, locs) -> list[Change]:
+def parameter_additions(symbol: str, old: Function, new: Function, locs) -> list[Change]:
     """Optional and keyword-only parameters new in the release (a renamed one is not:
     it takes an old one's place)."""
     old_names = {p.name for p in old.params}

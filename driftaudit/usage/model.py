@@ -115,6 +115,12 @@ class OverrideUsage(Usage):
     method: str = ""
     params: list[str] = field(default_factory=list)
     variadic: bool = False  # takes both *args and **kwargs: accepts any base signature
+    var_positional: bool = False  # takes *args
+    var_keyword: bool = False  # takes **kwargs
+    # not a subclass: a class whose `__init__` takes an instance of `bases` and that may
+    # stand in for it (a wrapper sglang calls in its place); only a method that mirrors
+    # the base's old parameters is taken for such a stand-in
+    stand_in: bool = False
 
 
 @dataclass

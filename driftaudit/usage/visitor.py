@@ -253,6 +253,8 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         own = class_names(node)
         self.defined_names.update(own)
         saved, self._class = self._class, ClassContext(node.name, bases, own)
+        if not bases:
+            self._class.wraps = self._wrapped(node)
         for statement in node.body:
             targets = statement.targets if isinstance(statement, ast.Assign) else []
             if isinstance(statement, ast.AnnAssign):
@@ -275,21 +277,40 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         self._class = saved
         self.bind(node.name, ConsumerClass(node.name, bases, own) if bases else EXTERNAL)
 
+    def _wrapped(self, node: ast.ClassDef) -> tuple[str, ...]:
+        """The sglang classes the class's `__init__` takes an instance of (annotated)."""
+        init = next(
+            (
+                s
+                for s in node.body
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
+            ),
+            None,
+        )
+        if init is None:
+            return ()
+        args = [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs][1:]
+        typed = (self._annotation(a.annotation) for a in args)
+        return tuple(dict.fromkeys(t[1] for t in typed if t and t[0] == "path"))
+
     def _override(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         owner = self._class
-        if not owner.bases or (node.name.startswith("__") and node.name.endswith("__")):
+        bases = owner.bases or owner.wraps
+        if not bases or (node.name.startswith("__") and node.name.endswith("__")):
             return
         params = [a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]]
-        variadic = node.args.vararg is not None and node.args.kwarg is not None
         self.usages.append(
             OverrideUsage(
                 *self._at(node),
                 "",
                 owner.name,
-                owner.bases,
+                bases,
                 node.name,
                 params,
-                variadic,
+                node.args.vararg is not None and node.args.kwarg is not None,
+                var_positional=node.args.vararg is not None,
+                var_keyword=node.args.kwarg is not None,
+                stand_in=not owner.bases,
                 focus=self.columns.def_name(node),
             )
         )
