@@ -413,13 +413,15 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
             starred = any(isinstance(e, ast.Starred) for e in target.elts)
             if symbol is not None:
                 starred = any(isinstance(e, ast.Starred) for e in target.elts)
-                self.usages.append(  # at the statement (the fix pads it), shown at the call
+                # at the statement (the fix pads it), shown at the target: the node that
+                # breaks, where Python raises "too many values to unpack" (not the call)
+                self.usages.append(
                     UnpackUsage(
                         *self._at(node),
                         symbol,
                         len(target.elts),
                         starred,
-                        focus=self.columns.token(value),
+                        focus=self.columns.span(target),
                     )
                 )
             elif isinstance(value.func, ast.Attribute):
@@ -433,7 +435,7 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
                             starred,
                             receiver,
                             value.func.attr,
-                            focus=self.columns.token(value),
+                            focus=self.columns.span(target),
                         )
                     )
         elif isinstance(target, ast.Name):
