@@ -49,6 +49,8 @@ class CallShape:
     arg_types: dict[str, str] = field(default_factory=dict)
     # where each argument is, by position ("0") or keyword (the keyword's name)
     places: dict[str, Span] = field(default_factory=dict)
+    # the arguments whose value is never None: a literal, a `x or "auto"` fallback
+    never_none: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -59,6 +61,7 @@ class CallUsage(Usage):
     star_kwargs: bool = False
     arg_types: dict[str, str] = field(default_factory=dict)
     places: dict[str, Span] = field(default_factory=dict)
+    never_none: list[str] = field(default_factory=list)
     via: str = ""  # a consumer subclass constructed (symbol: its sglang base)
 
 

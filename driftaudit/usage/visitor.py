@@ -23,6 +23,7 @@ from driftaudit.usage.exports import (
     absolute_module,
     class_names,
 )
+from driftaudit.usage.fallbacks import Fallbacks, never_none_arguments
 from driftaudit.usage.guards import branch_guards, caught, imported_in
 from driftaudit.usage.model import (
     AttributeNameUsage,
@@ -85,10 +86,13 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         self._visited: dict[int, Deferred] = {}  # function bodies already visited
         self._patched: dict[int, tuple] = {}  # function node id -> TypeRef of its `self`
         self._stored: dict[int, ast.expr] = {}  # attribute target node id -> value assigned
+        self._fallbacks: dict[int, Fallbacks] = {}  # scope node id -> its None fallbacks
+        self._scope_node: ast.AST | None = None  # the body visited: a function's, the module's
 
     # ---- entry -----------------------------------------------------------------
 
     def run(self, tree: ast.Module) -> list[Usage]:
+        self._scope_node = tree
         self.visit(tree)
         while self._queue or self._late:
             queue = self._queue if self._queue else self._late
@@ -186,6 +190,14 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
                 return ("self", local.bases, local.own)
         return typed or None
 
+    def _never_none(self, call: ast.Call) -> list[str]:
+        scope = self._scope_node
+        if scope is None:
+            return []
+        if id(scope) not in self._fallbacks:
+            self._fallbacks[id(scope)] = Fallbacks(scope)
+        return never_none_arguments(call, self._fallbacks[id(scope)])
+
     def _at(self, node: ast.AST) -> tuple[str, int, int]:
         return self.relpath, *self.columns.start(node)
 
@@ -215,14 +227,15 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         node = job.node
         self._visited[id(node)] = job
         saved_scopes, saved_class = self.scopes, self._class
-        saved_scope_line = self.usages.scope
+        saved_scope_line, saved_node = self.usages.scope, self._scope_node
         self.scopes, self._class = [*job.scopes, self._parameters(job)], None
+        self._scope_node = node
         self.usages.scope = node.lineno
         body = node.body if isinstance(node.body, list) else [node.body]
         for statement in body:
             self.visit(statement)
         self.scopes, self._class = saved_scopes, saved_class
-        self.usages.scope = saved_scope_line
+        self.usages.scope, self._scope_node = saved_scope_line, saved_node
 
     def _parameters(self, job: Deferred) -> dict:
         node, args = job.node, job.node.args
@@ -714,6 +727,7 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         self.usages.guards = saved
         if member:
             shape.arg_types = arguments(node, self._value_type)  # only for sglang calls
+            shape.never_none = self._never_none(node)
             self.visit(func.value)
         else:
             self.visit(func)
@@ -735,6 +749,7 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
             self._patch_call(node, name)
         if symbol is not None:
             shape.arg_types = arguments(node, self._value_type)
+            shape.never_none = self._never_none(node)
             self.usages.append(
                 CallUsage(*self._at(node), symbol, **shape.__dict__, focus=self.columns.token(node))
             )
