@@ -238,10 +238,10 @@ RETURN_ARITY_CHANGED = _code(
     "DA303",
     "return-arity-changed",
     "error",
-    "A call result is unpacked into N names but the function now returns another number of "
-    "values, or one object (a dataclass) instead of a tuple.",
+    "A call result is unpacked into N names (or taken by index, `out[2]`) but the function "
+    "now returns another number of values, or one object (a dataclass) instead of a tuple.",
     "ValueError: too many (or not enough) values to unpack; TypeError: cannot unpack "
-    "non-iterable object.",
+    "non-iterable object (is not subscriptable); IndexError.",
     "a, b, c = compute_dp_attention_world_info(...)  # now returns 4 values",
     "Unpack the new number of values (the finding shows the new return statement).",
     "safe: the values keep their places as the new return statement orders them; "

@@ -324,8 +324,8 @@ class Differ:
             elements = new.return_elements if new.return_tuples else None
             return ReturnArityChanged(symbol, *locs, old_arity, new_arity, elements)
         if old_arity and old_arity > 1 and new_arity is None:
-            returned = returned_object(self.new, new)
-            if returned is not None and returned_object(self.old, old) is None:
+            returned = returned_object(self.new, new, new_path)
+            if returned is not None and returned_object(self.old, old, old_path) is None:
                 return ReturnBecameObject(symbol, *locs, old_arity, *returned)
         return None
 

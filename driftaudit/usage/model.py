@@ -138,6 +138,13 @@ class UnpackUsage(Usage):
 
 
 @dataclass
+class IndexUsage(UnpackUsage):
+    """`out = f(...)` then `out[1]` (or `f(...)[1]`): one value of the result by index."""
+
+    index: int = 0
+
+
+@dataclass
 class ParseFailure:
     path: str
     line: int

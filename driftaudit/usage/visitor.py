@@ -31,6 +31,7 @@ from driftaudit.usage.model import (
     CallUsage,
     ClassFieldUsage,
     ImportUsage,
+    IndexUsage,
     KeywordDictUsage,
     MemberUsage,
     MetaInfoUsage,
@@ -652,6 +653,8 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self.generic_visit(node)
+        if isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
+            self._index(node, node.slice.value)
         key = _string(node.slice)
         owner = self.resolve_expr(node.value) if key is not None else None
         if owner is not None and key.isidentifier():  # `Enum["NAME"]`: a member by name
@@ -659,6 +662,15 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         if key is not None and _is_meta_info(node.value):
             focus = self.columns.span(node.slice)
             self.usages.append(MetaInfoUsage(*self._at(node), "", key=key, focus=focus))
+
+    def _index(self, node: ast.Subscript, index: int) -> None:
+        """`out[1]` where `out` holds a call's result (or `f(...)[1]`): its return shape."""
+        ref = self.infer(node.value) if isinstance(node.value, (ast.Name, ast.Call)) else None
+        if not ref or ref[0] not in ("call", "ret"):
+            return
+        symbol, receiver, member = (ref[1], (), "") if ref[0] == "call" else ("", *ref[1:])
+        at, focus = self._at(node), self.columns.span(node)
+        self.usages.append(IndexUsage(*at, symbol, 0, False, receiver, member, index, focus=focus))
 
     def visit_Dict(self, node: ast.Dict) -> None:
         self.generic_visit(node)
