@@ -266,7 +266,7 @@ OVERRIDE_SIGNATURE_CHANGED = _code(
     "override-signature-changed",
     "error",
     "A consumer subclass overrides a method whose signature changed in the sglang base (or "
-    "a wrapper that takes an sglang instance and stands in for it mirrors the old "
+    "a wrapper that takes an sglang instance, is put in its place and mirrors its old "
     "signature), including a new optional parameter that sglang's callers pass and the "
     "override does not accept.",
     "sglang now calls the override with other arguments: TypeError or wrong values.",

@@ -28,6 +28,7 @@ class MemberMatcher:
         self.types = TypeResolver(differ.old)
         self.callers = KeywordCallers(differ.new)
         self.defined_names = usages.defined_names
+        self.installed = usages.installed
         self._file_classes: dict[str, set[str]] = defaultdict(set)
         for usage in usages.usages:
             if isinstance(usage, ImportUsage):
@@ -70,8 +71,9 @@ class MemberMatcher:
             old = self.differ.old.resolve(path)
             if old is None or not isinstance(old.obj, Function):
                 continue
-            if usage.stand_in and not mirrors(usage, old.obj):
-                continue  # a wrapper's own method that shares the name
+            stands_in = usage.owner in self.installed and mirrors(usage, old.obj)
+            if usage.stand_in and not stands_in:
+                continue  # a wrapper's own method, or one never put in sglang's place
             change = self.differ.reference_change(path)
             owner = cls.rpartition(".")[2]
             verb = "stands in for" if usage.stand_in else "overrides"

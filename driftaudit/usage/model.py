@@ -160,3 +160,5 @@ class UsageSet:
     files_scanned: int = 0  # files that reach sglang, visited for usages
     files_total: int = 0
     defined_names: set[str] = field(default_factory=set)  # attribute names the consumer defines
+    # consumer classes whose instances it puts in place of another object's attribute
+    installed: set[str] = field(default_factory=set)
