@@ -239,10 +239,10 @@ RETURN_ARITY_CHANGED = _code(
     "DA303",
     "return-arity-changed",
     "error",
-    "A call result is unpacked into N names but the function now returns another number of "
-    "values, or one object (a dataclass) instead of a tuple.",
+    "A call result is unpacked into N names (or taken by index, `out[2]`) but the function "
+    "now returns another number of values, or one object (a dataclass) instead of a tuple.",
     "ValueError: too many (or not enough) values to unpack; TypeError: cannot unpack "
-    "non-iterable object.",
+    "non-iterable object (is not subscriptable); IndexError.",
     "a, b, c = compute_dp_attention_world_info(...)  # now returns 4 values",
     "Unpack the new number of values (the finding shows the new return statement).",
     "safe: the values keep their places as the new return statement orders them; "
@@ -266,12 +266,15 @@ OVERRIDE_SIGNATURE_CHANGED = _code(
     "DA305",
     "override-signature-changed",
     "error",
-    "A consumer subclass overrides a method whose signature changed in the sglang base.",
+    "A consumer subclass overrides a method whose signature changed in the sglang base (or "
+    "a wrapper that takes an sglang instance, is put in its place and mirrors its old "
+    "signature), including a new optional parameter that sglang's callers pass and the "
+    "override does not accept.",
     "sglang now calls the override with other arguments: TypeError or wrong values.",
     "def forward(self, input_ids, positions, forward_batch): ...  # base gained `pp_proxy`",
     "Update the override's parameters to the new base signature.",
     origin="usage",
-    variant_of=("DA201", "DA202", "DA203", "DA204"),
+    variant_of=("DA201", "DA202", "DA203", "DA204", "DA206"),
     use="override",
 )
 

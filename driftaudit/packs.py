@@ -36,12 +36,15 @@ else:  # pragma: no cover
 
 PATTERN_FIELDS = {
     "member": ({"class", "member"}, {"access"}),
-    "call": ({"symbol"}, {"keyword"}),
+    # `value = "maybe-none"`: only where the keyword's value may be None (not a literal,
+    # nor a None fallback such as `x or "auto"`: usage/fallbacks.py)
+    "call": ({"symbol"}, {"keyword", "value"}),
     "import": ({"symbol"}, set()),
     "reference": ({"symbol"}, set()),
     "text": ({"regex"}, {"glob"}),
 }
 ACCESS = {"store", "read", "call", "any"}
+VALUES = {"any", "maybe-none"}
 SEVERITIES = {"error", "warning", "info"}
 BUILTIN_PACKS = "driftaudit.builtin_packs"
 # A `text` pattern is matched line by line, against lines of at most this length (longer
@@ -211,6 +214,8 @@ def _check_pattern(pattern, fail) -> None:
             raise fail(f"{pattern['kind']} pattern: `{key}` must be a non-empty string")
     if pattern.get("access", "any") not in ACCESS:
         raise fail(f"access must be one of {sorted(ACCESS)}")
+    if pattern.get("value", "any") not in VALUES:
+        raise fail(f"value must be one of {sorted(VALUES)}")
     if pattern["kind"] == "text":
         try:
             re.compile(pattern["regex"])

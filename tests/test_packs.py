@@ -48,6 +48,10 @@ def _pack(tmp_path, body: str, header: str = '[pack]\nname = "p"\nfrom = "0.5.9"
         (GOOD_ENTRY.replace('symbol = "sglang.x.f"', "symbol = 5"), "`symbol` must be a"),
         (GOOD_ENTRY.replace('"sglang.x.f" }', '"sglang.x.f", keyword = 3 }'), "`keyword` must"),
         (
+            GOOD_ENTRY.replace('"sglang.x.f" }', '"sglang.x.f", keyword = "k", value = "none" }'),
+            "value must be one of",
+        ),
+        (
             GOOD_ENTRY.replace('kind = "call", symbol = "sglang.x.f"', 'kind = "text", regex = 5'),
             "`regex` must be a non-empty string",
         ),

@@ -332,8 +332,8 @@ class Differ:
             elements = new.return_elements if new.return_tuples else None
             return ReturnArityChanged(symbol, *locs, old_arity, new_arity, elements)
         if old_arity and old_arity > 1 and new_arity is None:
-            returned = returned_object(self.new, new)
-            if returned is not None and returned_object(self.old, old) is None:
+            returned = returned_object(self.new, new, new_path)
+            if returned is not None and returned_object(self.old, old, old_path) is None:
                 return ReturnBecameObject(symbol, *locs, old_arity, *returned)
         return None
 
@@ -349,7 +349,8 @@ class Differ:
         locs = (function_location(old, old_fn), function_location(new, new_fn))
         changes = self.signature_changes(path, old_fn, new_fn, locs)
         arity = self.return_change(path, old_fn, new_fn, locs, (old.canonical, new.canonical))
-        return changes + ([arity] if arity else []) + _additions(path, old_fn, new_fn, locs)
+        added = parameter_additions(path, old_fn, new_fn, locs)
+        return changes + ([arity] if arity else []) + added
 
     # ---- the whole changelog -----------------------------------------------------
 
@@ -397,7 +398,7 @@ def function_location(found: Resolved, fn: Function) -> str | None:
     return f"{found.module.file}:{lineno}" if lineno else found.module.file
 
 
-def _additions(symbol: str, old: Function, new: Function, locs) -> list[Change]:
+def parameter_additions(symbol: str, old: Function, new: Function, locs) -> list[Change]:
     """Optional and keyword-only parameters new in the release (a renamed one is not:
     it takes an old one's place)."""
     old_names = {p.name for p in old.params}

@@ -50,12 +50,18 @@ def annotation_arity(annotation: str | None) -> int | None:
     return len(parts)
 
 
-def returned_object(snapshot: Snapshot, fn: Function) -> tuple[str, list[str]] | None:
+def returned_object(
+    snapshot: Snapshot, fn: Function, path: str | None = None
+) -> tuple[str, list[str]] | None:
     """(class, its fields) when the annotation names an sglang class whose instances
-    cannot be unpacked: no `__iter__`, not a tuple or NamedTuple."""
-    if not fn.returns or "[" in fn.returns or "|" in fn.returns:
+    cannot be unpacked: no `__iter__`, not a tuple or NamedTuple. Without an annotation,
+    with `path` (where `fn` is defined): the class every return builds."""
+    returns = fn.returns
+    if not returns and path is not None:
+        returns = returned_class(snapshot, path, fn)
+    if not returns or "[" in returns or "|" in returns:
         return None
-    found = snapshot.resolve(fn.returns)
+    found = snapshot.resolve(returns)
     if found is None or found.opaque or not isinstance(found.obj, Class):
         return None
     cls = found.obj
@@ -76,6 +82,14 @@ def _tuple_like(base: str) -> bool:
 
 def _callee(snapshot: Snapshot, path: str, callee: str) -> tuple[str, Function] | None:
     """`helper` in the function's module, `self.meth`/`cls.meth` in its class."""
+    found = _callee_target(snapshot, path, callee)
+    if found is None or not isinstance(found.obj, Function):
+        return None
+    return found.canonical, found.obj
+
+
+def _callee_target(snapshot: Snapshot, path: str, callee: str):
+    """What a returned call's callee names, as the function's module or class sees it."""
     if callee == "?":
         return None
     parent = path.rpartition(".")[0]
@@ -90,6 +104,33 @@ def _callee(snapshot: Snapshot, path: str, callee: str) -> tuple[str, Function] 
         module = parent.rpartition(".")[0] if in_class else parent
         target = f"{module}.{callee}"
     found = snapshot.resolve(target)
-    if found is None or found.opaque or not isinstance(found.obj, Function):
+    if found is None or found.opaque:
         return None
-    return found.canonical, found.obj
+    return found
+
+
+def returned_class(snapshot: Snapshot, path: str, fn: Function, depth: int = 0) -> str | None:
+    """The sglang class whose instance every return of an unannotated function builds
+    (`return Output(...)`, or `return helper(...)` that does): None when a return gives
+    anything else (a tuple, a name, an unknown call)."""
+    if fn.returns or fn.return_tuples or not fn.return_calls or depth > _DEPTH:
+        return None
+    classes = set()
+    for callee in fn.return_calls:
+        found = _callee_target(snapshot, path, callee)
+        if found is None:
+            return None
+        if isinstance(found.obj, Class):
+            classes.add(found.canonical)
+            continue
+        if not isinstance(found.obj, Function):
+            return None
+        annotated = snapshot.resolve(found.obj.returns) if found.obj.returns else None
+        if annotated is not None and isinstance(annotated.obj, Class):
+            classes.add(annotated.canonical)
+            continue
+        built = returned_class(snapshot, found.canonical, found.obj, depth + 1)
+        if built is None:
+            return None
+        classes.add(built)
+    return classes.pop() if len(classes) == 1 else None

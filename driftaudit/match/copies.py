@@ -98,7 +98,7 @@ def candidate_modules(usages: UsageSet, snapshot, ours: list[ConsumerFunction]) 
             found = snapshot.resolve(usage.symbol)
             if found is not None and found.module is not None:
                 modules.add(found.module.name)
-        elif isinstance(usage, OverrideUsage):
+        elif isinstance(usage, OverrideUsage) and not usage.stand_in:
             for base in usage.bases:
                 found = snapshot.resolve(base)
                 if found is not None and found.module is not None:

@@ -18,6 +18,7 @@ from driftaudit.drift.changes import (
     PositionalRebound,
     RequestKeywordRemoved,
     RequiredParameterAdded,
+    ReturnArityChanged,
     ReturnBecameObject,
     SymbolMoved,
     SymbolRelocated,
@@ -42,6 +43,7 @@ from driftaudit.usage import (
     CallShape,
     CallUsage,
     ImportUsage,
+    IndexUsage,
     MemberUsage,
     OverrideUsage,
     ReferenceUsage,
@@ -335,6 +337,8 @@ class _Matcher:
         change = self.differ.return_change(usage.symbol, old_fn, new_fn, locs, paths)
         if change is None:
             return []
+        if isinstance(usage, IndexUsage):
+            return self._index(usage, change)
         if isinstance(change, ReturnBecameObject):
             if usage.targets != change.old_arity and not usage.starred:
                 return []
@@ -361,6 +365,30 @@ class _Matcher:
         edit = {"kind": "pad-unpack", "slots": slots} if slots else None
         fix = Fix(f"unpack {change.new_arity} values{described}", edit)
         return [finding_at(usage, change, message, fix)]
+
+
+    def _index(self, usage: IndexUsage, change: Change) -> list[Finding]:
+        """`out[i]` of a result that became one object, or that no longer has an `i`th value."""
+        name, at = short_name(usage.symbol), f"`[{usage.index}]`"
+        if isinstance(change, ReturnBecameObject):
+            found = self.differ.new.resolve(change.new_class)
+            if found is None or "__getitem__" in getattr(found.obj, "members", {"__getitem__": 1}):
+                return []
+            cls = change.new_class.rpartition(".")[2]
+            message = (
+                f"takes {at} of the result of `{name}`, which now returns one `{cls}` object "
+                f"(was a tuple of {change.old_arity}): it cannot be indexed"
+            )
+            reads = ", ".join(f"`.{f}`" for f in change.fields or [])
+            fix = Fix(f"read the object's fields{': ' + reads if reads else ''}")
+            return [finding_at(usage, change, message, fix)]
+        if isinstance(change, ReturnArityChanged) and usage.index >= change.new_arity:
+            message = (
+                f"takes {at} of the result of `{name}`, which now returns {change.new_arity} "
+                f"values (was {change.old_arity}): IndexError"
+            )
+            return [finding_at(usage, change, message)]
+        return []
 
 
 def _slots(old: list[str], new: list[str] | None) -> list[int | None] | None:

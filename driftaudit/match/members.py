@@ -7,8 +7,9 @@ from collections import defaultdict
 
 from driftaudit.drift import Differ
 from driftaudit.drift.changes import DefaultChanged
-from driftaudit.drift.differ import function_location
+from driftaudit.drift.differ import function_location, parameter_additions
 from driftaudit.findings import Finding, Fix, finding_at
+from driftaudit.match.overrides import KeywordCallers, mirrors, unaccepted_additions
 from driftaudit.match.receivers import TypeResolver
 from driftaudit.snapshot.model import Class, Function
 from driftaudit.usage import (
@@ -25,7 +26,9 @@ class MemberMatcher:
         self.differ = differ
         self.matcher = matcher  # for reference and call checks
         self.types = TypeResolver(differ.old)
+        self.callers = KeywordCallers(differ.new)
         self.defined_names = usages.defined_names
+        self.installed = usages.installed
         self._file_classes: dict[str, set[str]] = defaultdict(set)
         for usage in usages.usages:
             if isinstance(usage, ImportUsage):
@@ -68,13 +71,17 @@ class MemberMatcher:
             old = self.differ.old.resolve(path)
             if old is None or not isinstance(old.obj, Function):
                 continue
+            stands_in = usage.owner in self.installed and mirrors(usage, old.obj)
+            if usage.stand_in and not stands_in:
+                continue  # a wrapper's own method, or one never put in sglang's place
             change = self.differ.reference_change(path)
             owner = cls.rpartition(".")[2]
+            verb = "stands in for" if usage.stand_in else "overrides"
             if change is not None:
                 if change.symbol != path:
                     return []
                 message = (
-                    f"`{usage.owner}.{usage.method}` overrides `{owner}.{usage.method}`, which "
+                    f"`{usage.owner}.{usage.method}` {verb} `{owner}.{usage.method}`, which "
                     f"sglang no longer has: the override is never called"
                 )
                 fix = Fix(f"override `{change.candidate}` instead") if change.candidate else None
@@ -88,11 +95,21 @@ class MemberMatcher:
                 for c in self.differ.signature_changes(path, old.obj, new.obj, locs)
                 if not isinstance(c, DefaultChanged)
             ]
+            reasons = [c.explain() for c in changes]
+            added = unaccepted_additions(
+                usage, parameter_additions(path, old.obj, new.obj, locs), self.callers
+            )
+            for change, caller in added:
+                changes.append(change)
+                reasons.append(
+                    f"`{owner}.{usage.method}` has a new parameter `{change.param}` that sglang "
+                    f"passes (`{caller}`) and the override does not accept"
+                )
             if not changes:
                 return []
             message = (
-                f"`{usage.owner}.{usage.method}` overrides `{owner}.{usage.method}`, whose "
-                f"signature changed: " + "; ".join(c.explain() for c in changes)
+                f"`{usage.owner}.{usage.method}` {verb} `{owner}.{usage.method}`, whose "
+                f"signature changed: " + "; ".join(reasons)
             )
             fix = Fix("update the override's parameters to the new base signature")
             return [finding_at(usage, changes[0], message, fix, use="override", symbol=path)]

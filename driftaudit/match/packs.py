@@ -68,15 +68,14 @@ class PackMatcher:
             return None
         if kind == "call":
             target = self.canonical(pattern["symbol"])
-            keyword = pattern.get("keyword")
+            shape = None
             if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == target:
-                return "certain" if keyword is None or keyword in usage.keywords else None
+                shape = usage
             if isinstance(usage, MemberUsage) and usage.call is not None:
-                for cls in self.members.classes_of(usage.receiver):
-                    if f"{cls}.{usage.member}" == target:
-                        if keyword is None or keyword in usage.call.keywords:
-                            return "certain"
-            return None
+                classes = self.members.classes_of(usage.receiver)
+                if any(f"{cls}.{usage.member}" == target for cls in classes):
+                    shape = usage.call
+            return "certain" if shape is not None and _passes(pattern, shape) else None
         if kind in ("import", "reference"):
             if kind == "import" and not isinstance(usage, ImportUsage):
                 return None
@@ -201,3 +200,13 @@ def _entry_symbol(entry: PackEntry) -> str | None:
 
 def _first_sentence(text: str) -> str:
     return text.split(". ")[0].rstrip(".")
+
+
+def _passes(pattern: dict, shape) -> bool:
+    """Does the call pass the pattern's keyword (if any), with a value it cares about?"""
+    keyword = pattern.get("keyword")
+    if keyword is None:
+        return True
+    if keyword not in shape.keywords:
+        return False
+    return pattern.get("value", "any") != "maybe-none" or keyword not in shape.never_none

@@ -34,7 +34,7 @@ def consumer_names(usages: UsageSet, reads: set[str]) -> set[str]:
     for usage in usages.usages:
         if isinstance(usage, (AttributeNameUsage, MemberUsage)):
             names.add(usage.member)
-        elif isinstance(usage, OverrideUsage):
+        elif isinstance(usage, OverrideUsage) and not usage.stand_in:
             names.add(usage.method)
         elif isinstance(usage, CallUsage):
             names.add(usage.symbol.rpartition(".")[2])
@@ -44,11 +44,11 @@ def consumer_names(usages: UsageSet, reads: set[str]) -> set[str]:
 def _entries(usages: UsageSet, graph: CallGraph, types: TypeResolver):
     """(usage, canonical callable node, the methods the consumer overrides on that path)
     for each consumer call of an sglang callable."""
-    overridden = {u.method for u in usages.usages if isinstance(u, OverrideUsage)}
+    overrides = [u for u in usages.usages if isinstance(u, OverrideUsage) and not u.stand_in]
+    overridden = {u.method for u in overrides}
     by_class: dict[str, set[str]] = {}
-    for usage in usages.usages:
-        if isinstance(usage, OverrideUsage):
-            by_class.setdefault(usage.owner, set()).add(usage.method)
+    for usage in overrides:
+        by_class.setdefault(usage.owner, set()).add(usage.method)
     for usage in usages.usages:
         node = None
         if isinstance(usage, CallUsage):

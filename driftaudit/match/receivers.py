@@ -6,6 +6,7 @@ its return annotation; a constructor call gives an instance of its class.
 
 from __future__ import annotations
 
+from driftaudit.drift.returns import returned_class
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.model import Attribute, Class, Function
 from driftaudit.usage.types import annotation_text_type
@@ -43,7 +44,7 @@ class TypeResolver:
             if isinstance(found.obj, Class):
                 return ("class", found.canonical)
             if kind == "call" and isinstance(found.obj, Function):
-                return self._annotation(found.obj.returns, depth)
+                return self._returned(found.canonical, found.obj, depth)
             return None
         if kind == "self":
             for base in ref[1]:
@@ -68,8 +69,15 @@ class TypeResolver:
             if kind == "attr" and isinstance(member, Attribute):
                 return self._annotation(member.type, depth)
             if isinstance(member, Function) and (kind == "ret" or "property" in member.labels):
-                return self._annotation(member.returns, depth)
+                return self._returned(found.canonical, member, depth)
         return None
+
+    def _returned(self, path: str, fn: Function, depth: int):
+        """What a call returns: its annotation, else the class its returns all build."""
+        if fn.returns:
+            return self._annotation(fn.returns, depth)
+        built = returned_class(self.snapshot, path, fn)
+        return ("class", built) if built else None
 
     def _annotation(self, text: str | None, depth: int):
         return self.resolve(annotation_text_type(text), depth + 1)

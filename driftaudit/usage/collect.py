@@ -15,6 +15,7 @@ from pathlib import Path
 from driftaudit.pysource import Columns, statements
 from driftaudit.usage.exports import ConsumerExports, absolute_module
 from driftaudit.usage.files import ConsumerFile, ConsumerFiles
+from driftaudit.usage.installs import installed_classes
 from driftaudit.usage.model import ParseFailure, UsageSet
 from driftaudit.usage.visitor import UsageVisitor
 
@@ -77,6 +78,7 @@ def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None)
         scanned += 1
         result.usages.extend(usages)
         result.defined_names |= visitor.defined_names
+        result.installed |= installed_classes(file.tree)
     result.files_scanned = scanned
     result.failures = failures(index)
     return result

@@ -49,6 +49,8 @@ class CallShape:
     arg_types: dict[str, str] = field(default_factory=dict)
     # where each argument is, by position ("0") or keyword (the keyword's name)
     places: dict[str, Span] = field(default_factory=dict)
+    # the arguments whose value is never None: a literal, a `x or "auto"` fallback
+    never_none: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -59,6 +61,7 @@ class CallUsage(Usage):
     star_kwargs: bool = False
     arg_types: dict[str, str] = field(default_factory=dict)
     places: dict[str, Span] = field(default_factory=dict)
+    never_none: list[str] = field(default_factory=list)
     via: str = ""  # a consumer subclass constructed (symbol: its sglang base)
 
 
@@ -115,6 +118,12 @@ class OverrideUsage(Usage):
     method: str = ""
     params: list[str] = field(default_factory=list)
     variadic: bool = False  # takes both *args and **kwargs: accepts any base signature
+    var_positional: bool = False  # takes *args
+    var_keyword: bool = False  # takes **kwargs
+    # not a subclass: a class whose `__init__` takes an instance of `bases` and that may
+    # stand in for it (a wrapper sglang calls in its place); only a method that mirrors
+    # the base's old parameters is taken for such a stand-in
+    stand_in: bool = False
 
 
 @dataclass
@@ -126,6 +135,13 @@ class UnpackUsage(Usage):
     # `a, b = obj.meth(...)` on an sglang instance: symbol "" until the matcher types it
     receiver: tuple = ()
     member: str = ""
+
+
+@dataclass
+class IndexUsage(UnpackUsage):
+    """`out = f(...)` then `out[1]` (or `f(...)[1]`): one value of the result by index."""
+
+    index: int = 0
 
 
 @dataclass
@@ -144,3 +160,5 @@ class UsageSet:
     files_scanned: int = 0  # files that reach sglang, visited for usages
     files_total: int = 0
     defined_names: set[str] = field(default_factory=set)  # attribute names the consumer defines
+    # consumer classes whose instances it puts in place of another object's attribute
+    installed: set[str] = field(default_factory=set)

@@ -34,6 +34,9 @@ class ClassContext:
     own: frozenset[str]  # names the class defines itself
     # `self.x = <sglang instance>` in its methods: x -> TypeRef
     attr_types: dict[str, tuple] = field(default_factory=dict)
+    # no sglang base, but `__init__` takes an sglang instance (`processor: LogitsProcessor`):
+    # the class may stand in for it, so its methods are checked like overrides
+    wraps: tuple[str, ...] = ()
 
 
 @dataclass

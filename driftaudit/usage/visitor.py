@@ -23,6 +23,7 @@ from driftaudit.usage.exports import (
     absolute_module,
     class_names,
 )
+from driftaudit.usage.fallbacks import Fallbacks, never_none_arguments
 from driftaudit.usage.guards import branch_guards, caught, imported_in
 from driftaudit.usage.model import (
     AttributeNameUsage,
@@ -30,6 +31,7 @@ from driftaudit.usage.model import (
     CallUsage,
     ClassFieldUsage,
     ImportUsage,
+    IndexUsage,
     KeywordDictUsage,
     MemberUsage,
     MetaInfoUsage,
@@ -85,10 +87,13 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         self._visited: dict[int, Deferred] = {}  # function bodies already visited
         self._patched: dict[int, tuple] = {}  # function node id -> TypeRef of its `self`
         self._stored: dict[int, ast.expr] = {}  # attribute target node id -> value assigned
+        self._fallbacks: dict[int, Fallbacks] = {}  # scope node id -> its None fallbacks
+        self._scope_node: ast.AST | None = None  # the body visited: a function's, the module's
 
     # ---- entry -----------------------------------------------------------------
 
     def run(self, tree: ast.Module) -> list[Usage]:
+        self._scope_node = tree
         self.visit(tree)
         while self._queue or self._late:
             queue = self._queue if self._queue else self._late
@@ -186,6 +191,14 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
                 return ("self", local.bases, local.own)
         return typed or None
 
+    def _never_none(self, call: ast.Call) -> list[str]:
+        scope = self._scope_node
+        if scope is None:
+            return []
+        if id(scope) not in self._fallbacks:
+            self._fallbacks[id(scope)] = Fallbacks(scope)
+        return never_none_arguments(call, self._fallbacks[id(scope)])
+
     def _at(self, node: ast.AST) -> tuple[str, int, int]:
         return self.relpath, *self.columns.start(node)
 
@@ -215,14 +228,15 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         node = job.node
         self._visited[id(node)] = job
         saved_scopes, saved_class = self.scopes, self._class
-        saved_scope_line = self.usages.scope
+        saved_scope_line, saved_node = self.usages.scope, self._scope_node
         self.scopes, self._class = [*job.scopes, self._parameters(job)], None
+        self._scope_node = node
         self.usages.scope = node.lineno
         body = node.body if isinstance(node.body, list) else [node.body]
         for statement in body:
             self.visit(statement)
         self.scopes, self._class = saved_scopes, saved_class
-        self.usages.scope = saved_scope_line
+        self.usages.scope, self._scope_node = saved_scope_line, saved_node
 
     def _parameters(self, job: Deferred) -> dict:
         node, args = job.node, job.node.args
@@ -253,6 +267,8 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         own = class_names(node)
         self.defined_names.update(own)
         saved, self._class = self._class, ClassContext(node.name, bases, own)
+        if not bases:
+            self._class.wraps = self._wrapped(node)
         for statement in node.body:
             targets = statement.targets if isinstance(statement, ast.Assign) else []
             if isinstance(statement, ast.AnnAssign):
@@ -275,21 +291,40 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         self._class = saved
         self.bind(node.name, ConsumerClass(node.name, bases, own) if bases else EXTERNAL)
 
+    def _wrapped(self, node: ast.ClassDef) -> tuple[str, ...]:
+        """The sglang classes the class's `__init__` takes an instance of (annotated)."""
+        init = next(
+            (
+                s
+                for s in node.body
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
+            ),
+            None,
+        )
+        if init is None:
+            return ()
+        args = [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs][1:]
+        typed = (self._annotation(a.annotation) for a in args)
+        return tuple(dict.fromkeys(t[1] for t in typed if t and t[0] == "path"))
+
     def _override(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         owner = self._class
-        if not owner.bases or (node.name.startswith("__") and node.name.endswith("__")):
+        bases = owner.bases or owner.wraps
+        if not bases or (node.name.startswith("__") and node.name.endswith("__")):
             return
         params = [a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]]
-        variadic = node.args.vararg is not None and node.args.kwarg is not None
         self.usages.append(
             OverrideUsage(
                 *self._at(node),
                 "",
                 owner.name,
-                owner.bases,
+                bases,
                 node.name,
                 params,
-                variadic,
+                node.args.vararg is not None and node.args.kwarg is not None,
+                var_positional=node.args.vararg is not None,
+                var_keyword=node.args.kwarg is not None,
+                stand_in=not owner.bases,
                 focus=self.columns.def_name(node),
             )
         )
@@ -392,13 +427,15 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
             starred = any(isinstance(e, ast.Starred) for e in target.elts)
             if symbol is not None:
                 starred = any(isinstance(e, ast.Starred) for e in target.elts)
-                self.usages.append(  # at the statement (the fix pads it), shown at the call
+                # at the statement (the fix pads it), shown at the target: the node that
+                # breaks, where Python raises "too many values to unpack" (not the call)
+                self.usages.append(
                     UnpackUsage(
                         *self._at(node),
                         symbol,
                         len(target.elts),
                         starred,
-                        focus=self.columns.token(value),
+                        focus=self.columns.span(target),
                     )
                 )
             elif isinstance(value.func, ast.Attribute):
@@ -412,7 +449,7 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
                             starred,
                             receiver,
                             value.func.attr,
-                            focus=self.columns.token(value),
+                            focus=self.columns.span(target),
                         )
                     )
         elif isinstance(target, ast.Name):
@@ -616,6 +653,8 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self.generic_visit(node)
+        if isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
+            self._index(node, node.slice.value)
         key = _string(node.slice)
         owner = self.resolve_expr(node.value) if key is not None else None
         if owner is not None and key.isidentifier():  # `Enum["NAME"]`: a member by name
@@ -623,6 +662,15 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         if key is not None and _is_meta_info(node.value):
             focus = self.columns.span(node.slice)
             self.usages.append(MetaInfoUsage(*self._at(node), "", key=key, focus=focus))
+
+    def _index(self, node: ast.Subscript, index: int) -> None:
+        """`out[1]` where `out` holds a call's result (or `f(...)[1]`): its return shape."""
+        ref = self.infer(node.value) if isinstance(node.value, (ast.Name, ast.Call)) else None
+        if not ref or ref[0] not in ("call", "ret"):
+            return
+        symbol, receiver, member = (ref[1], (), "") if ref[0] == "call" else ("", *ref[1:])
+        at, focus = self._at(node), self.columns.span(node)
+        self.usages.append(IndexUsage(*at, symbol, 0, False, receiver, member, index, focus=focus))
 
     def visit_Dict(self, node: ast.Dict) -> None:
         self.generic_visit(node)
@@ -691,6 +739,7 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         self.usages.guards = saved
         if member:
             shape.arg_types = arguments(node, self._value_type)  # only for sglang calls
+            shape.never_none = self._never_none(node)
             self.visit(func.value)
         else:
             self.visit(func)
@@ -712,6 +761,7 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
             self._patch_call(node, name)
         if symbol is not None:
             shape.arg_types = arguments(node, self._value_type)
+            shape.never_none = self._never_none(node)
             self.usages.append(
                 CallUsage(*self._at(node), symbol, **shape.__dict__, focus=self.columns.token(node))
             )
