@@ -7,7 +7,6 @@ import re
 
 from driftaudit import codes
 from driftaudit.drift import Differ
-from driftaudit.drift.env_renames import find_replacement
 from driftaudit.drift.replacements import ServerArgRedirected
 from driftaudit.drift.serverargs import (
     SERVER_ARGS,
@@ -17,12 +16,12 @@ from driftaudit.drift.serverargs import (
     ServerArgsDrift,
 )
 from driftaudit.drift.surfaces import (
-    EnvVarUnused,
     MetaInfoKeyRemoved,
     ParserRemoved,
     RequestFieldRemoved,
     RouteMethodChanged,
     RouteRemoved,
+    env_var_unused,
 )
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding, Fix, Place, finding_at
@@ -299,14 +298,11 @@ class SurfaceMatcher:
         old, new = self.differ.old.surface("env_vars"), self.differ.new.surface("env_vars")
         findings = []
         for usage in surfaces.envs:
-            if usage.name in old and usage.name not in new:
+            change = env_var_unused(usage.name, old, new)
+            if change is not None:
                 verb = "sets" if usage.kind == "set" else "reads"
-                before = old[usage.name]
-                found = find_replacement(usage.name, old, new)
-                after = f"{new[found.name].file}:{new[found.name].line}" if found else None
-                change = EnvVarUnused(usage.name, f"{before.file}:{before.line}", after, found)
                 message = f"{verb} `{usage.name}`, which the new sglang no longer reads"
-                fix, at = env_fix(usage.name, found), _word(usage, usage.name)
+                fix, at = env_fix(usage.name, change.replacement), _word(usage, usage.name)
                 findings.append(finding_at(usage, change, message + change.instead(), fix, at=at))
         return findings
 
