@@ -15,11 +15,14 @@ from driftaudit.snapshot.surfaces.requirements import diff_requirements
 
 @dataclass
 class RouteRemoved(Change):
-    """`symbol` is the route path."""
+    """`symbol` is the route path; `new_location`, when set, is the stub that only answers
+    with an error (see `snapshot.surfaces.http`)."""
 
     code = codes.ROUTE_REMOVED
 
     def explain(self) -> str:
+        if self.new_location:
+            return f"HTTP route {self.symbol} only answers with an error now"
         return f"HTTP route {self.symbol} was removed"
 
 
@@ -180,9 +183,12 @@ def surface_additions(old: Snapshot, new: Snapshot) -> list[Change]:
 def surface_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     changes: list[Change] = []
     old_routes, new_routes = _routes(old), _routes(new)
+    stubs = _stubs(old), _stubs(new)
     for path, (methods, where) in sorted(old_routes.items()):
-        if path not in new_routes:
-            changes.append(RouteRemoved(path, where, None))
+        if path in stubs[0]:
+            continue  # it only answered with an error already
+        if path not in new_routes or path in stubs[1]:
+            changes.append(RouteRemoved(path, where, stubs[1].get(path)))
         elif "*" not in new_routes[path][0] and not methods <= new_routes[path][0]:
             gone = tuple(sorted(methods - new_routes[path][0]))
             changes.append(RouteMethodChanged(path, where, new_routes[path][1], gone))
@@ -216,6 +222,14 @@ def surface_changes(old: Snapshot, new: Snapshot) -> list[Change]:
             RequirementChanged(item["name"], None, "METADATA", item["change"], before, after)
         )
     return changes
+
+
+def _stubs(snapshot: Snapshot) -> dict[str, str]:
+    """path -> location, of the routes whose every handler only answers with an error."""
+    table: dict[str, list] = {}
+    for route in snapshot.surface("routes"):
+        table.setdefault(route.path, []).append(route)
+    return {p: rs[0].location for p, rs in table.items() if all(r.stub for r in rs)}
 
 
 def _routes(snapshot: Snapshot) -> dict[str, tuple[set[str], str]]:

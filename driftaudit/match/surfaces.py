@@ -253,15 +253,13 @@ class SurfaceMatcher:
         new_structs = self.differ.new.surface("request_structs")
         findings = []
         for usage in surfaces.urls:
-            key = _PLACEHOLDER.sub("{}", usage.route.rstrip("/") or "/")
+            key = _route_key(usage.route)
             before, after = old_routes.get(key), new_routes.get(key)
-            if before is None:
-                continue  # not an sglang route of the old server
+            if before is None or all(r.stub for r in before):
+                continue  # not an sglang route of the old server, or one that only erred
             old_where = f"{before[0].file}:{before[0].line}"
-            if after is None:
-                message = f"HTTP route `{usage.route}` is gone from the new sglang server"
-                change = RouteRemoved(usage.route, old_where, None)
-                findings.append(finding_at(usage, change, message))
+            if after is None or all(r.stub for r in after):
+                findings += self._route_gone(usage, old_where, after, new_routes)
                 continue
             new_where = f"{after[0].file}:{after[0].line}"
             methods = {m for r in after for m in r.methods}
@@ -291,6 +289,28 @@ class SurfaceMatcher:
                         change = RequestFieldRemoved(f"{struct}.{name}", old_where, new_where)
                         findings.append(finding_at(usage, change, message))
         return findings
+
+    @staticmethod
+    def _route_gone(usage, old_where: str, stubs, new_routes) -> list[Finding]:
+        """DA501 for a route the new server lacks, or only keeps as an error stub; none
+        where a fallback loop tries another route the new server has first, info where
+        it tries one after it (`routes.is_fallback`)."""
+        if stubs:
+            where = f"{stubs[0].file}:{stubs[0].line}"
+            message = f"HTTP route `{usage.route}` only answers with an error in the new server"
+        else:
+            where, message = None, f"HTTP route `{usage.route}` is gone from the new sglang server"
+        change = RouteRemoved(usage.route, old_where, where)
+        tried = usage.alternatives
+        cover = next(
+            (r for r in tried if r != usage.route and _live(new_routes.get(_route_key(r)))), None
+        )
+        if cover is None:
+            return [finding_at(usage, change, message)]
+        if tried.index(cover) < tried.index(usage.route):
+            return []  # tried only when `cover` fails, which the new server has
+        message += f" (covered: the loop falls back to `{cover}`, which the new server has)"
+        return [finding_at(usage, change, message, severity="info")]
 
     def env_findings(self, surfaces: SurfaceUsages) -> list[Finding]:
         if not surfaces.envs:
@@ -361,8 +381,17 @@ class SurfaceMatcher:
 def _route_table(routes) -> dict[str, list]:
     table: dict[str, list] = {}
     for route in routes:
-        table.setdefault(_PLACEHOLDER.sub("{}", route.path.rstrip("/") or "/"), []).append(route)
+        table.setdefault(_route_key(route.path), []).append(route)
     return table
+
+
+def _route_key(path: str) -> str:
+    return _PLACEHOLDER.sub("{}", path.rstrip("/") or "/")
+
+
+def _live(routes) -> bool:
+    """Does the server answer the route (not only with an error stub)?"""
+    return bool(routes) and not all(r.stub for r in routes)
 
 
 def _struct_for(route: str) -> str:
