@@ -42,6 +42,8 @@ from driftaudit.usage.surfaces import SurfaceUsages
 from driftaudit.versions import parse_version
 
 PARSER_FLAGS = {"--tool-call-parser": "tool_call", "--reasoning-parser": "reasoning"}
+_CONFIG_FILES = {"yaml", "json", "toml"}
+_KWARG_KEY = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # snake_case: a field name
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
@@ -200,11 +202,21 @@ class SurfaceMatcher:
     def _flags(self, surfaces: SurfaceUsages) -> list[Finding]:
         findings = []
         drift = self.server_args
+        old_names = set(drift.old.fields) | set(drift.old.dests.values())
         for usage in surfaces.flags:
             change = drift.by_flag.get(usage.flag)
             how = f"`{usage.written}`" + (f" wraps sglang's `{usage.flag}`" if usage.prefix else "")
             moved = None
-            if usage.prefix and usage.context == "python-attr":
+            keyword = not usage.prefix and _KWARG_KEY.fullmatch(usage.written)
+            if usage.context in _CONFIG_FILES and keyword:
+                # `cuda_graph_max_bs: 128` in a config: a ServerArgs keyword, not a flag
+                # spelling (its alias `--cuda-graph-max-bs` is no concern of a keyword)
+                change = None
+                if usage.written in old_names:
+                    how = f"`{usage.written}` (a ServerArgs keyword)"
+                    at = _word(usage, usage.written)
+                    findings += self._field(usage.written, _at(usage), how, at=at)
+            elif usage.prefix and usage.context == "python-attr":
                 moved = drift.by_dest.get(usage.flag.removeprefix("--").replace("-", "_"))
             if moved is not None:  # a dest read: the attribute a wrapping parser stores
                 how = f"`{usage.written}` names sglang's dest `{moved.dest}`"
