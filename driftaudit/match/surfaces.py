@@ -162,8 +162,33 @@ class SurfaceMatcher:
                         findings.append(found)
         if surfaces is not None:
             findings += self._flags(surfaces)
+            findings = self._one_fact(findings, surfaces)
         unique = {(f.path, f.line, f.column, f.code.code, f.symbol): f for f in findings}
         return list(unique.values())
+
+    def _one_fact(self, findings: list[Finding], surfaces: SurfaceUsages) -> list[Finding]:
+        """A consumer's own config plumbing named `sglang_x` (a dataclass field, a read of
+        `cfg.sglang_x`, a `getattr` name) feeds the flag literal it emits (`"--sglang-x"`):
+        where such a literal in the same file has a finding of the same code and symbol,
+        the plumbing's go (issue 9: one fact, one finding, at the flag)."""
+        plumbing = {(u.path, u.line, u.column) for u in surfaces.flags if _is_attr(u)}
+        plumbing |= {
+            (u.path, u.line, u.column)
+            for u in self.usages.usages
+            if isinstance(u, ClassFieldUsage)
+        }
+        literals = {(u.path, u.line, u.column) for u in surfaces.flags if not _is_attr(u)}
+        at_literal = {
+            (f.path, f.code.code, f.symbol)
+            for f in findings
+            if (f.path, *f.fix_at) in literals
+        }
+        return [
+            f
+            for f in findings
+            if (f.path, *f.fix_at) not in plumbing
+            or (f.path, f.code.code, f.symbol) not in at_literal
+        ]
 
     def _defaults(self, call: CallUsage) -> list[Finding]:
         """ServerArgs(...) leaves these fields unset, and their defaults changed: a warning
@@ -388,6 +413,10 @@ class SurfaceMatcher:
                 )
             )
         return findings
+
+
+def _is_attr(usage) -> bool:
+    return usage.context == "python-attr"
 
 
 def _route_table(routes) -> dict[str, list]:
