@@ -26,7 +26,9 @@ Two kinds:
   (`PREFILL_ENV = "SGLANG_X"`, `_DIAG_ENVS = ("SGLANG_A", "SGLANG_B")`).
 
 One entry per name; a registry entry wins over a read (keeping the read's `deprecated`),
-otherwise the first read in path order gives the location.
+otherwise the first read in path order gives the location. `envs.SGLANG_X.get()` is a
+use of the registry, not a new name. Only quoted names are found: a name built at run
+time (`f"SGLANG_{x}"`, the `SGL_` -> `SGLANG_` rewrite of every variable) is not.
 
 `retired` marks a variable that is already dead in the tree: every place its name occurs
 (in the non-test Python sources, comments included) is its own registry definition or a
@@ -36,9 +38,7 @@ variable in its test whose body only logs, warns, prints or raises a message tha
 `SGLANG_ENABLE_SPEC_V2`), or an entry without a replacement in the deprecation table of
 an env module (0.5.23's `"SGLANG_X": _DeprecatedEnv(note=...)`). A registry entry whose
 name occurs nowhere else is `retired` too (registered, never read). A mention of the other
-spelling of the legacy prefix (`SGL_X` for `SGLANG_X`) counts as a use. `envs.SGLANG_X.get()` is a
-use of the registry, not a new name. Only quoted names are found: a name built at run
-time (`f"SGLANG_{x}"`, the `SGL_` -> `SGLANG_` rewrite of every variable) is not.
+spelling of the legacy prefix (`SGL_X` for `SGLANG_X`) counts as a use.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def extract_env_vars(root: Path) -> dict[str, EnvVar]:
     registry: dict[str, EnvVar] = {}
     reads: dict[str, EnvVar] = {}
     mentions: dict[str, set[tuple[str, int]]] = {}  # name -> (file, line) of each mention
-    explained: dict[str, list[tuple[str, int, int]]] = {}  # name -> its definitions, notices
+    explained: dict[str, list[tuple[str, int, int, str]]] = {}  # definitions and notices
     for rel, text in iter_sources(root, (*_LINE_NEEDLES, _NAME_NEEDLE)):
         _mentions(rel, text, mentions)
         lines = match_lines(text.encode(), _LINE_NEEDLES)
