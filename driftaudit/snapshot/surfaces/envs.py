@@ -31,19 +31,22 @@ use of the registry, not a new name. Only quoted names are found: a name built a
 time (`f"SGLANG_{x}"`, the `SGL_` -> `SGLANG_` rewrite of every variable) is not.
 
 `retired` marks a variable that is already dead in the tree: every place its name occurs
-(in the non-test Python sources, comments included) is its own registry definition or a
-removal notice, so setting it changes nothing. A removal notice is an `if` reading the
+in the non-test Python sources as code or a quoted name (not in a comment or in the words
+of a longer string: "set SGLANG_X=1 to ...") is its own registry definition or a removal
+notice, so setting it changes nothing. A removal notice is an `if` reading the
 variable in its test whose body only logs, warns, prints or raises a message that says so
 ("has been removed", "deprecated", "no longer", "ignored", ...; 0.5.16's
 `SGLANG_ENABLE_SPEC_V2`), or an entry without a replacement in the deprecation table of
 an env module (0.5.23's `"SGLANG_X": _DeprecatedEnv(note=...)`). A registry entry whose
 name occurs nowhere else is `retired` too (registered, never read). A mention of the other
-spelling of the legacy prefix (`SGL_X` for `SGLANG_X`) counts as a use.
+spelling of the legacy prefix (`SGL_X` for `SGLANG_X`) counts as a use, and so does any
+mention in the wheel's C++/CUDA sources or shell scripts (a JIT kernel's `std::getenv`).
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +75,7 @@ _NOTICE_WORDS = re.compile(
     r"not supported)\b",
     re.I,
 )
+_NATIVE = {"h", "hpp", "cuh", "cu", "cpp", "cc", "c", "hip", "sh"}  # sources besides Python
 _LOG_CALLS = {"print", "warn", "info", "error", "debug", "critical", "exception", "fatal"}
 
 
@@ -148,7 +152,30 @@ def extract_env_vars(root: Path) -> dict[str, EnvVar]:
                 if notices
                 else "registered but never read"
             )
+    _read_natively(root, [e for e in merged.values() if e.retired])
     return dict(sorted(merged.items()))
+
+
+def _read_natively(root: Path, retired: list[EnvVar]) -> None:
+    """Un-retire the variables the wheel's C++/CUDA sources or scripts name
+    (`std::getenv("SGLANG_JIT_LOG_LEVEL")` in a JIT kernel header)."""
+    if not retired:
+        return
+    by_name = {e.name: e for e in retired}
+    pattern = re.compile("|".join(sorted(map(re.escape, by_name), key=len, reverse=True)))
+    for directory, dirs, files in os.walk(Path(root) / "sglang"):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+        for name in files:
+            if name.rpartition(".")[2] not in _NATIVE:
+                continue
+            try:
+                text = Path(directory, name).read_text(errors="replace")
+            except OSError:
+                continue
+            for match in pattern.finditer(text):
+                entry = by_name.get(match.group())
+                if entry is not None:
+                    entry.retired = None
 
 
 def _twin(name: str) -> str:
@@ -163,7 +190,24 @@ def _mentions(rel: str, text: str, into: dict[str, set[tuple[str, int]]]) -> Non
     for match in _NAME_RE.finditer(text):
         line += text.count("\n", previous, match.start())
         previous = match.start()
-        into.setdefault(match.group(), set()).add((rel, line))
+        if not _prose(text, match.start(), match.end()):
+            into.setdefault(match.group(), set()).add((rel, line))
+
+
+def _prose(text: str, start: int, end: int) -> bool:
+    """Is the name at start..end words of a comment or of a longer string ("set
+    SGLANG_X=1 to ..."), not code or a quoted name? Judged from its line alone (an odd
+    number of quotes before it: inside a string), which is cheap and good enough here."""
+    before = text[text.rfind("\n", 0, start) + 1 : start]
+    quotes = 0
+    for char in before:
+        if char in "'\"":
+            quotes += 1
+        elif char == "#" and quotes % 2 == 0:
+            return True  # a comment
+    if quotes % 2 == 0:
+        return False  # code: `envs.SGLANG_X`, `SGLANG_X = EnvBool(...)`
+    return not (before[-1:] in ("'", '"') and text[end : end + 1] == before[-1])
 
 
 class _FileEnvs:

@@ -17,7 +17,7 @@ from driftaudit.snapshot.surfaces import (
     serverarg_redirects,
 )
 
-SURFACES_VERSION = "4"  # bump when an extractor changes: invalidates the cache
+SURFACES_VERSION = "5"  # bump when an extractor changes: invalidates the cache
 
 
 @dataclass(frozen=True)
