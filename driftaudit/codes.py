@@ -377,7 +377,8 @@ ROUTE_REMOVED = _code(
     "DA501",
     "route-removed",
     "error",
-    "An sglang HTTP route the consumer calls is gone from the new server.",
+    "An sglang HTTP route the consumer calls is gone from the new server (or kept only as "
+    "a stub that answers with an error).",
     "The request gets 404 Not Found.",
     'requests.post(f"{url}/update_weights_from_distributed", json=...)',
     "Call the route that replaced it.",
@@ -409,7 +410,7 @@ ENV_VAR_UNUSED = _code(
     "env-var-unused",
     "warning",
     "An SGLANG_* environment variable the consumer sets or reads is no longer read by "
-    "the new sglang.",
+    "the new sglang (or only by a removal notice).",
     "Setting it has no effect any more: the behaviour it controlled may have changed.",
     "export SGLANG_ENABLE_JIT_DEEPGEMM=0",
     "Use the variable named in the finding, else find the flag or variable that replaced it.",

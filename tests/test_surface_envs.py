@@ -196,6 +196,72 @@ def test_no_registry_release(tmp_path):
     assert found["SGLANG_IS_IN_CI"].location == "sglang/srt/utils.py:1"
 
 
+RETIRED = {
+    "sglang/__init__.py": "",
+    "sglang/srt/environ.py": """\
+class Envs:
+    SGLANG_USED = EnvBool(False)
+    SGLANG_UNUSED = EnvBool(False)
+    SGLANG_TWIN = EnvBool(False)
+    SGLANG_NOTICED = EnvBool(False)
+    SGLANG_NATIVE = EnvBool(False)
+    SGLANG_PROSE = EnvBool(False)  # SGLANG_PROSE: a comment is no use
+
+
+_DEPRECATED_ENVS = {
+    "SGLANG_DROPPED": _DeprecatedEnv(note="always on now"),
+    "SGLANG_FORWARDED": _DeprecatedEnv("SGLANG_USED"),
+}
+""",
+    "sglang/srt/hooks.py": """\
+import os
+
+x = envs.SGLANG_USED.get()
+y = os.getenv("SGL_TWIN")
+
+
+def check():
+    if os.getenv("SGLANG_SPEC_V1") is not None:
+        logger.warning(
+            "SGLANG_SPEC_V1 has been removed: "
+            "the V2 worker always runs."
+        )
+    if "SGLANG_NOTICED" in os.environ:
+        raise ValueError(f"SGLANG_NOTICED is no longer supported")
+    if get_bool_env_var("SGLANG_CHATTY"):
+        logger.info("SGLANG_CHATTY is on")
+    if os.getenv("SGLANG_HALF") is not None:
+        logger.warning("SGLANG_HALF is deprecated")
+    return os.environ.get("SGLANG_HALF")
+
+
+def advise():
+    raise ValueError("set SGLANG_PROSE=1 to keep the old path")
+""",
+    "sglang/jit/include/log.h": 'const char* level = std::getenv("SGLANG_NATIVE");\n',
+}
+
+
+def test_retired_env_vars(tmp_path):
+    """Setting a variable already did nothing when only its registry entry or a removal
+    notice names it (0.5.16's SGLANG_ENABLE_SPEC_V2)."""
+    found = extract_env_vars(write_tree(tmp_path, RETIRED))
+    retired = {name: env.retired for name, env in found.items() if env.retired}
+    assert retired == {
+        "SGLANG_UNUSED": "registered but never read",
+        "SGLANG_PROSE": "registered but never read",  # named only in a comment and a message
+        "SGLANG_SPEC_V1": "only a removal notice reads it, at sglang/srt/hooks.py:8",
+        "SGLANG_NOTICED": "only a removal notice reads it, at sglang/srt/hooks.py:13",
+        "SGLANG_DROPPED": "only a removal notice reads it, at sglang/srt/environ.py:11",
+    }
+    # read elsewhere, through its legacy twin, forwarded, logged without a removal, or by
+    # a C++ header of the wheel
+    live = {"SGLANG_USED", "SGLANG_TWIN", "SGLANG_FORWARDED", "SGLANG_CHATTY", "SGLANG_NATIVE"}
+    assert live <= set(found)
+    assert found["SGLANG_HALF"].retired is None  # deprecated, but its value is still read
+    assert EnvVar.from_json(found["SGLANG_DROPPED"].to_json()) == found["SGLANG_DROPPED"]
+
+
 # ---------------------------------------------------------------- real releases
 
 
@@ -232,6 +298,16 @@ def test_real_env_vars_removed_in_0_5_23(release_cache):
     removed = set(old) - set(new)
     assert {"SGLANG_ENABLE_UNIFIED_RADIX_TREE", "SGL_DG_USE_NVRTC"} <= removed
     assert len(set(new) - set(old)) > 50
+
+
+@pytest.mark.integration
+def test_real_0_5_16_retired_env_vars(release_cache):
+    found = _envs("0.5.16", release_cache)
+    assert found["SGLANG_ENABLE_SPEC_V2"].retired == (
+        "only a removal notice reads it, at sglang/srt/arg_groups/speculative_hook.py:85"
+    )
+    assert found["SGLANG_OPT_USE_COMPRESSOR_V2"].retired == "registered but never read"
+    assert found["SGLANG_ENABLE_UNIFIED_RADIX_TREE"].retired is None  # still read
 
 
 @pytest.mark.integration

@@ -269,3 +269,13 @@ def test_real_routes_removed_and_changed(release_cache):
     assert v14["/weights_checker"].methods == ["GET", "POST"]
     for path in ("/get_load", "/get_weight_version", "/clear_hicache_storage_backend"):
         assert path in v14 and path not in v22
+
+
+@pytest.mark.integration
+def test_real_route_stubs(release_cache):
+    """0.5.16 kept `/get_weight_version` only to answer 404 "deprecated ... use
+    /model_info"; its live routes are no stubs."""
+    server, every = _server_routes("0.5.16", release_cache)
+    assert server["/get_weight_version"].stub and server["/weight_version"].stub
+    assert sorted(r.path for r in every if r.stub) == ["/get_weight_version", "/weight_version"]
+    assert not server["/model_info"].stub

@@ -9,16 +9,20 @@ from driftaudit import codes
 from driftaudit.drift.changes import Change
 from driftaudit.drift.env_renames import EnvReplacement, find_replacement
 from driftaudit.snapshot import Snapshot
+from driftaudit.snapshot.surfaces.envs import EnvVar
 from driftaudit.snapshot.surfaces.requirements import diff_requirements
 
 
 @dataclass
 class RouteRemoved(Change):
-    """`symbol` is the route path."""
+    """`symbol` is the route path; `new_location`, when set, is the stub that only answers
+    with an error (see `snapshot.surfaces.http`)."""
 
     code = codes.ROUTE_REMOVED
 
     def explain(self) -> str:
+        if self.new_location:
+            return f"HTTP route {self.symbol} only answers with an error now"
         return f"HTTP route {self.symbol} was removed"
 
 
@@ -44,9 +48,12 @@ class RequestFieldRemoved(Change):
 
 @dataclass
 class EnvVarUnused(Change):
-    """`replacement`: the variable that takes over, when one does (see `env_renames`)."""
+    """`replacement`: the variable that takes over, when one does (see `env_renames`);
+    `retired`: the new release still names it, but only in a removal notice (or its
+    registry, never read), see `EnvVar.retired`."""
 
     replacement: EnvReplacement | None = None
+    retired: str | None = None
 
     code = codes.ENV_VAR_UNUSED
 
@@ -57,7 +64,7 @@ class EnvVarUnused(Change):
         """The message's tail: "; now read as `SGLANG_Y`", or why not quite."""
         found = self.replacement
         if found is None:
-            return ""
+            return f"; in the new release {self.retired}" if self.retired else ""
         if found.inverted:
             return f"; sglang now reads `{found.name}`, of the opposite sense"
         if found.how == "similar":
@@ -134,6 +141,24 @@ class EnvVarAdded(Change):
         return f"environment variable {self.symbol} is new"
 
 
+def env_var_unused(
+    name: str, old: dict[str, EnvVar], new: dict[str, EnvVar]
+) -> EnvVarUnused | None:
+    """`name` had an effect in the old release and has none in the new one: it is read
+    there (not only by a removal notice, see `EnvVar.retired`) and not here, or only by a
+    removal notice here."""
+    before, after = old.get(name), new.get(name)
+    if before is None or before.retired or (after is not None and not after.retired):
+        return None
+    found = find_replacement(name, old, new)
+    if found is not None:
+        where = f"{new[found.name].file}:{new[found.name].line}"
+    else:
+        where = f"{after.file}:{after.line}" if after is not None else None
+    retired = after.retired if after is not None else None
+    return EnvVarUnused(name, f"{before.file}:{before.line}", where, found, retired)
+
+
 def surface_additions(old: Snapshot, new: Snapshot) -> list[Change]:
     """What the new release adds: routes, request-struct fields, SGLANG_* variables."""
     changes: list[Change] = []
@@ -158,9 +183,12 @@ def surface_additions(old: Snapshot, new: Snapshot) -> list[Change]:
 def surface_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     changes: list[Change] = []
     old_routes, new_routes = _routes(old), _routes(new)
+    stubs = _stubs(old), _stubs(new)
     for path, (methods, where) in sorted(old_routes.items()):
-        if path not in new_routes:
-            changes.append(RouteRemoved(path, where, None))
+        if path in stubs[0]:
+            continue  # it only answered with an error already
+        if path not in new_routes or path in stubs[1]:
+            changes.append(RouteRemoved(path, where, stubs[1].get(path)))
         elif "*" not in new_routes[path][0] and not methods <= new_routes[path][0]:
             gone = tuple(sorted(methods - new_routes[path][0]))
             changes.append(RouteMethodChanged(path, where, new_routes[path][1], gone))
@@ -176,11 +204,10 @@ def surface_changes(old: Snapshot, new: Snapshot) -> list[Change]:
         if key not in new_keys:
             changes.append(MetaInfoKeyRemoved(f"meta_info.{key}", where, None))
     old_envs, new_envs = old.surface("env_vars"), new.surface("env_vars")
-    for name, env in sorted(old_envs.items()):
-        if name not in new_envs and name.startswith(("SGLANG_", "SGL_")):
-            found = find_replacement(name, old_envs, new_envs)
-            where = f"{new_envs[found.name].file}:{new_envs[found.name].line}" if found else None
-            changes.append(EnvVarUnused(name, f"{env.file}:{env.line}", where, found))
+    for name in sorted(old_envs):
+        unused = env_var_unused(name, old_envs, new_envs)
+        if unused is not None and name.startswith(("SGLANG_", "SGL_")):
+            changes.append(unused)
     old_parsers, new_parsers = old.surface("parsers"), new.surface("parsers")
     for kind, label in (("tool_call", "tool-call"), ("reasoning", "reasoning")):
         before, after = getattr(old_parsers, kind), getattr(new_parsers, kind)
@@ -195,6 +222,14 @@ def surface_changes(old: Snapshot, new: Snapshot) -> list[Change]:
             RequirementChanged(item["name"], None, "METADATA", item["change"], before, after)
         )
     return changes
+
+
+def _stubs(snapshot: Snapshot) -> dict[str, str]:
+    """path -> location, of the routes whose every handler only answers with an error."""
+    table: dict[str, list] = {}
+    for route in snapshot.surface("routes"):
+        table.setdefault(route.path, []).append(route)
+    return {p: rs[0].location for p, rs in table.items() if all(r.stub for r in rs)}
 
 
 def _routes(snapshot: Snapshot) -> dict[str, tuple[set[str], str]]:

@@ -7,7 +7,6 @@ import re
 
 from driftaudit import codes
 from driftaudit.drift import Differ
-from driftaudit.drift.env_renames import find_replacement
 from driftaudit.drift.replacements import ServerArgRedirected
 from driftaudit.drift.serverargs import (
     SERVER_ARGS,
@@ -18,12 +17,12 @@ from driftaudit.drift.serverargs import (
     ServerArgsDrift,
 )
 from driftaudit.drift.surfaces import (
-    EnvVarUnused,
     MetaInfoKeyRemoved,
     ParserRemoved,
     RequestFieldRemoved,
     RouteMethodChanged,
     RouteRemoved,
+    env_var_unused,
 )
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding, Fix, Place, finding_at
@@ -53,6 +52,8 @@ from driftaudit.usage.surfaces import SurfaceUsages
 from driftaudit.versions import parse_version
 
 PARSER_FLAGS = {"--tool-call-parser": "tool_call", "--reasoning-parser": "reasoning"}
+_CONFIG_FILES = {"yaml", "json", "toml"}
+_KWARG_KEY = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # snake_case: a field name
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
@@ -183,8 +184,33 @@ class SurfaceMatcher:
                         findings.append(found)
         if surfaces is not None:
             findings += self._flags(surfaces)
+            findings = self._one_fact(findings, surfaces)
         unique = {(f.path, f.line, f.column, f.code.code, f.symbol): f for f in findings}
         return list(unique.values())
+
+    def _one_fact(self, findings: list[Finding], surfaces: SurfaceUsages) -> list[Finding]:
+        """A consumer's own config plumbing named `sglang_x` (a dataclass field, a read of
+        `cfg.sglang_x`, a `getattr` name) feeds the flag literal it emits (`"--sglang-x"`):
+        where such a literal in the same file has a finding of the same code and symbol,
+        the plumbing's go (issue 9: one fact, one finding, at the flag)."""
+        plumbing = {(u.path, u.line, u.column) for u in surfaces.flags if _is_attr(u)}
+        plumbing |= {
+            (u.path, u.line, u.column)
+            for u in self.usages.usages
+            if isinstance(u, ClassFieldUsage)
+        }
+        literals = {(u.path, u.line, u.column) for u in surfaces.flags if not _is_attr(u)}
+        at_literal = {
+            (f.path, f.code.code, f.symbol)
+            for f in findings
+            if (f.path, *f.fix_at) in literals
+        }
+        return [
+            f
+            for f in findings
+            if (f.path, *f.fix_at) not in plumbing
+            or (f.path, f.code.code, f.symbol) not in at_literal
+        ]
 
     def _defaults(self, call: CallUsage) -> list[Finding]:
         """ServerArgs(...) leaves these fields unset, and their defaults changed: a warning
@@ -285,12 +311,22 @@ class SurfaceMatcher:
         for usage in sorted(surfaces.flags, key=lambda u: self._declares(owners, u)):
             if usage.prefix and usage.context == "python-attr":
                 reads.setdefault(usage.flag, (usage.path, usage.line, usage.written))
+        old_names = set(drift.old.fields) | set(drift.old.dests.values())
         for usage in surfaces.flags:
             owner = owners.of(usage.written) if owners else None
             change = drift.by_flag.get(usage.flag)
             how = f"`{usage.written}`" + (f" wraps sglang's `{usage.flag}`" if usage.prefix else "")
             moved = None
-            if usage.prefix and usage.context == "python-attr":
+            keyword = not usage.prefix and _KWARG_KEY.fullmatch(usage.written)
+            if usage.context in _CONFIG_FILES and keyword:
+                # `cuda_graph_max_bs: 128` in a config: a ServerArgs keyword, not a flag
+                # spelling (its alias `--cuda-graph-max-bs` is no concern of a keyword)
+                change = None
+                if usage.written in old_names:
+                    how = f"`{usage.written}` (a ServerArgs keyword)"
+                    at = _word(usage, usage.written)
+                    findings += self._field(usage.written, _at(usage), how, at=at)
+            elif usage.prefix and usage.context == "python-attr":
                 moved = drift.by_dest.get(usage.flag.removeprefix("--").replace("-", "_"))
             if moved is not None:  # a dest read: the attribute a wrapping parser stores
                 how = f"`{usage.written}` names sglang's dest `{moved.dest}`"
@@ -343,15 +379,13 @@ class SurfaceMatcher:
         new_structs = self.differ.new.surface("request_structs")
         findings = []
         for usage in surfaces.urls:
-            key = _PLACEHOLDER.sub("{}", usage.route.rstrip("/") or "/")
+            key = _route_key(usage.route)
             before, after = old_routes.get(key), new_routes.get(key)
-            if before is None:
-                continue  # not an sglang route of the old server
+            if before is None or all(r.stub for r in before):
+                continue  # not an sglang route of the old server, or one that only erred
             old_where = f"{before[0].file}:{before[0].line}"
-            if after is None:
-                message = f"HTTP route `{usage.route}` is gone from the new sglang server"
-                change = RouteRemoved(usage.route, old_where, None)
-                findings.append(finding_at(usage, change, message))
+            if after is None or all(r.stub for r in after):
+                findings += self._route_gone(usage, old_where, after, new_routes)
                 continue
             new_where = f"{after[0].file}:{after[0].line}"
             methods = {m for r in after for m in r.methods}
@@ -382,20 +416,39 @@ class SurfaceMatcher:
                         findings.append(finding_at(usage, change, message))
         return findings
 
+    @staticmethod
+    def _route_gone(usage, old_where: str, stubs, new_routes) -> list[Finding]:
+        """DA501 for a route the new server lacks, or only keeps as an error stub; none
+        where a fallback loop tries another route the new server has first, info where
+        it tries one after it (`routes.is_fallback`)."""
+        if stubs:
+            where = f"{stubs[0].file}:{stubs[0].line}"
+            message = f"HTTP route `{usage.route}` only answers with an error in the new server"
+        else:
+            where, message = None, f"HTTP route `{usage.route}` is gone from the new sglang server"
+        change = RouteRemoved(usage.route, old_where, where)
+        tried = usage.alternatives
+        cover = next(
+            (r for r in tried if r != usage.route and _live(new_routes.get(_route_key(r)))), None
+        )
+        if cover is None:
+            return [finding_at(usage, change, message)]
+        if tried.index(cover) < tried.index(usage.route):
+            return []  # tried only when `cover` fails, which the new server has
+        message += f" (covered: the loop falls back to `{cover}`, which the new server has)"
+        return [finding_at(usage, change, message, severity="info")]
+
     def env_findings(self, surfaces: SurfaceUsages) -> list[Finding]:
         if not surfaces.envs:
             return []
         old, new = self.differ.old.surface("env_vars"), self.differ.new.surface("env_vars")
         findings = []
         for usage in surfaces.envs:
-            if usage.name in old and usage.name not in new:
+            change = env_var_unused(usage.name, old, new)
+            if change is not None:
                 verb = "sets" if usage.kind == "set" else "reads"
-                before = old[usage.name]
-                found = find_replacement(usage.name, old, new)
-                after = f"{new[found.name].file}:{new[found.name].line}" if found else None
-                change = EnvVarUnused(usage.name, f"{before.file}:{before.line}", after, found)
                 message = f"{verb} `{usage.name}`, which the new sglang no longer reads"
-                fix, at = env_fix(usage.name, found), _word(usage, usage.name)
+                fix, at = env_fix(usage.name, change.replacement), _word(usage, usage.name)
                 findings.append(finding_at(usage, change, message + change.instead(), fix, at=at))
         return findings
 
@@ -451,11 +504,24 @@ class SurfaceMatcher:
         return findings
 
 
+def _is_attr(usage) -> bool:
+    return usage.context == "python-attr"
+
+
 def _route_table(routes) -> dict[str, list]:
     table: dict[str, list] = {}
     for route in routes:
-        table.setdefault(_PLACEHOLDER.sub("{}", route.path.rstrip("/") or "/"), []).append(route)
+        table.setdefault(_route_key(route.path), []).append(route)
     return table
+
+
+def _route_key(path: str) -> str:
+    return _PLACEHOLDER.sub("{}", path.rstrip("/") or "/")
+
+
+def _live(routes) -> bool:
+    """Does the server answer the route (not only with an error stub)?"""
+    return bool(routes) and not all(r.stub for r in routes)
 
 
 def _struct_for(route: str) -> str:

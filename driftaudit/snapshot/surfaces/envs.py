@@ -29,11 +29,24 @@ One entry per name; a registry entry wins over a read (keeping the read's `depre
 otherwise the first read in path order gives the location. `envs.SGLANG_X.get()` is a
 use of the registry, not a new name. Only quoted names are found: a name built at run
 time (`f"SGLANG_{x}"`, the `SGL_` -> `SGLANG_` rewrite of every variable) is not.
+
+`retired` marks a variable that is already dead in the tree: every place its name occurs
+in the non-test Python sources as code or a quoted name (not in a comment or in the words
+of a longer string: "set SGLANG_X=1 to ...") is its own registry definition or a removal
+notice, so setting it changes nothing. A removal notice is an `if` reading the
+variable in its test whose body only logs, warns, prints or raises a message that says so
+("has been removed", "deprecated", "no longer", "ignored", ...; 0.5.16's
+`SGLANG_ENABLE_SPEC_V2`), or an entry without a replacement in the deprecation table of
+an env module (0.5.23's `"SGLANG_X": _DeprecatedEnv(note=...)`). A registry entry whose
+name occurs nowhere else is `retired` too (registered, never read). A mention of the other
+spelling of the legacy prefix (`SGL_X` for `SGLANG_X`) counts as a use, and so does any
+mention in the wheel's C++/CUDA sources or shell scripts (a JIT kernel's `std::getenv`).
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,11 +63,20 @@ from driftaudit.snapshot.surfaces._files import (
 
 ENV_NAME_RE = re.compile(r"^SGL(?:ANG)?_[A-Z0-9_]+$")
 _READ_NEEDLE = re.compile(rb"SGL(?:ANG)?_[A-Z0-9_]+[\"']")
+_NAME_NEEDLE = re.compile(rb"SGL(?:ANG)?_[A-Z0-9]")  # any mention, for `retired`
+_NAME_RE = re.compile(r"SGL(?:ANG)?_[A-Z0-9_]+")
 _REGISTRY_NEEDLE = re.compile(rb"= *Env[A-Z]\w*\(")
 _LINE_NEEDLES = (_READ_NEEDLE, _REGISTRY_NEEDLE)
 _WRITERS = {"setenv", "delenv", "putenv", "unsetenv"}
 _ENVIRON_METHODS = {"get", "pop", "setdefault"}
 _TYPE_WORDS = ("bool", "int", "float", "str", "list", "tuple", "json", "path")
+_NOTICE_WORDS = re.compile(
+    r"\b(?:removed|deprecated|no longer|no effect|ignored|retired|obsolete|unsupported|"
+    r"not supported)\b",
+    re.I,
+)
+_NATIVE = {"h", "hpp", "cuh", "cu", "cpp", "cc", "c", "hip", "sh"}  # sources besides Python
+_LOG_CALLS = {"print", "warn", "info", "error", "debug", "critical", "exception", "fatal"}
 
 
 @dataclass
@@ -66,6 +88,7 @@ class EnvVar:
     file: str
     line: int
     deprecated: str | None = None  # the replacement or a note, when sglang deprecates it
+    retired: str | None = None  # why setting it already changes nothing (see the module)
 
     @property
     def location(self) -> str:
@@ -82,6 +105,8 @@ class EnvVar:
         }
         if self.deprecated is not None:
             data["deprecated"] = self.deprecated
+        if self.retired is not None:
+            data["retired"] = self.retired
         return data
 
     @classmethod
@@ -94,6 +119,7 @@ class EnvVar:
             data["file"],
             data["line"],
             data.get("deprecated"),
+            data.get("retired"),
         )
 
 
@@ -101,27 +127,103 @@ def extract_env_vars(root: Path) -> dict[str, EnvVar]:
     """name -> EnvVar for every environment variable of the tree, sorted by name."""
     registry: dict[str, EnvVar] = {}
     reads: dict[str, EnvVar] = {}
-    for rel, text in iter_sources(root, _LINE_NEEDLES):
+    mentions: dict[str, set[tuple[str, int]]] = {}  # name -> (file, line) of each mention
+    explained: dict[str, list[tuple[str, int, int, str]]] = {}  # definitions and notices
+    for rel, text in iter_sources(root, (*_LINE_NEEDLES, _NAME_NEEDLE)):
+        _mentions(rel, text, mentions)
         lines = match_lines(text.encode(), _LINE_NEEDLES)
         for tree in parse_around(text, rel, lines):
-            _FileEnvs(rel, tree, set(lines), registry, reads).collect()
+            _FileEnvs(rel, tree, set(lines), registry, reads, explained).collect()
     merged = dict(reads)
     for name, entry in registry.items():
         read = reads.get(name)
         if read is not None and entry.deprecated is None:
             entry.deprecated = read.deprecated  # e.g. listed in _DEPRECATED_ENVS too
         merged[name] = entry
+    for name, spans in explained.items():
+        entry = merged.get(name)
+        if entry is not None and all(
+            any(rel == f and start <= line <= end for f, start, end, _ in spans)
+            for rel, line in mentions.get(name, set()) | mentions.get(_twin(name), set())
+        ):
+            notices = [s for s in spans if s[3] == "notice"]
+            entry.retired = (
+                f"only a removal notice reads it, at {notices[0][0]}:{notices[0][1]}"
+                if notices
+                else "registered but never read"
+            )
+    _read_natively(root, [e for e in merged.values() if e.retired])
     return dict(sorted(merged.items()))
 
 
+def _read_natively(root: Path, retired: list[EnvVar]) -> None:
+    """Un-retire the variables the wheel's C++/CUDA sources or scripts name
+    (`std::getenv("SGLANG_JIT_LOG_LEVEL")` in a JIT kernel header)."""
+    if not retired:
+        return
+    by_name = {e.name: e for e in retired}
+    pattern = re.compile("|".join(sorted(map(re.escape, by_name), key=len, reverse=True)))
+    for directory, dirs, files in os.walk(Path(root) / "sglang"):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+        for name in files:
+            if name.rpartition(".")[2] not in _NATIVE:
+                continue
+            try:
+                text = Path(directory, name).read_text(errors="replace")
+            except OSError:
+                continue
+            for match in pattern.finditer(text):
+                entry = by_name.get(match.group())
+                if entry is not None:
+                    entry.retired = None
+
+
+def _twin(name: str) -> str:
+    """The other spelling of the legacy prefix rewrite: SGL_X <-> SGLANG_X."""
+    if name.startswith("SGLANG_"):
+        return "SGL_" + name.removeprefix("SGLANG_")
+    return "SGLANG_" + name.removeprefix("SGL_") if name.startswith("SGL_") else name
+
+
+def _mentions(rel: str, text: str, into: dict[str, set[tuple[str, int]]]) -> None:
+    line, previous = 1, 0
+    for match in _NAME_RE.finditer(text):
+        line += text.count("\n", previous, match.start())
+        previous = match.start()
+        if not _prose(text, match.start(), match.end()):
+            into.setdefault(match.group(), set()).add((rel, line))
+
+
+def _prose(text: str, start: int, end: int) -> bool:
+    """Is the name at start..end words of a comment or of a longer string ("set
+    SGLANG_X=1 to ..."), not code or a quoted name? Judged from its line alone (an odd
+    number of quotes before it: inside a string), which is cheap and good enough here."""
+    before = text[text.rfind("\n", 0, start) + 1 : start]
+    quotes = 0
+    for char in before:
+        if char in "'\"":
+            quotes += 1
+        elif char == "#" and quotes % 2 == 0:
+            return True  # a comment
+    if quotes % 2 == 0:
+        return False  # code: `envs.SGLANG_X`, `SGLANG_X = EnvBool(...)`
+    return not (before[-1:] in ("'", '"') and text[end : end + 1] == before[-1])
+
+
 class _FileEnvs:
-    def __init__(self, rel, tree, lines, registry, reads) -> None:
+    def __init__(self, rel, tree, lines, registry, reads, explained) -> None:
         self.rel = rel
         self.tree = tree
         self.lines = lines
         self.registry: dict[str, EnvVar] = registry
         self.reads: dict[str, EnvVar] = reads
+        self.explained: dict[str, list[tuple[str, int, int, str]]] = explained
         self.env_module = rel.rsplit("/", 1)[-1] in ("environ.py", "envs.py")
+        self.notice: tuple[int, int] | None = None  # the removal notice being read
+
+    def _explain(self, name: str, start: int, end: int | None, kind: str) -> None:
+        """Mentions of `name` on lines start..end are its definition or a notice."""
+        self.explained.setdefault(name, []).append((self.rel, start, end or start, kind))
 
     def collect(self) -> None:
         for stmt in iter_statements(self.tree.body):
@@ -133,11 +235,14 @@ class _FileEnvs:
                 headers = [stmt]
             else:
                 continue
+            if isinstance(stmt, ast.If) and self._spans_match(stmt.test) and _is_notice(stmt):
+                self.notice = (stmt.lineno, stmt.end_lineno or stmt.lineno)
             for header in headers:
                 for node in ast.walk(header):
                     self._visit(node)
+            self.notice = None
 
-    def _spans_match(self, stmt: ast.stmt) -> bool:
+    def _spans_match(self, stmt: ast.stmt | ast.expr) -> bool:
         end = stmt.end_lineno or stmt.lineno
         return any(line in self.lines for line in range(stmt.lineno, end + 1))
 
@@ -156,6 +261,7 @@ class _FileEnvs:
                 continue
             default = value.args[0] if value.args else _keyword(value, "default")
             name = target.id
+            self._explain(name, stmt.lineno, stmt.end_lineno, "definition")
             if name not in self.registry:
                 self.registry[name] = EnvVar(
                     name, "registry", kind, unparse(default), self.rel, stmt.lineno
@@ -194,6 +300,8 @@ class _FileEnvs:
                         if len(value.args) > 1 or _keyword(value, "transform") is not None:
                             replacement = None  # the value is transformed: no plain rename
                         note = replacement or "deprecated"
+                        if _warns_only(value):
+                            self._explain(name, key.lineno, value.end_lineno, "notice")
                     self._read(name, None, None, key.lineno, note)
 
     def _named_constant(self, node: ast.Assign | ast.AnnAssign) -> None:
@@ -245,6 +353,8 @@ class _FileEnvs:
             self._read(name, type_, default, call.lineno, note)
 
     def _read(self, name, type_, default, line, deprecated=None) -> None:
+        if self.notice is not None:
+            self._explain(name, *self.notice, "notice")
         existing = self.reads.get(name)
         if existing is None:
             self.reads[name] = EnvVar(name, "read", type_, default, self.rel, line, deprecated)
@@ -256,6 +366,34 @@ class _FileEnvs:
             existing.default = default
         if existing.deprecated is None:
             existing.deprecated = deprecated
+
+
+def _is_notice(stmt: ast.If) -> bool:
+    """`if os.getenv("SGLANG_X"): logger.warning("SGLANG_X has been removed ...")`: the
+    body only logs, warns, prints or raises, with a message that says the variable is gone
+    or deprecated; no `else`."""
+    if stmt.orelse:
+        return False
+    texts: list[str] = []
+    for child in stmt.body:
+        if isinstance(child, ast.Pass):
+            continue
+        if isinstance(child, ast.Raise) and child.exc is not None:
+            node = child.exc
+        elif isinstance(child, ast.Expr) and isinstance(child.value, ast.Call):
+            callee = (_callee(child.value) or "").lower().removesuffix("_once")
+            if not ("warn" in callee or "log" in callee or callee in _LOG_CALLS):
+                return False
+            node = child.value
+        else:
+            return False
+        texts += [n.value for n in ast.walk(node) if const_str(n) is not None]
+    return bool(_NOTICE_WORDS.search(" ".join(texts)))
+
+
+def _warns_only(call: ast.Call) -> bool:
+    """A deprecation-table entry that forwards nothing: `_DeprecatedEnv(note="...")`."""
+    return not call.args and all(k.arg not in ("replacement", "transform") for k in call.keywords)
 
 
 def _header_expressions(stmt: ast.stmt) -> list[ast.AST]:

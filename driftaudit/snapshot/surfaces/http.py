@@ -21,6 +21,11 @@ serves when the variable is unset).
 A path that cannot be resolved (`@app.get(_ollama_root_route)` with no default) or
 that does not start with `/` is not a route here.
 
+`stub`: a decorated handler whose body (after its docstring and any log calls) only
+raises, or returns a response built with an error status (`status_code=404`): a retired
+route kept to say so (0.5.16's `/get_weight_version`: "is deprecated. Please use
+'/model_info' instead."). A client of it already got an error.
+
 Not modelled: a prefix given to `include_router(router, prefix=...)` (sglang passes
 none) and conditions: a route registered under an `if` is reported as always present
 (`/dumper/{method}`, guarded by an env var; both Ollama root alternatives, of which the
@@ -72,6 +77,7 @@ class Route:
     function: str  # the handler: function name, or the source of the endpoint expression
     file: str  # relative to the tree root: sglang/srt/entrypoints/http_server.py
     line: int
+    stub: bool = False  # the handler only answers with an error (see the module)
 
     @property
     def location(self) -> str:
@@ -84,7 +90,7 @@ class Route:
             "function": self.function,
             "file": self.file,
             "line": self.line,
-        }
+        } | ({"stub": True} if self.stub else {})
 
     @classmethod
     def from_json(cls, data: dict) -> Route:
@@ -94,6 +100,7 @@ class Route:
             data["function"],
             data["file"],
             data["line"],
+            data.get("stub", False),
         )
 
 
@@ -194,6 +201,7 @@ class _FileRoutes:
                 for decorator in stmt.decorator_list:
                     route = self._from_decorator(decorator, stmt.name)
                     if route is not None:
+                        route.stub = _answers_error(stmt.body)
                         _merge(found, route)
             if _is_compound(stmt) or (
                 call_lines is not None
@@ -295,6 +303,29 @@ class _FileRoutes:
     def _is_path(self, node: ast.AST) -> bool:
         value = self.resolve(node)
         return value is not None and value.startswith("/")
+
+
+_ERROR_STATUS = re.compile(r"(?:^|_)(?:[45]\d\d|NOT_FOUND|GONE|BAD_REQUEST|NOT_IMPLEMENTED)(?:_|$)")
+
+
+def _answers_error(body: list[ast.stmt]) -> bool:
+    """Does a handler only raise, or return an error response (after logging)?"""
+    if body and isinstance(body[0], ast.Expr) and const_str(body[0].value) is not None:
+        body = body[1:]  # the docstring
+    if not body or not all(
+        isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) for s in body[:-1]
+    ):
+        return False
+    last = body[-1]
+    if isinstance(last, ast.Raise):
+        return last.exc is not None
+    if isinstance(last, ast.Return) and isinstance(last.value, ast.Call):
+        status = _keyword(last.value, "status_code") or _keyword(last.value, "status")
+        if isinstance(status, ast.Constant) and isinstance(status.value, int):
+            return status.value >= 400
+        name = (dotted(status) or "").rpartition(".")[2] if status is not None else ""
+        return bool(_ERROR_STATUS.search(name))
+    return False
 
 
 def _is_compound(stmt: ast.stmt) -> bool:

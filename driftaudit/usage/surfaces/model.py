@@ -35,6 +35,8 @@ class UrlUsage:
     route: str  # "/generate", "/v1/models/{}"
     method: str | None  # "GET", "POST", ... when the call shows it
     payload_keys: list[str] = field(default_factory=list)
+    # the routes a fallback loop tries in order, this one among them (see `routes.fallback`)
+    alternatives: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -11,17 +11,15 @@ Env vars: `os.environ[...]`, `.get`, `.setdefault`, `getenv`, `in os.environ`,
 `monkeypatch.setenv`, env dict literals and subscripts, keyword arguments,
 `envs.SGLANG_X.get()`/`.set()`; any other string naming one exactly counts as a read.
 
-URLs: string literals, f-strings and `+` concatenations that look like routes, with the
-method of the call using them (`requests.post`, `httpx`, `session.get`, `client.post`, a
-consumer `post(...)` helper), the keys of the `json=`/`data=` payload (a dict literal, or
-a dict variable assigned earlier in the same function plus its `payload["k"] = ...`
-additions), and the routes given to a consumer's own request helper (`def
-_make_request(self, endpoint, payload): requests.post(f"{base}/{endpoint}", json=payload)`
-called as `self._make_request("flush_cache", {})`, in any file). Not routes: route
-definitions (`@app.get("/x")`), strings bound to `*_dir`, `*checkpoint*`, ... or passed to
-`Path`/`open`. Not handled: flags held in variables built in another function or file,
-request helpers whose route parameter is not the last part of the path.
-"""
+URLs: string literals, f-strings and `+` concatenations that look like routes, with the method
+of the call using them (`requests.post`, `httpx`, `session.get`, a consumer `post(...)` helper),
+the keys of the `json=`/`data=` payload (a dict literal, or a dict variable assigned earlier in
+the function plus its `payload["k"] = ...` additions), the routes given to a consumer's request
+helper (`def _make_request(self, endpoint, payload): requests.post(f"{base}/{endpoint}", ...)`
+called as `self._make_request("flush_cache", {})`, in any file), and the alternatives of a
+fallback loop (`routes.is_fallback`). Not routes: route definitions, strings bound to `*_dir`,
+... or passed to `Path`/`open`. Not handled: flags in variables built in another function or
+file, request helpers whose route parameter is not the last part of the path."""
 
 from __future__ import annotations
 
@@ -36,7 +34,7 @@ from driftaudit.usage.surfaces.argv import FlagHit, argv_flags, has_launcher
 from driftaudit.usage.surfaces.dests import named_dests, owned_dests
 from driftaudit.usage.surfaces.model import SurfaceUsages, UrlUsage
 from driftaudit.usage.surfaces.prose import is_message_call, message_strings, reads_as_prose
-from driftaudit.usage.surfaces.routes import SCHEME_HOST, route_of
+from driftaudit.usage.surfaces.routes import SCHEME_HOST, is_fallback, route_of
 from driftaudit.usage.surfaces.shell import shell_segments
 from driftaudit.usage.surfaces.sink import (
     ENV_ASSIGN_IN_TEXT,
@@ -165,6 +163,7 @@ class _Scope:
         self.assigns: dict[str, list[tuple[int, ast.expr]]] = {}
         self.sub_keys: dict[str, list[tuple[int, str]]] = {}
         self.loops: dict[str, list[ast.Constant]] = {}
+        self.fallbacks: dict[str, bool] = {}  # loops over alternatives (`is_fallback`)
         self.calls: list[ast.Call] = []
         self.strings: list[ast.expr] = []
         self.binops: list[ast.BinOp] = []
@@ -353,6 +352,7 @@ class PythonScan:
             constants = [e for e in node.iter.elts if _is_str(e)]
             if constants:
                 scope.loops[node.target.id] = constants
+                scope.fallbacks[node.target.id] = is_fallback(node)
 
     def _classify(self, scope: _Scope, node: ast.AST) -> None:
         if isinstance(node, ast.Constant):
@@ -727,11 +727,12 @@ class PythonScan:
         before = template[0][:-2]
         if before.replace("{}", "") not in ("", "/") and not SCHEME_HOST.fullmatch(before):
             return
-        for constant in scope.loops[last.id]:
-            route = route_of("/" + constant.value.lstrip("/"))
+        routes = [(c, route_of("/" + c.value.lstrip("/"))) for c in scope.loops[last.id]]
+        tried = [r for _, r in routes if r] if scope.fallbacks.get(last.id) else []
+        for constant, route in routes:
             if route:
                 self.url_done.add(id(constant))
-                self.sink.url(self._route_offset(constant, route), route, method, keys)
+                self.sink.url(self._route_offset(constant, route), route, method, keys, tried)
 
     def _helper(self, scope: _Scope, target: ast.expr, method: str | None,
                 payload: ast.expr | None) -> None:  # fmt: skip

@@ -2,10 +2,15 @@
 (scheme, host, port and query stripped, a leading field taken as the base URL, an inner
 one written `{}`). Not routes: file names, file-system paths (`/tmp/..`), other schemes
 (`s3://`), a bare version prefix (`/v1`), paths whose first part is a field (`/{}/runs`).
+
+A loop over literal routes that stops at the first one that answers (`for endpoint in
+("/model_info", "/get_weight_version"): ... if r.status_code == 200: return ...`, or a
+`try` whose body breaks or returns) tries them as alternatives: see `is_fallback`.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 
 _FS_ROOTS = {
@@ -52,3 +57,24 @@ def route_of(template: str) -> str | None:
     if "{}" in parts[0] or (len(parts) == 1 and re.fullmatch(r"v\d+", parts[0])):
         return None  # sglang's routes start with a name; `/v1` alone is a base URL
     return "/" + "/".join(parts)
+
+
+def is_fallback(loop: ast.For | ast.AsyncFor | ast.comprehension) -> bool:
+    """Does the loop stop at its first success: a `return`/`break` under an `if` or in
+    the body of a `try` (not in a handler), directly in the loop's body?"""
+    for stmt in getattr(loop, "body", ()):  # a comprehension has none
+        if isinstance(stmt, ast.If) and _exits(stmt.body + stmt.orelse):
+            return True
+        if isinstance(stmt, ast.Try) and _exits(stmt.body + stmt.orelse):
+            return True
+    return False
+
+
+def _exits(body: list[ast.stmt]) -> bool:
+    for stmt in body:
+        if isinstance(stmt, (ast.Return, ast.Break)):
+            return True
+        if isinstance(stmt, (ast.If, ast.With, ast.AsyncWith)):
+            if _exits(stmt.body + getattr(stmt, "orelse", [])):
+                return True
+    return False

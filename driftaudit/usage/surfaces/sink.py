@@ -79,6 +79,8 @@ class Sink:
         line, column = self.text.pos(offset)
         self.out.envs.append(EnvUsage(self.rel, line, column, name, kind, context))
 
-    def url(self, offset: int, route: str, method: str | None, keys: list[str]) -> None:
+    def url(self, offset: int, route: str, method: str | None, keys: list[str],
+            alternatives: list[str] | None = None) -> None:  # fmt: skip
         line, column = self.text.pos(offset)
-        self.out.urls.append(UrlUsage(self.rel, line, column, route, method, list(keys)))
+        usage = UrlUsage(self.rel, line, column, route, method, list(keys), alternatives or [])
+        self.out.urls.append(usage)
