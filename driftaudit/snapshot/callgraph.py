@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from driftaudit.pysource import dotted
+from driftaudit.snapshot.gcpause import gc_paused
 
 CALLGRAPH_VERSION = "4"
 _MAX_ALIAS_HOPS = 12
@@ -271,7 +272,8 @@ class CallGraph:
                 data = None  # a corrupt entry, or one of another shape: computed again
         if data is None:
             is_package = snapshot.files[module].endswith("__init__.py")
-            data = extract_calls(module, snapshot.source(module) or "", is_package)
+            with gc_paused():
+                data = extract_calls(module, snapshot.source(module) or "", is_package)
             self._unsaved.append((key, json.dumps(data, separators=(",", ":")).encode()))
         self._data[module] = data
         return data

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from driftaudit.cache import BlobStore
 from driftaudit.snapshot.extract import EXTRACTOR_VERSION, extract_module
+from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.model import Alias, Attribute, Class, Module, Obj
 from driftaudit.snapshot.surfaces import serverargs
 from driftaudit.snapshot.surfaces.registry import SURFACES, SURFACES_VERSION
@@ -171,7 +172,8 @@ class Snapshot:
                 return load(json.loads(data))
             except _CORRUPT:
                 pass
-        data = compute()
+        with gc_paused():
+            data = compute()
         self.store.put(key, data)
         return load(json.loads(data))
 
@@ -220,7 +222,8 @@ class Snapshot:
             return None
         job = (name, self.files[name], str(self.tree.root))
         if self._digests[name].startswith(_UNREADABLE):  # nothing to key a cache entry by
-            module = Module.from_json(json.loads(_extract_job(job)[1]))
+            with gc_paused():
+                module = Module.from_json(json.loads(_extract_job(job)[1]))
         else:
             module = self._get_or_compute(
                 self._key(name), lambda: _extract_job(job)[1], self._module_loader(name)
@@ -323,7 +326,8 @@ class Snapshot:
                 with ProcessPoolExecutor(workers) as pool:
                     results = list(pool.map(_extract_job, jobs, chunksize=16))
             else:
-                results = [_extract_job(job) for job in jobs]
+                with gc_paused():
+                    results = [_extract_job(job) for job in jobs]
             self.store.put_many([(self._key(n), data) for n, data in results])
             for name, data in results:
                 self._modules[name] = self._with_surfaces(Module.from_json(json.loads(data)))
