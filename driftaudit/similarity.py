@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from driftaudit.astwalk import children, walk
+
 MIN_TOKENS = 120  # shorter bodies (a few statements) look alike by accident
 _SHORT_STRING = 24
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -44,7 +46,7 @@ def local_names(fn: FunctionNode) -> set[str]:
     names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     declared: set[str] = set()
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
         elif isinstance(node, ast.arg):
@@ -62,11 +64,9 @@ def _walk(node: ast.AST) -> Iterator[ast.AST]:
     while stack:
         current = stack.pop()
         yield current
-        children = [c for c in ast.iter_child_nodes(current) if not isinstance(c, _CONTEXT)]
-        stack.extend(reversed(children))
+        stack.extend(reversed(children(current)))
 
 
-_CONTEXT = ast.expr_context
 
 
 def _constant(value: object) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from driftaudit.astwalk import children
 from driftaudit.pysource import dotted
 from driftaudit.snapshot.gcpause import gc_paused
 
@@ -94,7 +95,7 @@ class _FunctionScan:
                     self._store(node.target, node.value, node.annotation)
             elif isinstance(node, ast.Call):
                 self._call(node, on_locals)
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(children(node))
         for var, meth, line in on_locals:
             kind = self.local_types.get(var) or self.params.get(var)
             self.calls.append(["name", f"{kind}.{meth}" if kind else f"{var}.{meth}", line])

@@ -35,6 +35,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from driftaudit.astwalk import walk
 from driftaudit.snapshot.surfaces._files import tail_name
 
 EXTRACTOR_VERSION = "3"  # bump when the model or extraction changes
@@ -587,7 +588,7 @@ def _primary(name: str, regs: list[_Registration]) -> str | None:
 
 def _calls(node: ast.AST, name: str) -> list[ast.Call]:
     """Every call in `node` of a function or method named `name`, in source order."""
-    found = [n for n in ast.walk(node) if isinstance(n, ast.Call) and tail_name(n.func) == name]
+    found = [n for n in walk(node) if isinstance(n, ast.Call) and tail_name(n.func) == name]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 
