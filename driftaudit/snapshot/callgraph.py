@@ -62,6 +62,9 @@ def _constructed(value: ast.expr | None) -> str | None:
 
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_NESTED_CLASSES = frozenset(_NESTED)
+_STATEMENTS = frozenset(ast.stmt.__subclasses__())
+_LEAVES = frozenset((ast.Name, ast.Constant))
 
 
 class _FunctionScan:
@@ -82,19 +85,24 @@ class _FunctionScan:
         self.statements = 0
         on_locals: list[tuple[str, str, int]] = []  # var.meth(...): typed after the walk
         stack: list[ast.AST] = list(fn.body)
+        # dispatch on the exact class (the hot loop of a cold run): the same tests as
+        # isinstance, as ast's node classes are not subclassed
         while stack:
             node = stack.pop()
-            if isinstance(node, _NESTED):
+            cls = node.__class__
+            if cls in _LEAVES:
+                continue  # a name or a constant: no call, no statement below
+            if cls in _NESTED_CLASSES:
                 continue  # its own node
-            if isinstance(node, ast.stmt):
+            if cls is ast.Call:
+                self._call(node, on_locals)
+            elif cls in _STATEMENTS:
                 self.statements += 1
-                if isinstance(node, ast.Assign):
+                if cls is ast.Assign:
                     for target in node.targets:
                         self._store(target, node.value)
-                elif isinstance(node, ast.AnnAssign):
+                elif cls is ast.AnnAssign:
                     self._store(node.target, node.value, node.annotation)
-            elif isinstance(node, ast.Call):
-                self._call(node, on_locals)
             stack.extend(children(node))
         for var, meth, line in on_locals:
             kind = self.local_types.get(var) or self.params.get(var)
