@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from driftaudit.astwalk import walk
 from driftaudit.snapshot.surfaces._files import (
     const_str,
     dotted,
@@ -134,7 +135,7 @@ class _FileEnvs:
             else:
                 continue
             for header in headers:
-                for node in ast.walk(header):
+                for node in walk(header):
                     self._visit(node)
 
     def _spans_match(self, stmt: ast.stmt) -> bool:

@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from driftaudit.astwalk import walk
 from driftaudit.snapshot.surfaces._files import (
     const_str,
     dotted,
@@ -202,7 +203,7 @@ class _FileRoutes:
                 )
             ):
                 continue
-            for node in ast.walk(stmt):
+            for node in walk(stmt):
                 if isinstance(node, ast.Call):
                     route = self._from_call(node)
                     if route is not None:

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from driftaudit.astwalk import walk
 from driftaudit.snapshot.surfaces._files import (
     const_str,
     dotted,
@@ -60,7 +61,7 @@ def extract_parsers(root: Path) -> Parsers:
     reasoning_list: dict[str, str] = {}
     for rel, text in iter_sources(root, _NEEDLE, under="sglang/srt"):
         trees = parse_around(text, rel, match_lines(text.encode(), _NEEDLE))
-        nodes = (node for tree in trees for node in ast.walk(tree))
+        nodes = (node for tree in trees for node in walk(tree))
         for node in nodes:
             for target, names in _registrations(node, rel):
                 if target in TOOL_CALL_REGISTRIES:

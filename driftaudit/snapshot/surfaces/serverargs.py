@@ -498,7 +498,7 @@ def _cli_renames(from_cli: ast.FunctionDef | None) -> dict[str, str]:
     renames: dict[str, str] = {}
     if from_cli is None:
         return renames
-    for node in ast.walk(from_cli):
+    for node in walk(from_cli):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
             if isinstance(target, ast.Attribute) and isinstance(value, ast.Attribute):
