@@ -27,6 +27,7 @@ from driftaudit.snapshot.extract import EXTRACTOR_VERSION, extract_module
 from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.model import Alias, Attribute, Class, Module, Obj
 from driftaudit.snapshot.surfaces import serverargs
+from driftaudit.snapshot.surfaces._files import TreeScan, shared_reads
 from driftaudit.snapshot.surfaces.registry import SURFACES, SURFACES_VERSION
 from driftaudit.snapshot.surfaces.serverargs import ServerArgsModel
 from driftaudit.sources.tree import SourceTree
@@ -102,6 +103,7 @@ class Snapshot:
         self._server_args: ServerArgsModel | bool | None = None
         self._resolved: dict[str, tuple[Resolved | None, int]] = {}
         self._surfaces: dict[str, object] = {}
+        self._reads = TreeScan(tree.root)  # the surfaces' one read of the tree, when cold
         self.unreadable: list[str] = []  # files listed in the tree that cannot be read
         self._scan()
 
@@ -268,11 +270,12 @@ class Snapshot:
         if name in self._surfaces:
             return self._surfaces[name]
         surface = SURFACES[name]
-        value = self._get_or_compute(
-            f"surface:{name}:{SURFACES_VERSION}:{self.digest}",
-            lambda: _encode(surface.dump(surface.extract(self.tree.root))),
-            surface.load,
-        )
+        with shared_reads(self._reads):  # the surfaces of a cold run read the tree once
+            value = self._get_or_compute(
+                f"surface:{name}:{SURFACES_VERSION}:{self.digest}",
+                lambda: _encode(surface.dump(surface.extract(self.tree.root))),
+                surface.load,
+            )
         self._surfaces[name] = value
         return value
 

@@ -46,13 +46,14 @@ from driftaudit.snapshot.surfaces._files import (
     iter_statements,
     match_lines,
     parse_around,
+    prefilter,
     unparse,
 )
 
 ENV_NAME_RE = re.compile(r"^SGL(?:ANG)?_[A-Z0-9_]+$")
 _READ_NEEDLE = re.compile(rb"SGL(?:ANG)?_[A-Z0-9_]+[\"']")
 _REGISTRY_NEEDLE = re.compile(rb"= *Env[A-Z]\w*\(")
-_LINE_NEEDLES = (_READ_NEEDLE, _REGISTRY_NEEDLE)
+_LINE_NEEDLES = prefilter(_READ_NEEDLE, _REGISTRY_NEEDLE)
 _WRITERS = {"setenv", "delenv", "putenv", "unsetenv"}
 _ENVIRON_METHODS = {"get", "pop", "setdefault"}
 _TYPE_WORDS = ("bool", "int", "float", "str", "list", "tuple", "json", "path")

@@ -44,6 +44,7 @@ from driftaudit.snapshot.surfaces._files import (
     iter_statements,
     match_lines,
     parse_around,
+    prefilter,
     unparse,
 )
 
@@ -62,7 +63,7 @@ _CALL_NEEDLE = [
     re.compile(rb"Mount\("),
     re.compile(rb"web\.(?:get|post|put|delete|patch|head|route)\("),
 ]
-_NEEDLE = [_DECORATOR_NEEDLE, *_CALL_NEEDLE]
+_NEEDLE = prefilter(_DECORATOR_NEEDLE, *_CALL_NEEDLE)
 _MODULE_ASSIGNMENT = re.compile(rb"^[A-Za-z_]\w*[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 
 

@@ -39,13 +39,14 @@ from driftaudit.snapshot.surfaces._files import (
     match_lines,
     parse,
     parse_around,
+    prefilter,
     unparse,
     where,
 )
 
 _STRUCT_BASES = {"Struct", "msgspec.Struct", "BaseModel", "pydantic.BaseModel"}
 _META_NAME_RE = re.compile(r"^(?:\w*_)?meta_info$")
-_META_NEEDLE = [re.compile(rb"meta_info")]
+_META_NEEDLE = prefilter(re.compile(rb"meta_info"))
 _READER_PREFIXES = ("extract", "get", "read", "parse", "_extract", "_get", "_read", "_parse")
 
 

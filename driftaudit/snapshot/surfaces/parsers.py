@@ -27,6 +27,7 @@ from driftaudit.snapshot.surfaces._files import (
     iter_sources,
     match_lines,
     parse_around,
+    prefilter,
     where,
 )
 
@@ -34,11 +35,11 @@ TOOL_CALL_REGISTRIES = ("ToolCallParserEnum",)
 REASONING_REGISTRIES = ("DetectorMap",)
 TOOL_CALL_LISTS = ("TOOL_CALL_PARSER_NAMES",)
 REASONING_LISTS = ("REASONING_PARSER_NAMES",)
-_NEEDLE = [
+_NEEDLE = prefilter(
     re.compile(rb"ToolCallParserEnum"),
     re.compile(rb"DetectorMap"),
     re.compile(rb"_PARSER_NAMES"),
-]
+)
 
 
 @dataclass
