@@ -222,7 +222,9 @@ def _top_region(starts: list[int], line: int, count: int) -> tuple[int, int, int
     return starts[index], end, 0
 
 
-_HEADER_RE = re.compile(r"^([ \t]*)(@|(?:async[ \t]+)?def[ \t]|class[ \t])", re.M)
+# led by the newline, not `^` with re.M (tried at every offset; 3x slower): matched
+# against "\n" + text, where a match starts at the offset its line has in `text`
+_HEADER_RE = re.compile(r"\n([ \t]*)(@|(?:async[ \t]+)?def[ \t]|class[ \t])")
 _block_end_res: dict[int, re.Pattern[str]] = {}
 
 
@@ -247,7 +249,7 @@ class _Blocks:
         self.indents: list[int] = []
         self.decorator: list[bool] = []
         line, previous = 1, 0
-        for match in _HEADER_RE.finditer(text):
+        for match in _HEADER_RE.finditer("\n" + text):
             line += text.count("\n", previous, match.start())
             previous = match.start()
             self.offsets.append(match.start())
