@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from driftaudit.astwalk import children, walk
+
 MIN_TOKENS = 120  # shorter bodies (a few statements) look alike by accident
 _SHORT_STRING = 24
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -40,11 +42,16 @@ def body_statements(fn: FunctionNode) -> list[ast.stmt]:
 
 def local_names(fn: FunctionNode) -> set[str]:
     """Parameters and names bound in the body (not declared global or nonlocal)."""
+    return _bound(fn, walk(fn))
+
+
+def _bound(fn: FunctionNode, nodes) -> set[str]:
+    """`local_names` of `fn`, given every node of it (in any order)."""
     args = fn.args
     names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     declared: set[str] = set()
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
         elif isinstance(node, ast.arg):
@@ -62,11 +69,9 @@ def _walk(node: ast.AST) -> Iterator[ast.AST]:
     while stack:
         current = stack.pop()
         yield current
-        children = [c for c in ast.iter_child_nodes(current) if not isinstance(c, _CONTEXT)]
-        stack.extend(reversed(children))
+        stack.extend(reversed(children(current)))
 
 
-_CONTEXT = ast.expr_context
 
 
 def _constant(value: object) -> str:
@@ -79,7 +84,12 @@ def _constant(value: object) -> str:
 
 def function_tokens(fn: FunctionNode) -> tuple[list[str], list[int]]:
     """The normalised token list of a function's body, and the source line of each token."""
-    local = local_names(fn)
+    statements = body_statements(fn)
+    nodes = [node for statement in statements for node in _walk(statement)]
+    # the locals from the same nodes, plus the rest of the function (one walk, not two)
+    tokenised = {id(statement) for statement in statements}
+    rest = [part for part in children(fn) if id(part) not in tokenised]
+    local = _bound(fn, nodes + [node for part in rest for node in walk(part)])
     tokens: list[str] = []
     lines: list[int] = []
 
@@ -88,27 +98,26 @@ def function_tokens(fn: FunctionNode) -> tuple[list[str], list[int]]:
         # the first place where the copy differs
         return "v" if identifier in local else identifier
 
-    for statement in body_statements(fn):
-        line = statement.lineno
-        for node in _walk(statement):
-            line = getattr(node, "lineno", line)
-            kind = type(node).__name__
-            if isinstance(node, ast.Name):
-                emitted = [name(node.id)]
-            elif isinstance(node, ast.Attribute):
-                emitted = [kind, "." + node.attr]
-            elif isinstance(node, ast.Constant):
-                emitted = [_constant(node.value)]
-            elif isinstance(node, ast.keyword):
-                emitted = [f"{node.arg}=" if node.arg else "**"]
-            elif isinstance(node, ast.arg):
-                emitted = [name(node.arg)]
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                emitted = [kind, name(node.name)]
-            else:
-                emitted = [kind]
-            tokens += emitted
-            lines += [line] * len(emitted)
+    line = 0
+    for node in nodes:  # a statement comes first, with its line
+        line = getattr(node, "lineno", line)
+        kind = type(node).__name__
+        if isinstance(node, ast.Name):
+            emitted = [name(node.id)]
+        elif isinstance(node, ast.Attribute):
+            emitted = [kind, "." + node.attr]
+        elif isinstance(node, ast.Constant):
+            emitted = [_constant(node.value)]
+        elif isinstance(node, ast.keyword):
+            emitted = [f"{node.arg}=" if node.arg else "**"]
+        elif isinstance(node, ast.arg):
+            emitted = [name(node.arg)]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            emitted = [kind, name(node.name)]
+        else:
+            emitted = [kind]
+        tokens += emitted
+        lines += [line] * len(emitted)
     return tokens, lines
 
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 import ast
 import re
 
+from driftaudit.snapshot.surfaces import _files
 from driftaudit.snapshot.surfaces._files import (
+    TreeScan,
     iter_sources,
     iter_statements,
     match_lines,
     parse_around,
+    prefilter,
+    shared_reads,
 )
 
 from .conftest import write_tree
@@ -159,3 +163,35 @@ def test_iter_sources_skips_tests_and_hidden_folders(tmp_path):
     assert [rel for rel, _ in iter_sources(root, None, under="sglang/srt/a.py")] == [
         "sglang/srt/a.py"
     ]
+
+
+def test_a_tree_scan_answers_iter_sources_with_one_read(tmp_path, monkeypatch):
+    root = write_tree(
+        tmp_path,
+        {
+            "sglang/__init__.py": "",
+            "sglang/a.py": "alpha = 1\n",
+            "sglang/srt/b.py": "alpha = beta\n",
+            "sglang/srt/c.py": "beta = 1\n",
+            "sglang/srt/test_d.py": "alpha = 1\n",
+            "sglang/srt/sub/e.py": "gamma = alpha\n",
+        },
+    )
+    monkeypatch.setattr(_files, "_PREFILTERS", [])
+    alpha = prefilter(re.compile(rb"alpha"))
+    beta = prefilter(re.compile(rb"beta"), re.compile(rb"gamma"))
+    undeclared = (re.compile(rb"alpha"),)
+    cases = [(alpha, "sglang"), (alpha, "sglang/srt"), (beta, "sglang"), (undeclared, "sglang")]
+    alone = [list(iter_sources(root, needle, under)) for needle, under in cases]
+    assert [rel for rel, _ in alone[0]] == ["sglang/a.py", "sglang/srt/b.py", "sglang/srt/sub/e.py"]
+    scan = TreeScan(root)
+    reads = []
+    read_bytes = type(root).read_bytes
+    monkeypatch.setattr(type(root), "read_bytes", lambda p: reads.append(p) or read_bytes(p))
+    with shared_reads(scan):
+        shared = [list(iter_sources(root, needle, under)) for needle, under in cases]
+        first_pass = len(reads)
+    assert shared == alone  # the same files, texts and order
+    assert scan.hits(undeclared) is None  # not declared: read by iter_sources itself
+    # one read of the 5 candidates for both declared prefilters, then only the hits
+    assert first_pass == 5 + 3 + 2 + 3 + 5

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from driftaudit.astwalk import children
 from driftaudit.pysource import dotted
+from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.guards import branch_guards
 
 CALLGRAPH_VERSION = "5"
@@ -63,6 +65,9 @@ def _constructed(value: ast.expr | None) -> str | None:
 
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_NESTED_CLASSES = frozenset(_NESTED)
+_STATEMENTS = frozenset(ast.stmt.__subclasses__())
+_LEAVES = frozenset((ast.Name, ast.Constant))
 
 
 class _FunctionScan:
@@ -85,22 +90,27 @@ class _FunctionScan:
         names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
         on_locals: list[tuple[str, str, int]] = []  # var.meth(...): typed after the walk
         stack: list[ast.AST] = list(fn.body)
+        # dispatch on the exact class (the hot loop of a cold run): the same tests as
+        # isinstance, as ast's node classes are not subclassed
         while stack:
             node = stack.pop()
-            if isinstance(node, _NESTED):
+            cls = node.__class__
+            if cls in _LEAVES:
+                continue  # a name or a constant: no call, no statement below
+            if cls in _NESTED_CLASSES:
                 continue  # its own node
-            if isinstance(node, ast.stmt):
+            if cls is ast.Call:
+                self._call(node, on_locals)
+            elif cls in _STATEMENTS:
                 self.statements += 1
-                if isinstance(node, ast.If):
+                if cls is ast.If:
                     self.guards += branch_guards(node, self.self_name, names)
-                elif isinstance(node, ast.Assign):
+                elif cls is ast.Assign:
                     for target in node.targets:
                         self._store(target, node.value)
-                elif isinstance(node, ast.AnnAssign):
+                elif cls is ast.AnnAssign:
                     self._store(node.target, node.value, node.annotation)
-            elif isinstance(node, ast.Call):
-                self._call(node, on_locals)
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(children(node))
         for var, meth, line in on_locals:
             kind = self.local_types.get(var) or self.params.get(var)
             self.calls.append(["name", f"{kind}.{meth}" if kind else f"{var}.{meth}", line])
@@ -279,7 +289,8 @@ class CallGraph:
                 data = None  # a corrupt entry, or one of another shape: computed again
         if data is None:
             is_package = snapshot.files[module].endswith("__init__.py")
-            data = extract_calls(module, snapshot.source(module) or "", is_package)
+            with gc_paused():
+                data = extract_calls(module, snapshot.source(module) or "", is_package)
             self._unsaved.append((key, json.dumps(data, separators=(",", ":")).encode()))
         self._data[module] = data
         return data

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import griffe
 
+from driftaudit.astwalk import block_children, children, walk, walk_statements
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module, Obj, Param
 
 EXTRACTOR_VERSION = "9"  # bump when the model or extraction changes: invalidates the cache
@@ -20,18 +21,23 @@ _MAX_VALUE = 120
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str], bool, list[str]]:
+def return_shapes(
+    node: ast.AST, may_yield: bool = True
+) -> tuple[list[int], bool, list[str], bool, list[str]]:
     """For a function node: the tuple lengths it returns, whether it returns anything
     else, the source of each element of the last tuple returned (in line order), whether
     it returns `cls(...)` (an alternative constructor), and the functions whose result it
     returns as it is (`return helper(x)`, `return self.meth(x)`; "?" for any other
-    expression), so that a return shape can be followed through them."""
+    expression), so that a return shape can be followed through them. `may_yield`
+    False (no `yield` in its text): only statements are walked, expressions hold no
+    return."""
+    nodes = children if may_yield else block_children
     tuples: list[int] = []
     calls: list[str] = []
     other = False
     builds_cls = False
     last: tuple[int, list[str]] | None = None
-    stack = list(ast.iter_child_nodes(node))
+    stack = nodes(node)
     while stack:
         child = stack.pop()
         if isinstance(child, _SCOPES):
@@ -56,7 +62,7 @@ def return_shapes(node: ast.AST) -> tuple[list[int], bool, list[str], bool, list
                     builds_cls = True
         elif isinstance(child, (ast.Yield, ast.YieldFrom)):
             other = True  # a generator: the call returns a generator object
-        stack.extend(ast.iter_child_nodes(child))
+        stack.extend(nodes(child))
     return tuples, other, last[1] if last else [], builds_cls, sorted(set(calls))
 
 
@@ -77,14 +83,14 @@ def self_assignments(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, 
         return {}
     me = args[0].arg
     found: dict[str, int] = {}
-    for child in ast.walk(node):
+    for child in walk_statements(node):  # assignments are statements
         targets: list[ast.expr] = []
         if isinstance(child, ast.Assign):
             targets = child.targets
         elif isinstance(child, (ast.AnnAssign, ast.AugAssign)):
             targets = [child.target]
         for target in targets:
-            for item in ast.walk(target):
+            for item in walk(target):
                 if (
                     isinstance(item, ast.Attribute)
                     and isinstance(item.value, ast.Name)
@@ -123,23 +129,38 @@ class SglangFacts(griffe.Extension):
     def __init__(self) -> None:
         self.classes: dict[str, griffe.Class] = {}
         self.registered: dict[str, int] = {}  # names passed to module-level calls
+        self.yields = True  # has the module's text a `yield`
+        self.lines: list[str] | None = None  # its lines, when they can tell which function
 
     def on_module_node(self, *, node, agent, **kwargs) -> None:
         if isinstance(node, ast.Module):
             self.registered = registered_names(node)
+            code = agent.code
+            # "\r" ends a line for the parser and not for split: then every function may
+            self.lines = code.split("\n") if "yield" in code and "\r" not in code else None
+            self.yields = "yield" in code
 
     def on_function_instance(self, *, node, func, agent, **kwargs) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            func.extra["driftaudit"]["returns"] = return_shapes(node)
+            func.extra["driftaudit"]["returns"] = return_shapes(node, self._may_yield(node))
             if func.parent is not None and func.parent.is_class:
                 assigned = func.parent.extra["driftaudit"].setdefault("self_attrs", {})
                 for name, lineno in self_assignments(node).items():
                     assigned.setdefault(name, lineno)
 
+    def _may_yield(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Has the function's text (decorators included) a `yield`?"""
+        if self.lines is None:
+            return self.yields
+        start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        end = node.end_lineno or len(self.lines)
+        return any("yield" in line for line in self.lines[start - 1 : end])
+
     def on_class_instance(self, *, node, cls, agent, **kwargs) -> None:
         if cls.parent is not None and cls.parent.is_module:
             self.classes[cls.name] = cls
-        if isinstance(node, ast.ClassDef) and sets_own_attributes(node):
+        # no `setattr` in the module's text: no class of it calls setattr (a cheap test)
+        if isinstance(node, ast.ClassDef) and "setattr" in agent.code and sets_own_attributes(node):
             cls.extra["driftaudit"]["registry"] = True
 
 
@@ -165,7 +186,7 @@ def sets_own_attributes(node: ast.ClassDef) -> bool:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
             continue
         me = method.args.args[0].arg
-        for call in ast.walk(method):
+        for call in walk(method):
             if (
                 isinstance(call, ast.Call)
                 and isinstance(call.func, ast.Name)

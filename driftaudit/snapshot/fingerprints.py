@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from driftaudit.similarity import MIN_TOKENS, function_tokens, functions, name_bag
+from driftaudit.snapshot.gcpause import gc_paused
 
 FINGERPRINTS_VERSION = "1"
 
@@ -47,6 +48,11 @@ def extract_prints(
 ) -> list[FunctionPrint]:
     """Every function or method of `code` with at least `min_tokens` tokens (`only`: just
     the one of that qualified name; tokenising is most of the cost)."""
+    with gc_paused():
+        return _extract_prints(module, code, min_tokens, only)
+
+
+def _extract_prints(module: str, code: str, min_tokens: int, only: str | None):
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

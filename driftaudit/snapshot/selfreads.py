@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.model import Class
 
 _DEPTH = 3
@@ -43,7 +44,8 @@ class SelfReads:
         if file not in self._files:
             source = self.snapshot.tree.root / file
             try:
-                self._files[file] = ast.parse(source.read_text(encoding="utf-8"))
+                with gc_paused():
+                    self._files[file] = ast.parse(source.read_text(encoding="utf-8"))
             except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
                 self._files[file] = None
         return self._files[file]

@@ -24,14 +24,18 @@ from typing import Any, TypeVar
 
 from driftaudit.cache import BlobStore
 from driftaudit.snapshot.extract import EXTRACTOR_VERSION, extract_module
+from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.model import Alias, Attribute, Class, Module, Obj
 from driftaudit.snapshot.surfaces import serverargs
+from driftaudit.snapshot.surfaces._files import TreeScan, shared_reads
 from driftaudit.snapshot.surfaces.registry import SURFACES, SURFACES_VERSION
 from driftaudit.snapshot.surfaces.serverargs import ServerArgsModel
 from driftaudit.sources.tree import SourceTree
 
+# led by the newline, not `^` with re.M: re then jumps from newline to newline instead of
+# trying every offset (3x faster on a release); the text is scanned with a "\n" in front
 _TOP_LEVEL_DEF_RE = re.compile(
-    rb"^(?:async[ \t]+def|def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.M
+    rb"\n(?:(?:async[ \t]+def|def|class)[ \t]+(\w+)|(\w+)[ \t]*(?::[^=\n]*)?=(?!=))"
 )
 _MAX_DEPTH = 25
 _UNREADABLE = "unreadable-"  # the digest of a file that cannot be read (never cached)
@@ -99,6 +103,7 @@ class Snapshot:
         self._server_args: ServerArgsModel | bool | None = None
         self._resolved: dict[str, tuple[Resolved | None, int]] = {}
         self._surfaces: dict[str, object] = {}
+        self._reads = TreeScan(tree.root)  # the surfaces' one read of the tree, when cold
         self.unreadable: list[str] = []  # files listed in the tree that cannot be read
         self._scan()
 
@@ -171,7 +176,8 @@ class Snapshot:
                 return load(json.loads(data))
             except _CORRUPT:
                 pass
-        data = compute()
+        with gc_paused():
+            data = compute()
         self.store.put(key, data)
         return load(json.loads(data))
 
@@ -220,7 +226,8 @@ class Snapshot:
             return None
         job = (name, self.files[name], str(self.tree.root))
         if self._digests[name].startswith(_UNREADABLE):  # nothing to key a cache entry by
-            module = Module.from_json(json.loads(_extract_job(job)[1]))
+            with gc_paused():
+                module = Module.from_json(json.loads(_extract_job(job)[1]))
         else:
             module = self._get_or_compute(
                 self._key(name), lambda: _extract_job(job)[1], self._module_loader(name)
@@ -263,11 +270,12 @@ class Snapshot:
         if name in self._surfaces:
             return self._surfaces[name]
         surface = SURFACES[name]
-        value = self._get_or_compute(
-            f"surface:{name}:{SURFACES_VERSION}:{self.digest}",
-            lambda: _encode(surface.dump(surface.extract(self.tree.root))),
-            surface.load,
-        )
+        with shared_reads(self._reads):  # the surfaces of a cold run read the tree once
+            value = self._get_or_compute(
+                f"surface:{name}:{SURFACES_VERSION}:{self.digest}",
+                lambda: _encode(surface.dump(surface.extract(self.tree.root))),
+                surface.load,
+            )
         self._surfaces[name] = value
         return value
 
@@ -323,7 +331,8 @@ class Snapshot:
                 with ProcessPoolExecutor(workers) as pool:
                     results = list(pool.map(_extract_job, jobs, chunksize=16))
             else:
-                results = [_extract_job(job) for job in jobs]
+                with gc_paused():
+                    results = [_extract_job(job) for job in jobs]
             self.store.put_many([(self._key(n), data) for n, data in results])
             for name, data in results:
                 self._modules[name] = self._with_surfaces(Module.from_json(json.loads(data)))
@@ -347,7 +356,7 @@ class Snapshot:
                 data = (self.tree.root / relpath).read_bytes()
             except OSError:
                 continue  # warned about in _scan
-            for match in _TOP_LEVEL_DEF_RE.finditer(data):
+            for match in _TOP_LEVEL_DEF_RE.finditer(b"\n" + data):
                 symbol = (match.group(1) or match.group(2)).decode()
                 modules = index.setdefault(symbol, [])
                 if not modules or modules[-1] != name:

@@ -51,6 +51,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from driftaudit.astwalk import walk
 from driftaudit.snapshot.surfaces._files import (
     const_str,
     dotted,
@@ -58,6 +59,7 @@ from driftaudit.snapshot.surfaces._files import (
     iter_statements,
     match_lines,
     parse_around,
+    prefilter,
     unparse,
 )
 
@@ -66,7 +68,7 @@ _READ_NEEDLE = re.compile(rb"SGL(?:ANG)?_[A-Z0-9_]+[\"']")
 _NAME_NEEDLE = re.compile(rb"SGL(?:ANG)?_[A-Z0-9]")  # any mention, for `retired`
 _NAME_RE = re.compile(r"SGL(?:ANG)?_[A-Z0-9_]+")
 _REGISTRY_NEEDLE = re.compile(rb"= *Env[A-Z]\w*\(")
-_LINE_NEEDLES = (_READ_NEEDLE, _REGISTRY_NEEDLE)
+_LINE_NEEDLES = prefilter(_READ_NEEDLE, _REGISTRY_NEEDLE)
 _WRITERS = {"setenv", "delenv", "putenv", "unsetenv"}
 _ENVIRON_METHODS = {"get", "pop", "setdefault"}
 _TYPE_WORDS = ("bool", "int", "float", "str", "list", "tuple", "json", "path")
@@ -238,7 +240,7 @@ class _FileEnvs:
             if isinstance(stmt, ast.If) and self._spans_match(stmt.test) and _is_notice(stmt):
                 self.notice = (stmt.lineno, stmt.end_lineno or stmt.lineno)
             for header in headers:
-                for node in ast.walk(header):
+                for node in walk(header):
                     self._visit(node)
             self.notice = None
 

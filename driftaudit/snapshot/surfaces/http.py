@@ -41,6 +41,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from driftaudit.astwalk import walk
 from driftaudit.snapshot.surfaces._files import (
     const_str,
     dotted,
@@ -48,6 +49,7 @@ from driftaudit.snapshot.surfaces._files import (
     iter_statements,
     match_lines,
     parse_around,
+    prefilter,
     unparse,
 )
 
@@ -66,7 +68,7 @@ _CALL_NEEDLE = [
     re.compile(rb"Mount\("),
     re.compile(rb"web\.(?:get|post|put|delete|patch|head|route)\("),
 ]
-_NEEDLE = [_DECORATOR_NEEDLE, *_CALL_NEEDLE]
+_NEEDLE = prefilter(_DECORATOR_NEEDLE, *_CALL_NEEDLE)
 _MODULE_ASSIGNMENT = re.compile(rb"^[A-Za-z_]\w*[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 
 
@@ -210,7 +212,7 @@ class _FileRoutes:
                 )
             ):
                 continue
-            for node in ast.walk(stmt):
+            for node in walk(stmt):
                 if isinstance(node, ast.Call):
                     route = self._from_call(node)
                     if route is not None:

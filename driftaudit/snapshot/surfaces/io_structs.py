@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from driftaudit.astwalk import walk
 from driftaudit.snapshot.surfaces._files import (
     const_str,
     dotted,
@@ -38,13 +39,14 @@ from driftaudit.snapshot.surfaces._files import (
     match_lines,
     parse,
     parse_around,
+    prefilter,
     unparse,
     where,
 )
 
 _STRUCT_BASES = {"Struct", "msgspec.Struct", "BaseModel", "pydantic.BaseModel"}
 _META_NAME_RE = re.compile(r"^(?:\w*_)?meta_info$")
-_META_NEEDLE = [re.compile(rb"meta_info")]
+_META_NEEDLE = prefilter(re.compile(rb"meta_info"))
 _READER_PREFIXES = ("extract", "get", "read", "parse", "_extract", "_get", "_read", "_parse")
 
 
@@ -236,12 +238,12 @@ class _MetaWrites:
         self.found: list[tuple[str, int]] = []
 
     def collect(self, tree: ast.AST) -> list[tuple[str, int]]:
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if "meta_info" in node.name and not node.name.startswith(_READER_PREFIXES):
                     returned = {
                         n.value.id
-                        for n in ast.walk(node)
+                        for n in walk(node)
                         if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)
                     }
                     returned.discard("meta_info")  # caught below anyway
@@ -259,7 +261,7 @@ class _MetaWrites:
     def _writes(self, tree: ast.AST, is_target, literals: bool) -> None:
         """Writes to the dicts whose variable name `is_target`; with `literals`, also
         `{"meta_info": {...}}`."""
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if any(isinstance(t, ast.Name) and is_target(t.id) for t in targets):

@@ -20,12 +20,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from driftaudit.astwalk import walk
 from driftaudit.snapshot.surfaces._files import (
     const_str,
     dotted,
     iter_sources,
     match_lines,
     parse_around,
+    prefilter,
     where,
 )
 
@@ -33,11 +35,11 @@ TOOL_CALL_REGISTRIES = ("ToolCallParserEnum",)
 REASONING_REGISTRIES = ("DetectorMap",)
 TOOL_CALL_LISTS = ("TOOL_CALL_PARSER_NAMES",)
 REASONING_LISTS = ("REASONING_PARSER_NAMES",)
-_NEEDLE = [
+_NEEDLE = prefilter(
     re.compile(rb"ToolCallParserEnum"),
     re.compile(rb"DetectorMap"),
     re.compile(rb"_PARSER_NAMES"),
-]
+)
 
 
 @dataclass
@@ -60,7 +62,7 @@ def extract_parsers(root: Path) -> Parsers:
     reasoning_list: dict[str, str] = {}
     for rel, text in iter_sources(root, _NEEDLE, under="sglang/srt"):
         trees = parse_around(text, rel, match_lines(text.encode(), _NEEDLE))
-        nodes = (node for tree in trees for node in ast.walk(tree))
+        nodes = (node for tree in trees for node in walk(tree))
         for node in nodes:
             for target, names in _registrations(node, rel):
                 if target in TOOL_CALL_REGISTRIES:

@@ -22,6 +22,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from driftaudit.astwalk import walk, walk_statements
 from driftaudit.snapshot.surfaces._files import tail_name
 
 SERVER_ARGS_FILE = "sglang/srt/server_args.py"
@@ -68,7 +69,7 @@ def extract_redirects(root: Path) -> list[Redirect]:
         except (SyntaxError, ValueError, RecursionError):
             continue
         relpath = path.relative_to(root).as_posix()
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Call) and tail_name(node.func) == "add_argument":
                 redirect = _flag_redirect(node, relpath)
                 if redirect is not None:
@@ -108,7 +109,7 @@ def _branch_redirects(function: ast.FunctionDef, relpath: str) -> list[Redirect]
         return []
     subject = params[0]
     found = []
-    for node in ast.walk(function):
+    for node in walk_statements(function):  # an `if` is a statement
         if not isinstance(node, ast.If):
             continue
         read = _fields_read(node.test, subject)
@@ -136,7 +137,7 @@ def _fields_read(test: ast.expr, subject: str) -> list[str]:
     compared with `is None` are the new ones, still unset)."""
     unset = {
         n.left.attr
-        for n in ast.walk(test)
+        for n in walk(test)
         if isinstance(n, ast.Compare)
         and isinstance(n.left, ast.Attribute)
         and any(isinstance(op, (ast.Is, ast.Eq)) for op in n.ops)
@@ -144,7 +145,7 @@ def _fields_read(test: ast.expr, subject: str) -> list[str]:
     }
     names = [
         n.attr
-        for n in ast.walk(test)
+        for n in walk(test)
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == subject
     ]
     return list(dict.fromkeys(n for n in names if n not in unset))
@@ -152,10 +153,10 @@ def _fields_read(test: ast.expr, subject: str) -> list[str]:
 
 def _warns_deprecation(body: list[ast.stmt]) -> bool:
     for statement in body:
-        for node in ast.walk(statement):
+        for node in walk(statement):
             if isinstance(node, ast.Call):
                 for arg in node.args:
-                    for part in ast.walk(arg):
+                    for part in walk(arg):
                         if _is_str(part) and _DEPRECATION.search(part.value):
                             return True
     return False

@@ -35,6 +35,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from driftaudit.astwalk import walk
 from driftaudit.snapshot.surfaces._files import tail_name
 
 EXTRACTOR_VERSION = "3"  # bump when the model or extraction changes
@@ -497,7 +498,7 @@ def _cli_renames(from_cli: ast.FunctionDef | None) -> dict[str, str]:
     renames: dict[str, str] = {}
     if from_cli is None:
         return renames
-    for node in ast.walk(from_cli):
+    for node in walk(from_cli):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
             if isinstance(target, ast.Attribute) and isinstance(value, ast.Attribute):
@@ -587,7 +588,7 @@ def _primary(name: str, regs: list[_Registration]) -> str | None:
 
 def _calls(node: ast.AST, name: str) -> list[ast.Call]:
     """Every call in `node` of a function or method named `name`, in source order."""
-    found = [n for n in ast.walk(node) if isinstance(n, ast.Call) and tail_name(n.func) == name]
+    found = [n for n in walk(node) if isinstance(n, ast.Call) and tail_name(n.func) == name]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 

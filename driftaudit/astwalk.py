@@ -1,0 +1,73 @@
+"""`ast.walk` and `ast.iter_child_nodes` without expression contexts, faster.
+
+The stdlib versions run two generators per node (`iter_child_nodes` over `iter_fields`)
+and yield the `Load`/`Store`/`Del` child of every name, attribute and subscript: about
+a third of the nodes of sglang's modules, and nothing a model extractor looks at (a
+node's `ctx` stays readable as an attribute). Hand-written for speed: the walks of a
+cold run's extractors cost more than the parse. Same nodes, same order, minus contexts.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from collections.abc import Iterator
+
+_AST = ast.AST
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """The child nodes of `node` in field order (`ast.iter_child_nodes`), contexts left out."""
+    cls = node.__class__
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f != "ctx")
+    found: list[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if value.__class__ is list:
+            for item in value:
+                if isinstance(item, _AST):
+                    found.append(item)
+        elif isinstance(value, _AST):
+            found.append(value)
+    return found
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """Breadth first from `node` (`ast.walk`'s order), contexts left out."""
+    todo = deque([node])
+    while todo:
+        current = todo.popleft()
+        todo.extend(children(current))
+        yield current
+
+
+# what holds statements: only these nodes have statements as children
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+_BODIES = ("body", "handlers", "orelse", "finalbody", "cases")
+_BODY_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def block_children(node: ast.AST) -> list[ast.AST]:
+    """The statements, except handlers and match cases directly under `node`, in field
+    order: `children(node)` less its expressions (which never hold a statement)."""
+    cls = node.__class__
+    fields = _BODY_FIELDS.get(cls)
+    if fields is None:
+        fields = _BODY_FIELDS[cls] = tuple(f for f in cls._fields if f in _BODIES)
+    found: list[ast.AST] = []
+    for name in fields:
+        found += getattr(node, name, ())
+    return found
+
+
+def walk_statements(node: ast.AST) -> Iterator[ast.AST]:
+    """`walk(node)` restricted to statements, handlers and match cases (same relative
+    order: breadth first, and no statement lies below an expression)."""
+    todo = deque([node])
+    while todo:
+        current = todo.popleft()
+        todo.extend(block_children(current))
+        yield current
