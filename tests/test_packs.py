@@ -194,3 +194,26 @@ def test_builtin_packs_are_read_as_package_resources():
     assert {p.name for p in directory.iterdir() if p.name.endswith(".toml")} == {
         p.name for p in (Path(__file__).parents[1] / "rules").glob("*.toml")
     }
+
+
+def test_text_patterns_skip_comment_lines_and_python_strings(tmp_path):
+    """A comment or a docstring that names a package documents it; only code and
+    install lines are places to report."""
+    from driftaudit.match.packs import PackMatcher
+
+    consumer = write_tree(
+        tmp_path,
+        {
+            "Dockerfile": "# flash-mla built above\n  # flash_mla\nRUN pip install flash-mla\n",
+            "app.py": (
+                'def dump(tool):\n    """Round-trip through ``Tool.model_dump()``."""\n'
+                '    help = "see x.model_dump()"\n'
+                "    return tool.model_dump()\n"
+            ),
+        },
+    )
+    matcher = PackMatcher(None, None, None, consumer)
+    docker = matcher._text_matches({"kind": "text", "regex": "flash[-_]mla", "glob": "Dock*"})
+    assert docker == [("Dockerfile", 3, 17)]
+    python = matcher._text_matches({"kind": "text", "regex": r"\.model_dump\(", "glob": "*.py"})
+    assert python == [("app.py", 4, 16)]

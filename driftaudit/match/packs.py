@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -11,6 +12,7 @@ from driftaudit.drift import Differ
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.members import MemberMatcher
 from driftaudit.packs import MAX_TEXT_LINE, PackEntry
+from driftaudit.pysource import Columns, Span
 from driftaudit.usage import (
     AttributeNameUsage,
     CallUsage,
@@ -21,6 +23,8 @@ from driftaudit.usage import (
 )
 from driftaudit.usage.files import ConsumerFiles
 
+# A whole-line comment in Python, shell, Dockerfiles, YAML or TOML: text patterns skip it.
+_COMMENT = "#"
 
 class PackMatcher:
     def __init__(
@@ -37,6 +41,7 @@ class PackMatcher:
         self.root = root
         self._files = files
         self._texts: dict[str, str] | None = None
+        self._strings: dict[str, list[Span]] = {}  # string literals of a .py file, on demand
         self._lines: dict[str, list[str]] = {}  # a consumer file's lines, split once
         self._canonical: dict[str, str] = {}
 
@@ -100,9 +105,30 @@ class PackMatcher:
             if self._lines.get(relpath) is None:
                 self._lines[relpath] = text.splitlines()
             for number, line in enumerate(self._lines[relpath], 1):
-                if len(line) <= MAX_TEXT_LINE and (match := search(line)):
+                if len(line) > MAX_TEXT_LINE or line.lstrip().startswith(_COMMENT):
+                    continue  # a comment line documents, it installs or runs nothing
+                if match := search(line):
                     found.append((relpath, number, match.start() + 1))
-        return found
+        return [place for place in found if not self._in_python_string(*place)]
+
+    def _in_python_string(self, relpath: str, line: int, column: int) -> bool:
+        """A match inside a Python string (a docstring, a help text) is prose, not code."""
+        if not relpath.endswith(".py"):
+            return False
+        if relpath not in self._strings:
+            files = self._files if self._files is not None else ConsumerFiles(self.root)
+            file = files.get(relpath)
+            tree = file.tree if file is not None else None
+            columns = Columns(file.text if file is not None else None)
+            self._strings[relpath] = [
+                columns.span(node)
+                for node in (ast.walk(tree) if tree is not None else ())
+                if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            ]
+        return any(
+            (span.line, span.column) <= (line, column) < (span.end_line, span.end_column)
+            for span in self._strings[relpath]
+        )
 
     def _consumer_texts(self) -> dict[str, str]:
         """Every text file of the consumer, from its index (read once per run)."""
@@ -123,7 +149,12 @@ class PackMatcher:
             places: list[tuple] = []
             for pattern in entry.patterns:
                 if pattern["kind"] == "text":
-                    places += [(*place, "certain", None) for place in self._text_matches(pattern)]
+                    places += [
+                        (*place, "certain", None)
+                        for place in self._text_matches(pattern)
+                        if not entry.within
+                        or any(self._matches(entry.within, u) for u in by_file[place[0]])
+                    ]
                     continue
                 for usage in self.usages.usages:
                     confidence = self._matches(pattern, usage)
