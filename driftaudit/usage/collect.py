@@ -14,6 +14,7 @@ from pathlib import Path
 
 from driftaudit.pysource import Columns, statements
 from driftaudit.usage.exports import ConsumerExports, absolute_module
+from driftaudit.usage.file_cache import UsageCache
 from driftaudit.usage.files import ConsumerFile, ConsumerFiles
 from driftaudit.usage.model import ParseFailure, UsageSet
 from driftaudit.usage.visitor import UsageVisitor
@@ -38,8 +39,12 @@ class _File:
         )
 
 
-def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None) -> UsageSet:
-    """What the consumer's Python files touch of sglang (`root`: a folder or its index)."""
+def collect_usages(
+    root: Path | ConsumerFiles, exclude: list[str] | None = None, cache: UsageCache | None = None
+) -> UsageSet:
+    """What the consumer's Python files touch of sglang (`root`: a folder or its index).
+
+    `cache`: the usages of files visited before, reused where still valid (file_cache)."""
     index = root if isinstance(root, ConsumerFiles) else ConsumerFiles(root, exclude)
     files = [_File(entry) for entry in index.python()]
     result = UsageSet(str(index.root), files_total=len(files))
@@ -65,8 +70,18 @@ def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None)
         reexporters = {f.module for f in visit if exports.exports_sglang(f.module)}
         pending = _mentioning(reexporters, [f for f in files if f.rel not in parsed])
 
+    if cache is not None:
+        added = [f for f in files if f.rel in parsed and f.tree is not None]
+        cache.use_exports(exports, [(f.rel, f.text, f.tree) for f in added])
     scanned = 0
     for file in visit:
+        key = (file.rel, file.module, file.is_package, file.text)
+        found = cache.load(*key) if cache is not None else None
+        if found is not None:
+            scanned += 1
+            result.usages.extend(found[0])
+            result.defined_names |= found[1]
+            continue
         columns = Columns(file.text)
         visitor = UsageVisitor(file.rel, file.module, file.is_package, exports, columns)
         try:
@@ -74,9 +89,13 @@ def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None)
         except (RecursionError, MemoryError) as exc:  # nesting deeper than the visitor's stack
             index.fail(file.entry, exc)
             continue
+        if cache is not None:
+            cache.save(*key, usages, visitor.defined_names)
         scanned += 1
         result.usages.extend(usages)
         result.defined_names |= visitor.defined_names
+    if cache is not None:
+        cache.flush()
     result.files_scanned = scanned
     result.failures = failures(index)
     return result
