@@ -116,15 +116,14 @@ def run_compare(
         from driftaudit.usage.pins import read_pins
 
         pins = read_pins(files)
-    usage_cache = None
     if fingerprint is not None:  # the consumer changed: reuse what its unchanged files hold
         from driftaudit.findings_cache import tool_digest
-        from driftaudit.usage.file_cache import UsageCache
+        from driftaudit.usage.file_cache import FileCache
 
-        usage_cache = UsageCache(cache_dir, consumer, tool_digest())
-    findings, usages = _audit(
-        consumer, old, new, files, pins, pack_dirs, prefixes, timings, usage_cache
-    )
+        files.cache = FileCache(cache_dir, consumer, tool_digest())
+    findings, usages = _audit(consumer, old, new, files, pins, pack_dirs, prefixes, timings)
+    if files.cache is not None:
+        files.cache.flush()
     if cache is not None:
         cache.save(*keys, findings)
     return CompareResult(
@@ -170,10 +169,9 @@ def _audit(
     pack_dirs: list[Path] | None,
     prefixes: list[str] | None,
     timings: dict[str, float],
-    usage_cache=None,
 ) -> tuple[list[Finding], UsageSet]:
-    """usage -> drift -> match: the findings, sorted, and the usages collected
-    (`usage_cache`: a `usage.file_cache.UsageCache`, or None to visit every file)."""
+    """usage -> drift -> match: the findings, sorted, and the usages collected (with
+    `files.cache`, per-file results are reused where the files did not change)."""
     from driftaudit.drift import Differ
     from driftaudit.match import match_usages
     from driftaudit.match.behaviour import behaviour_findings
@@ -189,7 +187,7 @@ def _audit(
 
     start = time.perf_counter()
     step(f"reading {consumer}")
-    usages = collect_usages(files, cache=usage_cache)
+    usages = collect_usages(files)
     surfaces = scan_surfaces(files, prefixes)
     patches = collect_patches(files)
     reaching = {u.path for u in usages.usages}  # a bypass imports sglang: it has usages

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from driftaudit.usage.collect import collect_usages
-from driftaudit.usage.file_cache import UsageCache
+from driftaudit.usage.file_cache import FileCache
 from driftaudit.usage.files import ConsumerFiles
 
 BASE = '''from sglang.srt.managers.scheduler import Scheduler
@@ -43,9 +43,13 @@ def _consumer(root: Path) -> Path:
     return root
 
 
-def _collect(root: Path, cache_dir: Path | None):
-    cache = UsageCache(cache_dir, root, "tool") if cache_dir else None
-    return collect_usages(ConsumerFiles(root), cache=cache), cache
+def _collect(root: Path, cache_dir: Path | None, files: ConsumerFiles | None = None):
+    files = files or ConsumerFiles(root)
+    files.cache = FileCache(cache_dir, root, "tool") if cache_dir else None
+    usages = collect_usages(files)
+    if files.cache is not None:
+        files.cache.flush()
+    return usages, files.cache
 
 
 def _same(root: Path, cache_dir: Path) -> UsageCache:
@@ -69,6 +73,20 @@ def test_only_the_edited_file_is_visited_again(tmp_path):
     assert (edited.hits, edited.misses) == (2, 1)
     usages, _ = _collect(root, None)
     assert any("dp_size" in getattr(u, "keywords", []) for u in usages.usages)
+    calls.write_text(CALLS)
+    files = ConsumerFiles(root)
+    _collect(root, cache_dir, files)
+    parsed = {f.rel for f in files.python() if f.parsed}
+    assert parsed == {"pkg/calls.py"}  # the unchanged files are not even parsed
+
+
+def test_a_file_that_does_not_parse_is_reported_every_time(tmp_path):
+    root, cache_dir = _consumer(tmp_path / "c"), tmp_path / "cache"
+    (root / "pkg" / "broken.py").write_text("import sglang\ndef f(:\n")
+    for _ in range(2):
+        usages = _same(root, cache_dir)
+        found, _ = _collect(root, cache_dir)
+        assert [f.path for f in found.failures] == ["pkg/broken.py"]
 
 
 def test_an_edited_export_visits_its_dependants_again(tmp_path):
@@ -87,14 +105,14 @@ def test_an_edited_export_visits_its_dependants_again(tmp_path):
 def test_a_corrupt_store_is_visited_again(tmp_path):
     root, cache_dir = _consumer(tmp_path / "c"), tmp_path / "cache"
     _same(root, cache_dir)
-    with sqlite3.connect(cache_dir / "usages.sqlite") as db:
+    with sqlite3.connect(cache_dir / "files.sqlite") as db:
         db.execute("UPDATE blobs SET data = ?", (b"not zlib",))
     broken = _same(root, cache_dir)
     assert broken.misses == 3
     assert _same(root, cache_dir).hits == 3  # and replaced
     for suffix in ("-wal", "-shm"):  # a WAL would still hold the pages
-        (cache_dir / f"usages.sqlite{suffix}").unlink(missing_ok=True)
-    (cache_dir / "usages.sqlite").write_bytes(b"garbage, not a database")
+        (cache_dir / f"files.sqlite{suffix}").unlink(missing_ok=True)
+    (cache_dir / "files.sqlite").write_bytes(b"garbage, not a database")
     assert _same(root, cache_dir).misses == 3
 
 
@@ -104,10 +122,14 @@ def test_a_record_of_another_form_is_visited_again(tmp_path):
 
     root, cache_dir = _consumer(tmp_path / "c"), tmp_path / "cache"
     _same(root, cache_dir)
-    with sqlite3.connect(cache_dir / "usages.sqlite") as db:
+    with sqlite3.connect(cache_dir / "files.sqlite") as db:
         keys = [k for (k,) in db.execute("SELECT key FROM blobs")]
         for number, key in enumerate(keys):
-            record = [{"key": "x", "usages": b"junk"}, ["a list"], {"usages": 3}][number % 3]
+            record = [
+                {"file": "x", "values": {}, "usage_key": "x", "usages": b"junk"},
+                ["a list"],
+                {"usages": 3, "values": {"exports-summary": b"junk"}},
+            ][number % 3]
             db.execute(
                 "UPDATE blobs SET data = ? WHERE key = ?",
                 (zlib.compress(pickle.dumps(record)), key),

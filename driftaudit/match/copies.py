@@ -140,9 +140,13 @@ class CopyIndex:
         ]
 
 
-def copy_findings(usages: UsageSet, old, new, files: dict) -> list[Finding]:
-    """DA701 findings; `files`: the consumer's sglang files (`consumer_ast.sglang_files`)."""
-    ours = consumer_functions(files)
+def copy_findings(
+    usages: UsageSet, old, new, files: dict, ours: list[ConsumerFunction] | None = None
+) -> list[Finding]:
+    """DA701 findings; `files`: the consumer's sglang files (`consumer_ast.sglang_files`),
+    or `ours`: their functions (`consumer_functions`), already read."""
+    if ours is None:
+        ours = consumer_functions(files)
     if not ours:
         return []
     prints, unsaved = [], []

@@ -15,6 +15,7 @@ from driftaudit.drift.changes import short_name
 from driftaudit.drift.reach import ReachDiffer, ReachLost, describe_callers
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.receivers import TypeResolver
+from driftaudit.pair_cache import MISSING, PairMemo
 from driftaudit.snapshot.callgraph import CallGraph
 from driftaudit.usage import (
     AttributeNameUsage,
@@ -84,11 +85,17 @@ def reach_findings(
     for usage, entry, overrides in _entries(usages, differ.old, types):
         sites.setdefault((usage.path, entry, overrides), []).append(usage)
     findings = []
+    memo = PairMemo(old, new, "reach-lost")  # per version pair: only new entries computed
     for (_, entry, overrides), calls in sites.items():
-        lost = [c for c in differ.lost(entry) if not _through(c, overrides)]
+        every = memo.get(entry, list)
+        if every is MISSING or not all(isinstance(c, ReachLost) for c in every):
+            every = differ.lost(entry)
+            memo.put(entry, every)
+        lost = [c for c in every if not _through(c, overrides)]
         if lost:
             ranked = sorted(lost, key=lambda c: (-_signal(c, names)[0], c.callee))
             findings.append(_finding(calls, entry, ranked, names))
+    memo.flush()
     differ.old.save()
     differ.new.save()
     return findings

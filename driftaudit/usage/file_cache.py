@@ -1,37 +1,39 @@
-"""Per-file usages, cached: a run after a few consumer files changed visits only those.
+"""Per-file results, cached by content: a run after a few consumer files changed parses
+and analyses only those (the findings are still matched over the whole consumer).
 
-What the usage visitor finds in a file depends on the file (its text: the tree and the
-columns come from it), where it lies (its path, module name, whether it is a package)
-and, across files, on nothing but the consumer's export table (`ConsumerExports`: which
-consumer modules exist, what each binds at module level, what it star-imports, and for
-each class with bases those bases and the names its body defines: all the visitor reads
-of another file). An entry is keyed by all of that and by driftaudit itself
-(`findings_cache.tool_digest`), so an edit that changes what another file re-exports
-or a base class defines makes every file's entry miss, and they are visited again.
+Two kinds of entry live in a file's record:
+- values derived from the file alone (`ConsumerFile.derived`: its module-level exports
+  and imports, its functions' token streams, its attribute reads, ...), keyed by the
+  file (its text, path, module name, whether it is a package) and driftaudit itself
+  (`findings_cache.tool_digest`: its code and dependencies);
+- the usages the visitor found in it, which depend on the file and, across files, on
+  nothing but the consumer's export table (`ConsumerExports`: which consumer modules
+  exist, what each binds at module level, what it star-imports, and for each class with
+  bases those bases and the names its body defines: all the visitor reads of another
+  file). They are keyed by the file and a digest of that table, so an edit that changes
+  what a module re-exports or a base class defines visits every file again.
 
-One slot per (consumer, file) holds the latest entry, so the store does not grow with
-every edit. Entries are pickled (the store is the user's own cache directory); one that
-does not load, or holds something of another form, is visited again and replaced.
+One record per (consumer, file) holds the latest entries, so the store does not grow
+with every edit. Records are pickled (the store is the user's own cache directory); one
+that does not load, or holds something of another form, is computed again and replaced.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import pickle
+from collections.abc import Callable
 from pathlib import Path
 
 from driftaudit.cache import BlobStore
 from driftaudit.usage.exports import ConsumerExports, class_names
-from driftaudit.usage.exports import _module_level as module_level
 from driftaudit.usage.model import Usage
 
-SCHEMA_VERSION = 1  # bump when the stored form or the key's meaning changes
+SCHEMA_VERSION = 2  # bump when the stored form or the key's meaning changes
 
 
-def exports_digest(exports: ConsumerExports, names_of=class_names) -> str:
-    """A digest of everything the usage visitor may read of other files (`names_of`:
-    `class_names`, or a memo of it)."""
+def exports_digest(exports: ConsumerExports) -> str:
+    """A digest of everything the usage visitor may read of other files."""
     digest = hashlib.sha256(b"exports\n")
     digest.update(repr(sorted(exports.modules)).encode())
     for module in sorted(exports.bindings):
@@ -39,87 +41,95 @@ def exports_digest(exports: ConsumerExports, names_of=class_names) -> str:
     for module in sorted(exports.stars):
         digest.update(f"\ns\0{module}\0{exports.stars[module]!r}".encode())
     for module in sorted(exports.classes):
-        for name, (bases, node) in sorted(exports.classes[module].items()):
-            own = sorted(names_of(node))
+        for name, (bases, body) in sorted(exports.classes[module].items()):
+            own = sorted(body if isinstance(body, frozenset) else class_names(body))
             digest.update(f"\nc\0{module}\0{name}\0{bases!r}\0{own!r}".encode())
     return digest.hexdigest()
 
 
 def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class UsageCache:
-    """The latest usages of each consumer file (see the module docstring).
-
-    A file's slot also holds the names each of its classes defines (`class_names`, a
-    walk of the class body: most of what the export digest costs), by the file's text.
-    """
+class FileCache:
+    """The latest per-file results of one consumer (see the module docstring)."""
 
     def __init__(self, cache_dir: Path, root: Path, tool: str):
-        self.store = BlobStore(cache_dir / "usages.sqlite")
+        self.store = BlobStore(cache_dir / "files.sqlite")
         self.root = str(Path(root).resolve())
         self.tool = tool
-        self.context: str | None = None  # set from the export table: `use_exports`
-        self.records: dict[str, dict] = {}  # rel -> the slot's record, as loaded
-        self.fresh: dict[str, dict] = {}  # rel -> the record as it is now
+        self.context: str | None = None  # the export table's digest: `use_exports`
+        self.records: dict[str, dict] = {}  # rel -> its record (loaded on first use)
         self.dirty: set[str] = set()  # the records to write: `flush`
-        self.hits = self.misses = 0
+        self.keys: dict[str, str] = {}  # rel -> the key of its content
+        self.hits = self.misses = 0  # usages reused / visited
 
-    def use_exports(self, exports: ConsumerExports, files: list) -> None:
-        """`files`: the (rel, text, tree) of every file added to the export table."""
-        known: dict[int, tuple[str, tuple]] = {}  # class node id -> (rel, its place)
-        for rel, text, tree in files:
-            record = self._record(rel)
-            digest = _sha(text)
-            memo = record.get("classes") if record.get("text") == digest else None
-            if not isinstance(memo, dict):
-                memo = {}
-                self.dirty.add(rel)
-            self.fresh[rel] = {"text": digest, "classes": dict(memo)}
-            for node in module_level(tree.body):
-                if isinstance(node, ast.ClassDef):
-                    known[id(node)] = (rel, (node.name, node.lineno, node.col_offset))
+    # ---- records ----------------------------------------------------------------
 
-        def names_of(node: ast.ClassDef) -> frozenset[str]:
-            rel, place = known.get(id(node), ("", ()))
-            memo = self.fresh[rel]["classes"] if rel else {}
-            found = memo.get(place)
-            if not isinstance(found, frozenset):
-                found = class_names(node)
-                if rel:
-                    memo[place] = found
-                    self.dirty.add(rel)
-            return found
+    def _slot(self, rel: str) -> str:
+        return "file:" + _sha(f"{SCHEMA_VERSION}\0{self.root}\0{rel}")
 
-        self.context = f"{SCHEMA_VERSION}\0{self.tool}\0{exports_digest(exports, names_of)}"
-
-    def _record(self, rel: str) -> dict:
+    def _record(self, file) -> dict:
+        """The record of `file` (a `ConsumerFile`) as it is now: emptied when the file
+        or driftaudit changed."""
+        rel = file.rel
         if rel not in self.records:
+            record = None
             data = self.store.get(self._slot(rel))
-            record = {}
             if data is not None:
                 try:
                     record = pickle.loads(data)
                 except Exception:  # noqa: BLE001 -- corrupt or of another form: recomputed
-                    record = {}
+                    record = None
             self.records[rel] = record if isinstance(record, dict) else {}
-        return self.records[rel]
+        record = self.records[rel]
+        key = self.keys.get(rel)
+        if key is None:  # the text does not change during a run
+            key = self.keys[rel] = _sha(
+                f"{SCHEMA_VERSION}\0{self.tool}\0{rel}\0{file.module}\0{file.is_package}\0"
+                f"{_sha(file.text or '')}"
+            )
+        if record.get("file") != key or not isinstance(record.get("values"), dict):
+            record.clear()
+            record.update(file=key, values={})
+            self.dirty.add(rel)
+        return record
 
-    def _slot(self, rel: str) -> str:
-        return "usages:" + _sha(f"{SCHEMA_VERSION}\0{self.root}\0{rel}")
+    def derived(self, file, name: str, compute: Callable, kind: type | None):
+        """See `ConsumerFile.derived`. Not stored when the file does not parse (its
+        failure is reported by whichever stage parses it)."""
+        values = self._record(file)["values"]
+        data = values.get(name)
+        if isinstance(data, bytes):
+            try:
+                value = pickle.loads(data)
+                if kind is None or isinstance(value, kind):
+                    return value
+            except Exception:  # noqa: BLE001 -- corrupt or of another form: recomputed
+                pass
+        value = compute()
+        if not file.parsed or file.tree is not None:
+            try:
+                values[name] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+                self.dirty.add(file.rel)
+            except Exception:  # noqa: BLE001 -- something that does not pickle: not stored
+                values.pop(name, None)
+        return value
 
-    def _entry(self, rel: str, module: str, is_package: bool, text: str) -> str:
+    # ---- usages -------------------------------------------------------------------
+
+    def use_exports(self, exports: ConsumerExports) -> None:
+        self.context = exports_digest(exports)
+
+    def _usage_key(self, record: dict) -> str:
         if self.context is None:
-            raise RuntimeError("UsageCache.use_exports was not called")
-        return _sha(f"{self.context}\0{rel}\0{module}\0{is_package}\0{_sha(text)}")
+            raise RuntimeError("FileCache.use_exports was not called")
+        return _sha(f"{record['file']}\0{self.context}")
 
-    def load(
-        self, rel: str, module: str, is_package: bool, text: str
-    ) -> tuple[list[Usage], set[str]] | None:
-        record = self._record(rel)
+    def load_usages(self, file) -> tuple[list[Usage], set[str]] | None:
+        record = self._record(file)
         found = None
-        if record.get("key") == self._entry(rel, module, is_package, text):
+        if record.get("usage_key") == self._usage_key(record):
             try:
                 usages, names = pickle.loads(record["usages"])
                 if (
@@ -134,33 +144,24 @@ class UsageCache:
             self.misses += 1
         else:
             self.hits += 1
-            self.fresh.setdefault(rel, {}).update(key=record["key"], usages=record["usages"])
         return found
 
-    def save(
-        self,
-        rel: str,
-        module: str,
-        is_package: bool,
-        text: str,
-        usages: list[Usage],
-        names: set[str],
-    ) -> None:
+    def save_usages(self, file, usages: list[Usage], names: set[str]) -> None:
         """Pickled now: the matchers fill in some usages' fields later."""
-        entry = self._entry(rel, module, is_package, text)
+        record = self._record(file)
         try:
             data = pickle.dumps((usages, set(names)), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 -- something that does not pickle: not stored
             return
-        self.fresh.setdefault(rel, {}).update(key=entry, usages=data)
-        self.dirty.add(rel)
+        record.update(usage_key=self._usage_key(record), usages=data)
+        self.dirty.add(file.rel)
 
     def flush(self) -> None:
         """Write the records that changed (one transaction)."""
         changed = []
-        for rel in sorted(self.dirty & self.fresh.keys()):
+        for rel in sorted(self.dirty):
             try:
-                data = pickle.dumps(self.fresh[rel], protocol=pickle.HIGHEST_PROTOCOL)
+                data = pickle.dumps(self.records[rel], protocol=pickle.HIGHEST_PROTOCOL)
             except Exception:  # noqa: BLE001 -- something that does not pickle: not stored
                 continue
             changed.append((self._slot(rel), data))
