@@ -52,7 +52,7 @@ def _collect(root: Path, cache_dir: Path | None, files: ConsumerFiles | None = N
     return usages, files.cache
 
 
-def _same(root: Path, cache_dir: Path) -> UsageCache:
+def _same(root: Path, cache_dir: Path) -> FileCache:
     cached, cache = _collect(root, cache_dir)
     fresh, _ = _collect(root, None)
     assert cached.usages == fresh.usages
@@ -84,7 +84,7 @@ def test_a_file_that_does_not_parse_is_reported_every_time(tmp_path):
     root, cache_dir = _consumer(tmp_path / "c"), tmp_path / "cache"
     (root / "pkg" / "broken.py").write_text("import sglang\ndef f(:\n")
     for _ in range(2):
-        usages = _same(root, cache_dir)
+        _same(root, cache_dir)
         found, _ = _collect(root, cache_dir)
         assert [f.path for f in found.failures] == ["pkg/broken.py"]
 
