@@ -6,7 +6,8 @@ bytes), driftaudit itself (`findings_cache.tool_digest`: its code, its dependenc
 a namespace naming the computation and the question (e.g. an entry callable). Values
 are pickled into the snapshot store (the user's own cache directory); one that does not
 load is computed again and replaced. The store grows with the questions asked of a pair,
-not with consumer edits.
+not with consumer edits. `--no-cache` (or `$DRIFTAUDIT_NO_RESULT_CACHE`) neither reads
+nor writes it.
 """
 
 from __future__ import annotations
@@ -16,13 +17,22 @@ import pickle
 
 SCHEMA_VERSION = 1  # bump when the stored form or the key's meaning changes
 _MISSING = object()
+_enabled = True  # off for a `--no-cache` run: `use`
+
+
+def use(enabled: bool) -> None:
+    """Read and write the memo in this process (a compare sets it: off with `--no-cache`
+    or `$DRIFTAUDIT_NO_RESULT_CACHE`)."""
+    global _enabled
+    _enabled = enabled
 
 
 class PairMemo:
     def __init__(self, old, new, namespace: str):
-        from driftaudit.findings_cache import tool_digest
+        from driftaudit.findings_cache import enabled, tool_digest
 
         self.store = old.store
+        self.enabled = _enabled and enabled()
         self.prefix = hashlib.sha256(
             f"{SCHEMA_VERSION}\0{tool_digest()}\0{namespace}\0{old.digest}\0{new.digest}".encode()
         ).hexdigest()
@@ -35,6 +45,8 @@ class PairMemo:
     def get(self, question: str, kind: type | None = None):
         """The stored answer, or `MISSING` (also for one that does not load or is not a
         `kind`)."""
+        if not self.enabled:
+            return _MISSING
         data = self.store.get(self._key(question))
         if data is None:
             return _MISSING
@@ -47,6 +59,8 @@ class PairMemo:
         return value
 
     def put(self, question: str, value) -> None:
+        if not self.enabled:
+            return
         try:
             data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 -- something that does not pickle: not stored

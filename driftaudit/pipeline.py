@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from driftaudit import pair_cache
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 from driftaudit.findings_cache import FindingsCache, packs_digest, tree_digest
@@ -121,6 +122,7 @@ def run_compare(
         from driftaudit.usage.file_cache import FileCache
 
         files.cache = FileCache(cache_dir, consumer, tool_digest())
+    pair_cache.use(fingerprint is not None)  # what the two trees alone give, per pair
     findings, usages = _audit(consumer, old, new, files, pins, pack_dirs, prefixes, timings)
     if files.cache is not None:
         files.cache.flush()

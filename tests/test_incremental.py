@@ -4,6 +4,7 @@ again, and the findings equal those of a `--no-cache` run of the same tree."""
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,21 @@ def test_corrupt_per_file_entries_are_computed_again(case, tmp_path):
         (cache / f"files.sqlite{suffix}").unlink(missing_ok=True)
     (cache / "files.sqlite").write_bytes(b"not a database at all")
     assert _cached_and_fresh(case, cache)["findings"] == expected["findings"]
+
+
+@pytest.mark.parametrize("code", ["DA701", "DA702"])
+def test_what_is_stored_per_version_pair_gives_the_same_findings(code, tmp_path, monkeypatch):
+    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
+    case = tmp_path / "case"
+    shutil.copytree(FIXTURES / "codes" / code, case)
+    cache = tmp_path / "cache"
+    fresh = compare(case, cache, "--no-cache")
+    with sqlite3.connect(cache / "snapshots.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM blobs WHERE key LIKE 'pair:%'").fetchone()[0] == 0
+    assert compare(case, cache) == fresh  # computed and stored
+    with sqlite3.connect(cache / "snapshots.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM blobs WHERE key LIKE 'pair:%'").fetchone()[0] > 0
+    for path in (case / "consumer").rglob("*.py"):
+        path.write_text(path.read_text() + "\n# edited\n")  # the findings cache misses
+    assert compare(case, cache) == compare(case, cache, "--no-cache") == fresh
+    assert any(f["rule"] == code for f in fresh["findings"])
