@@ -67,9 +67,16 @@ def tool_digest() -> str:
 def tree_digest(tree) -> str | None:
     """Every file of an sglang tree's package and its dist-info METADATA, by path, size,
     mtime, mode and owner (what the snapshot's own stat cache trusts too); None when one
-    cannot be stat'ed (the snapshot warns about it, and the run is not cached)."""
-    digest = hashlib.sha256(f"{tree.root}\n".encode())
+    cannot be stat'ed (the snapshot warns about it, and the run is not cached). A
+    release just verified against its manifest is not walked again: the stats of that
+    walk are digested (`sources.index.verified_stats`)."""
+    from driftaudit.sources.index import verified_stats
+
     top = os.fspath(tree.root)
+    stats = verified_stats(tree.root) if tree.origin == "index" else None
+    if stats is not None:
+        return _stats_digest(top, stats)
+    digest = hashlib.sha256(f"{tree.root}\n".encode())
     try:
         for name in sorted(os.listdir(top)):
             if name.startswith("sglang-") and name.endswith(".dist-info"):
@@ -86,6 +93,24 @@ def tree_digest(tree) -> str | None:
                     _stat_into(digest, entry.path, entry.stat)
     except OSError:
         return None
+    return digest.hexdigest()
+
+
+def _stats_digest(top: str, stats: dict) -> str:
+    """`tree_digest` from the stats of a walk already made: the same files, by path."""
+    digest = hashlib.sha256(f"verified\0{top}\n".encode())
+    package = os.path.join(top, "sglang") + os.sep
+    for path in sorted(stats):
+        folder, name = os.path.split(path)
+        parent, info = os.path.split(folder)
+        metadata = (
+            name == "METADATA"
+            and parent == top
+            and info.startswith("sglang-")
+            and info.endswith(".dist-info")
+        )
+        if metadata or path.startswith(package):
+            _stat_into(digest, path, lambda stat=stats[path]: stat)
     return digest.hexdigest()
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from driftaudit import pair_cache
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 from driftaudit.findings_cache import FindingsCache, packs_digest, tree_digest
@@ -116,7 +117,15 @@ def run_compare(
         from driftaudit.usage.pins import read_pins
 
         pins = read_pins(files)
+    if fingerprint is not None:  # the consumer changed: reuse what its unchanged files hold
+        from driftaudit.findings_cache import tool_digest
+        from driftaudit.usage.file_cache import FileCache
+
+        files.cache = FileCache(cache_dir, consumer, tool_digest())
+    pair_cache.use(fingerprint is not None)  # what the two trees alone give, per pair
     findings, usages = _audit(consumer, old, new, files, pins, pack_dirs, prefixes, timings)
+    if files.cache is not None:
+        files.cache.flush()
     if cache is not None:
         cache.save(*keys, findings)
     return CompareResult(
@@ -163,7 +172,8 @@ def _audit(
     prefixes: list[str] | None,
     timings: dict[str, float],
 ) -> tuple[list[Finding], UsageSet]:
-    """usage -> drift -> match: the findings, sorted, and the usages collected."""
+    """usage -> drift -> match: the findings, sorted, and the usages collected (with
+    `files.cache`, per-file results are reused where the files did not change)."""
     from driftaudit.drift import Differ
     from driftaudit.match import match_usages
     from driftaudit.match.behaviour import behaviour_findings

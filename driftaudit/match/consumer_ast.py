@@ -5,20 +5,48 @@ the usage records."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from driftaudit.usage import ImportUsage, UsageSet
 from driftaudit.usage.files import ConsumerFiles
+
+
+def sglang_paths(usages: UsageSet) -> list[str]:
+    """The consumer files with an sglang import, in path order."""
+    return sorted({u.path for u in usages.usages if isinstance(u, ImportUsage)})
 
 
 def sglang_files(usages: UsageSet, files: ConsumerFiles) -> dict[str, tuple[str, ast.Module]]:
     """path -> (text, tree) of each consumer file with an sglang import, from the file
     index (read and parsed once per run; parse errors are DA001 findings already)."""
     parsed = {}
-    for path in sorted({u.path for u in usages.usages if isinstance(u, ImportUsage)}):
+    for path in sglang_paths(usages):
         file = files.get(path)
         if file is not None and file.text is not None and file.tree is not None:
             parsed[path] = (file.text, file.tree)
     return parsed
+
+
+class SglangFiles(Mapping):
+    """`sglang_files`, parsed one file at a time on first access (a warm run whose files
+    are cached parses none unless a check needs a tree)."""
+
+    def __init__(self, usages: UsageSet, files: ConsumerFiles):
+        self._paths = sglang_paths(usages)
+        self._known = set(self._paths)
+        self._files = files
+
+    def __getitem__(self, path: str) -> tuple[str, ast.Module]:
+        file = self._files.get(path) if path in self._known else None
+        if file is None or file.text is None or file.tree is None:
+            raise KeyError(path)
+        return file.text, file.tree
+
+    def __iter__(self):
+        return (path for path in self._paths if path in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def attribute_reads(files: dict[str, tuple[str, ast.Module]]) -> set[str]:

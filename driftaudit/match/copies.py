@@ -18,6 +18,7 @@ lines it copied.
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.copies import body_change
 from driftaudit.findings import Finding, Fix, finding_at
+from driftaudit.pair_cache import MISSING, PairMemo
 from driftaudit.similarity import MIN_TOKENS, compare, function_tokens, functions, name_bag
 from driftaudit.snapshot.fingerprints import FunctionPrint, module_prints
 from driftaudit.usage import ImportUsage, OverrideUsage, UsageSet
@@ -140,35 +142,79 @@ class CopyIndex:
         ]
 
 
-def copy_findings(usages: UsageSet, old, new, files: dict) -> list[Finding]:
-    """DA701 findings; `files`: the consumer's sglang files (`consumer_ast.sglang_files`)."""
-    ours = consumer_functions(files)
+def copy_findings(
+    usages: UsageSet, old, new, files: dict, ours: list[ConsumerFunction] | None = None
+) -> list[Finding]:
+    """DA701 findings; `files`: the consumer's sglang files (`consumer_ast.sglang_files`),
+    or `ours`: their functions (`consumer_functions`), already read."""
+    if ours is None:
+        ours = consumer_functions(files)
     if not ours:
         return []
-    prints, unsaved = [], []
-    for module in sorted(candidate_modules(usages, old, ours)):
-        prints += module_prints(old, module, unsaved)
-    old.store.put_many(unsaved)
-    index = CopyIndex(prints)
+    unsaved: list = []
+    modules = sorted(candidate_modules(usages, old, ours))
+    # the best original of a function depends on its tokens, its note and the candidate
+    # modules alone: stored per version pair, so an unchanged function is not aligned again
+    memo = PairMemo(old, new, "copies-best")
+    scope = hashlib.sha256(repr(modules).encode()).hexdigest()
+    index, places = None, {}
     findings = []
     for function in ours:
-        best = None
-        min_containment = MIN_CONTAINMENT if function.provenance else 2.0  # 2: never
-        for original in index.candidates(name_bag(function.tokens), function.named_modules()):
-            similarity = compare(
-                function.tokens, original.tokens, original.lines, MIN_SIMILARITY, min_containment
-            )
-            if similarity is None:
-                continue
-            near = similarity.ratio >= MIN_SIMILARITY
-            partial = similarity.containment >= min_containment and similarity.longest >= MIN_RUN
-            if (near or partial) and (best is None or similarity.ratio > best[1].ratio):
-                best = (original, similarity, near)
+        question = hashlib.sha256(
+            repr((scope, function.tokens, function.note)).encode()
+        ).hexdigest()
+        best = _recalled(memo.get(question, tuple), old, unsaved)
+        if best is None:
+            if index is None:
+                prints = []
+                for module in modules:
+                    for number, found in enumerate(module_prints(old, module, unsaved)):
+                        places[id(found)] = (module, number)
+                        prints.append(found)
+                index = CopyIndex(prints)
+            best = _best(function, index)
+            stored = () if best is None else (places[id(best[0])], *best[1:])
+            memo.put(question, stored)
+        elif not best:
+            best = None
         if best is not None:
             finding = _finding(function, *best, old, new)
             if finding is not None:
                 findings.append(finding)
+    old.store.put_many(unsaved)
+    memo.flush()
     return findings
+
+
+def _best(function: ConsumerFunction, index: CopyIndex):
+    """(original, similarity, near) of the closest original, or None."""
+    best = None
+    min_containment = MIN_CONTAINMENT if function.provenance else 2.0  # 2: never
+    for original in index.candidates(name_bag(function.tokens), function.named_modules()):
+        similarity = compare(
+            function.tokens, original.tokens, original.lines, MIN_SIMILARITY, min_containment
+        )
+        if similarity is None:
+            continue
+        near = similarity.ratio >= MIN_SIMILARITY
+        partial = similarity.containment >= min_containment and similarity.longest >= MIN_RUN
+        if (near or partial) and (best is None or similarity.ratio > best[1].ratio):
+            best = (original, similarity, near)
+    return best
+
+
+def _recalled(stored, old, unsaved: list):
+    """A stored answer of `_best`: () for none, else (original, similarity, near); None
+    when there is none to recall (or it no longer fits)."""
+    if stored is MISSING:
+        return None
+    if stored == ():
+        return ()
+    try:
+        (module, number), similarity, near = stored
+        return module_prints(old, module, unsaved)[number], similarity, near
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 def _display(original: FunctionPrint) -> str:

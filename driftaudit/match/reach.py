@@ -16,6 +16,7 @@ from driftaudit.drift.reach import ReachDiffer, ReachLost, describe_callers
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.reach_guards import ConsumerValues, never_taken
 from driftaudit.match.receivers import TypeResolver
+from driftaudit.pair_cache import MISSING, PairMemo
 from driftaudit.snapshot.callgraph import CallGraph
 from driftaudit.usage import (
     AttributeNameUsage,
@@ -87,16 +88,22 @@ def reach_findings(
     for usage, entry, overrides in _entries(usages, differ.old, types):
         sites.setdefault((usage.path, entry, overrides), []).append(usage)
     findings = []
+    memo = PairMemo(old, new, "reach-lost")  # per version pair: only new entries computed
     for (_, entry, overrides), calls in sites.items():
         cls = differ.old.owner_class(entry)
+        every = memo.get(entry, list)
+        if every is MISSING or not all(isinstance(c, ReachLost) for c in every):
+            every = differ.lost(entry)
+            memo.put(entry, every)
         lost = [
             c
-            for c in differ.lost(entry)
+            for c in every
             if not _through(c, overrides) and not never_taken(c, cls, calls, values)
         ]
         if lost:
             ranked = sorted(lost, key=lambda c: (-_signal(c, names)[0], c.callee))
             findings.append(_finding(calls, entry, ranked, names))
+    memo.flush()
     differ.old.save()
     differ.new.save()
     return findings

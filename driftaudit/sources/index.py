@@ -35,6 +35,9 @@ _MANIFEST = ".driftaudit-manifest.json"  # relpath -> [size, mtime_ns, sha256] o
 # `parse_version` validates it with packaging.
 _LOOKS_LIKE_VERSION_RE = re.compile(r"^v?\d[\w.!+-]*$")
 _MAX_VERSION_LENGTH = 64
+# root -> {full path: stat} of every file of a release this process verified whole, so
+# the findings cache's tree digest reuses the walk (`verified_stats`)
+_VERIFIED: dict[str, dict[str, os.stat_result]] = {}
 
 
 def looks_like_version(spec: str) -> bool:
@@ -152,6 +155,7 @@ def verify_manifest(root: Path) -> str | None:
         return "its manifest is unreadable"
     if not isinstance(manifest, dict):
         return "its manifest is unreadable"
+    _VERIFIED.pop(os.fspath(root), None)
     present = dict(_walk_files(root))
     missing = manifest.keys() - present.keys()
     if missing:
@@ -159,17 +163,25 @@ def verify_manifest(root: Path) -> str | None:
     extra = present.keys() - manifest.keys()
     if extra:
         return f"{len(extra)} unexpected files, e.g. {sorted(extra)[0]}"
+    stats = {}
     for rel, entry in manifest.items():
         try:
             size, mtime, digest = entry
-            stat = os.stat(present[rel])
+            stat = stats[present[rel]] = os.stat(present[rel])
             if [stat.st_size, stat.st_mtime_ns] != [size, mtime] and _sha256(
                 present[rel]
             ) != digest:
                 return f"{rel} changed"
         except (OSError, ValueError, TypeError):
             return f"{rel} unreadable"
+    _VERIFIED[os.fspath(root)] = stats
     return None
+
+
+def verified_stats(root: Path) -> dict[str, os.stat_result] | None:
+    """{full path: stat} of every file of the release at `root`, if this process has just
+    verified it against its manifest (`verify_manifest`); None otherwise."""
+    return _VERIFIED.get(os.fspath(root))
 
 
 def _pip(*args: str) -> subprocess.CompletedProcess:

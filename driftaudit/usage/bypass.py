@@ -53,11 +53,15 @@ def collect_bypasses(files: ConsumerFiles, only: set[str] | None = None) -> list
             continue
         if "__new__(" not in text and "SimpleNamespace" not in text:
             continue
-        tree = file.tree
-        if tree is None:
-            continue  # reported as DA001 by the usage collector
-        found += _FileBypasses(file.rel, tree).run()
+        found += file.derived("bypasses", lambda file=file: _file_bypasses(file), list)
     return found
+
+
+def _file_bypasses(file) -> list[Usage]:
+    tree = file.tree
+    if tree is None:
+        return []  # reported as DA001 by the usage collector
+    return _FileBypasses(file.rel, tree).run()
 
 
 class _FileBypasses:

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from driftaudit.pysource import Columns, statements
-from driftaudit.usage.exports import ConsumerExports, absolute_module
+from driftaudit.usage.exports import ConsumerExports, absolute_module, class_names
 from driftaudit.usage.files import ConsumerFile, ConsumerFiles
 from driftaudit.usage.installs import installed_classes
 from driftaudit.usage.model import ParseFailure, UsageSet
@@ -32,16 +32,59 @@ class _File:
         self.module = entry.module
         self.is_package = entry.is_package
         self.text = entry.text or ""
-        self.tree: ast.Module | None = None
+        self.summary: _Summary | None = None  # None: not read yet, or it does not parse
         # substring tests first: the regex alone costs ~0.5 s on a large consumer
         self.reaches_sglang = ("sglang" in self.text or "meta_info" in self.text) and bool(
             _REACHES_SGLANG.search(self.text)
         )
 
 
+# What a module contributes to the export table (its bindings, its star imports, its
+# classes with bases: (bases, the names the body defines)) and the modules each of its
+# import statements may name (to tell whether it imports a re-exporter).
+_Summary = tuple[dict, list, dict, list]
+
+
+def _summarize(file: _File) -> _Summary | None:
+    """The file's `_Summary`, from its tree alone (None: it does not parse)."""
+    tree = file.entry.tree
+    if tree is None:
+        return None
+    part = ConsumerExports()
+    part.add_module(file.module, tree, file.is_package)
+    classes = {
+        name: (bases, class_names(node))
+        for name, (bases, node) in part.classes.get(file.module, {}).items()
+    }
+    imports = []
+    for node in statements(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = absolute_module(file.module, file.is_package, node.level, node.module)
+            imports.append([source] + [f"{source}.{a.name}" for a in node.names])
+        elif isinstance(node, ast.Import):
+            imports.append([a.name for a in node.names])
+    return part.bindings.get(file.module, {}), part.stars.get(file.module, []), classes, imports
+
+
+def _add(exports: ConsumerExports, file: _File, summary: _Summary) -> None:
+    """`exports.add_module` from the summary (the class bodies' names stand for the class
+    nodes: all the table reads of them)."""
+    bindings, stars, classes, _ = summary
+    exports.modules.add(file.module)
+    exports.bindings.setdefault(file.module, {}).update(bindings)
+    if stars:
+        exports.stars.setdefault(file.module, []).extend(stars)
+    if classes:
+        exports.classes.setdefault(file.module, {}).update(classes)
+
+
 def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None) -> UsageSet:
-    """What the consumer's Python files touch of sglang (`root`: a folder or its index)."""
+    """What the consumer's Python files touch of sglang (`root`: a folder or its index).
+
+    With a cache on the index (`ConsumerFiles.cache`), an unchanged file is not parsed
+    and its usages are reused while the export table is what it was (`file_cache`)."""
     index = root if isinstance(root, ConsumerFiles) else ConsumerFiles(root, exclude)
+    cache = index.cache
     files = [_File(entry) for entry in index.python()]
     result = UsageSet(str(index.root), files_total=len(files))
     exports = ConsumerExports()
@@ -54,27 +97,39 @@ def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None)
     while pending:
         for file in pending:
             parsed.add(file.rel)
-            file.tree = file.entry.tree
-            if file.tree is not None:
-                exports.add_module(file.module, file.tree, file.is_package)
+            file.summary = file.entry.derived(
+                "exports-summary", lambda file=file: _summarize(file), tuple
+            )
+            if file.summary is not None:
+                _add(exports, file, file.summary)
         visit += [
             f
             for f in pending
-            if f.tree is not None
-            and (f.reaches_sglang or _imports_reexport(f.tree, f.module, f.is_package, exports))
+            if f.summary is not None
+            and (f.reaches_sglang or _imports_reexport(f.summary, exports))
         ]
         reexporters = {f.module for f in visit if exports.exports_sglang(f.module)}
         pending = _mentioning(reexporters, [f for f in files if f.rel not in parsed])
 
+    if cache is not None:
+        cache.use_exports(exports)
     scanned = 0
     for file in visit:
+        found = cache.load_usages(file.entry) if cache is not None else None
+        if found is not None:
+            scanned += 1
+            result.usages.extend(found[0])
+            result.defined_names |= found[1]
+            continue
         columns = Columns(file.text)
         visitor = UsageVisitor(file.rel, file.module, file.is_package, exports, columns)
         try:
-            usages = visitor.run(file.tree)
+            usages = visitor.run(file.entry.tree)
         except (RecursionError, MemoryError) as exc:  # nesting deeper than the visitor's stack
             index.fail(file.entry, exc)
             continue
+        if cache is not None:
+            cache.save_usages(file.entry, usages, visitor.defined_names)
         scanned += 1
         result.usages.extend(usages)
         result.defined_names |= visitor.defined_names
@@ -102,15 +157,6 @@ def _mentioning(modules: set[str], files: list[_File]) -> list[_File]:
     return [f for f in files if pattern.search(f.text)]
 
 
-def _imports_reexport(tree: ast.Module, name: str, is_package: bool, exports) -> bool:
+def _imports_reexport(summary: _Summary, exports: ConsumerExports) -> bool:
     """Does this file import a consumer module that re-exports sglang names?"""
-    for node in statements(tree):
-        if isinstance(node, ast.ImportFrom):
-            source = absolute_module(name, is_package, node.level, node.module)
-            candidates = [source] + [f"{source}.{a.name}" for a in node.names]
-            if any(exports.exports_sglang(m) for m in candidates):
-                return True
-        elif isinstance(node, ast.Import):
-            if any(exports.exports_sglang(a.name) for a in node.names):
-                return True
-    return False
+    return any(exports.exports_sglang(m) for names in summary[3] for m in names)

@@ -32,7 +32,8 @@ class ConsumerExports:
     # module -> name -> ("sglang", path) | ("consumer", module, attr or "")
     bindings: dict[str, dict[str, tuple]] = field(default_factory=dict)
     stars: dict[str, list[str]] = field(default_factory=dict)  # consumer star imports
-    # module -> class -> (base expressions as dotted names, the class node)
+    # module -> class -> (base expressions as dotted names, the class node or the names
+    # its body defines: `class_names`)
     classes: dict[str, dict[str, tuple[list[str], ast.ClassDef]]] = field(default_factory=dict)
     _exporting: dict[str, bool] = field(default_factory=dict, repr=False)  # caches
     _subclasses: dict[tuple[str, str], tuple | None] = field(default_factory=dict, repr=False)
@@ -83,7 +84,8 @@ class ConsumerExports:
                 return self.subclass(target[1], target[2], seen)
             return None
         bases: list[str] = []
-        own = set(class_names(entry[1]))  # computed only for classes something imports
+        body = entry[1]  # the class node, or the names it defines (usage.collect summaries)
+        own = set(body if isinstance(body, frozenset) else class_names(body))
         for base in entry[0]:
             head, _, rest = base.partition(".")
             found = self.lookup(module, head)

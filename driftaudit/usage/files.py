@@ -20,9 +20,10 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import pathspec
 
@@ -46,6 +47,7 @@ SKIP_DIRS = {
     ".pytest_cache",
     ".ruff_cache",
 }
+T = TypeVar("T")
 MAX_FILE_BYTES = 4_000_000  # larger files are data (or generated), not read
 
 
@@ -160,6 +162,17 @@ class ConsumerFile:
                     self._tree = parsed
         return self._tree
 
+    def derived(self, name: str, compute: Callable[[], T], kind: type | None = None) -> T:
+        """`compute()`, a pure function of this file (its text, tree, path and module:
+        nothing of another file), named `name`; cached by the file's content when the
+        index has a cache (`ConsumerFiles.cache`, see `usage.file_cache`), so an
+        unchanged file is neither parsed nor analysed again. `kind`: what the value is
+        (a stored value of another type is computed again)."""
+        cache = self._files.cache
+        if cache is None or self.text is None:
+            return compute()
+        return cache.derived(self, name, compute, kind)
+
 
 class ConsumerFiles:
     """The index of one consumer tree (see the module docstring)."""
@@ -169,6 +182,7 @@ class ConsumerFiles:
         self.exclude = list(exclude or [])
         self.skipped: list[Skipped] = []
         self.failures: dict[str, ParseProblem] = {}  # Python files that could not be read
+        self.cache = None  # a `usage.file_cache.FileCache`: per-file results by content
         self._excluded = Ignore(self.exclude)
         self.files: list[ConsumerFile] = list(self._walk())
         self.by_rel = {f.rel: f for f in self.files}

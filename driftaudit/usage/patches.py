@@ -332,8 +332,12 @@ def collect_patches(files: ConsumerFiles) -> ConsumerPatches:
         text = file.text
         if text is None or "getsource" not in text or "sglang" not in text:
             continue
-        tree = file.tree
-        if tree is None:
-            continue  # reported as DA001 by the usage collector
-        result.anchors += find_anchors(file.rel, file.module, file.is_package, tree)
+        result.anchors += file.derived("anchors", lambda file=file: _anchors(file), list)
     return result
+
+
+def _anchors(file) -> list:
+    tree = file.tree
+    if tree is None:
+        return []  # reported as DA001 by the usage collector
+    return find_anchors(file.rel, file.module, file.is_package, tree)

@@ -1,0 +1,169 @@
+"""Per-file results, cached by content: a run after a few consumer files changed parses
+and analyses only those (the findings are still matched over the whole consumer).
+
+Two kinds of entry live in a file's record:
+- values derived from the file alone (`ConsumerFile.derived`: its module-level exports
+  and imports, its functions' token streams, its attribute reads, ...), keyed by the
+  file (its text, path, module name, whether it is a package) and driftaudit itself
+  (`findings_cache.tool_digest`: its code and dependencies);
+- the usages the visitor found in it, which depend on the file and, across files, on
+  nothing but the consumer's export table (`ConsumerExports`: which consumer modules
+  exist, what each binds at module level, what it star-imports, and for each class with
+  bases those bases and the names its body defines: all the visitor reads of another
+  file). They are keyed by the file and a digest of that table, so an edit that changes
+  what a module re-exports or a base class defines visits every file again.
+
+One record per (consumer, file) holds the latest entries, so the store does not grow
+with every edit. Records are pickled (the store is the user's own cache directory); one
+that does not load, or holds something of another form, is computed again and replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections.abc import Callable
+from pathlib import Path
+
+from driftaudit.cache import BlobStore
+from driftaudit.usage.exports import ConsumerExports, class_names
+from driftaudit.usage.model import Usage
+
+SCHEMA_VERSION = 2  # bump when the stored form or the key's meaning changes
+
+
+def exports_digest(exports: ConsumerExports) -> str:
+    """A digest of everything the usage visitor may read of other files."""
+    digest = hashlib.sha256(b"exports\n")
+    digest.update(repr(sorted(exports.modules)).encode())
+    for module in sorted(exports.bindings):
+        digest.update(f"\nb\0{module}\0{sorted(exports.bindings[module].items())!r}".encode())
+    for module in sorted(exports.stars):
+        digest.update(f"\ns\0{module}\0{exports.stars[module]!r}".encode())
+    for module in sorted(exports.classes):
+        for name, (bases, body) in sorted(exports.classes[module].items()):
+            own = sorted(body if isinstance(body, frozenset) else class_names(body))
+            digest.update(f"\nc\0{module}\0{name}\0{bases!r}\0{own!r}".encode())
+    return digest.hexdigest()
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class FileCache:
+    """The latest per-file results of one consumer (see the module docstring)."""
+
+    def __init__(self, cache_dir: Path, root: Path, tool: str):
+        self.store = BlobStore(cache_dir / "files.sqlite")
+        self.root = str(Path(root).resolve())
+        self.tool = tool
+        self.context: str | None = None  # the export table's digest: `use_exports`
+        self.records: dict[str, dict] = {}  # rel -> its record (loaded on first use)
+        self.dirty: set[str] = set()  # the records to write: `flush`
+        self.keys: dict[str, str] = {}  # rel -> the key of its content
+        self.hits = self.misses = 0  # usages reused / visited
+
+    # ---- records ----------------------------------------------------------------
+
+    def _slot(self, rel: str) -> str:
+        return "file:" + _sha(f"{SCHEMA_VERSION}\0{self.root}\0{rel}")
+
+    def _record(self, file) -> dict:
+        """The record of `file` (a `ConsumerFile`) as it is now: emptied when the file
+        or driftaudit changed."""
+        rel = file.rel
+        if rel not in self.records:
+            record = None
+            data = self.store.get(self._slot(rel))
+            if data is not None:
+                try:
+                    record = pickle.loads(data)
+                except Exception:  # noqa: BLE001 -- corrupt or of another form: recomputed
+                    record = None
+            self.records[rel] = record if isinstance(record, dict) else {}
+        record = self.records[rel]
+        key = self.keys.get(rel)
+        if key is None:  # the text does not change during a run
+            key = self.keys[rel] = _sha(
+                f"{SCHEMA_VERSION}\0{self.tool}\0{rel}\0{file.module}\0{file.is_package}\0"
+                f"{_sha(file.text or '')}"
+            )
+        if record.get("file") != key or not isinstance(record.get("values"), dict):
+            record.clear()
+            record.update(file=key, values={})
+            self.dirty.add(rel)
+        return record
+
+    def derived(self, file, name: str, compute: Callable, kind: type | None):
+        """See `ConsumerFile.derived`. Not stored when the file does not parse (its
+        failure is reported by whichever stage parses it)."""
+        values = self._record(file)["values"]
+        data = values.get(name)
+        if isinstance(data, bytes):
+            try:
+                value = pickle.loads(data)
+                if kind is None or isinstance(value, kind):
+                    return value
+            except Exception:  # noqa: BLE001 -- corrupt or of another form: recomputed
+                pass
+        value = compute()
+        if not file.parsed or file.tree is not None:
+            try:
+                values[name] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+                self.dirty.add(file.rel)
+            except Exception:  # noqa: BLE001 -- something that does not pickle: not stored
+                values.pop(name, None)
+        return value
+
+    # ---- usages -------------------------------------------------------------------
+
+    def use_exports(self, exports: ConsumerExports) -> None:
+        self.context = exports_digest(exports)
+
+    def _usage_key(self, record: dict) -> str:
+        if self.context is None:
+            raise RuntimeError("FileCache.use_exports was not called")
+        return _sha(f"{record['file']}\0{self.context}")
+
+    def load_usages(self, file) -> tuple[list[Usage], set[str]] | None:
+        record = self._record(file)
+        found = None
+        if record.get("usage_key") == self._usage_key(record):
+            try:
+                usages, names = pickle.loads(record["usages"])
+                if (
+                    isinstance(usages, list)
+                    and all(isinstance(u, Usage) for u in usages)
+                    and isinstance(names, set)
+                ):
+                    found = usages, names
+            except Exception:  # noqa: BLE001 -- corrupt or of another form: visited again
+                found = None
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found
+
+    def save_usages(self, file, usages: list[Usage], names: set[str]) -> None:
+        """Pickled now: the matchers fill in some usages' fields later."""
+        record = self._record(file)
+        try:
+            data = pickle.dumps((usages, set(names)), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001 -- something that does not pickle: not stored
+            return
+        record.update(usage_key=self._usage_key(record), usages=data)
+        self.dirty.add(file.rel)
+
+    def flush(self) -> None:
+        """Write the records that changed (one transaction)."""
+        changed = []
+        for rel in sorted(self.dirty):
+            try:
+                data = pickle.dumps(self.records[rel], protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # noqa: BLE001 -- something that does not pickle: not stored
+                continue
+            changed.append((self._slot(rel), data))
+        self.store.put_many(changed)
+        self.dirty = set()

@@ -1,0 +1,97 @@
+"""A cached run after a consumer edit: only the edited files are parsed and analysed
+again, and the findings equal those of a `--no-cache` run of the same tree."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from driftaudit import findings_cache
+
+from .conftest import FIXTURES
+from .test_findings_cache import compare
+
+CASE = FIXTURES / "themes" / "reexports"
+
+
+@pytest.fixture
+def case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
+    root = tmp_path / "case"
+    shutil.copytree(CASE, root)
+    return root
+
+
+def _by_file(report: dict) -> dict[str, list]:
+    found: dict[str, list] = {}
+    for finding in report["findings"]:
+        found.setdefault(finding["path"], []).append(finding)
+    return found
+
+
+def _cached_and_fresh(case: Path, cache: Path) -> dict:
+    cached = compare(case, cache)
+    assert cached == compare(case, cache, "--no-cache")
+    return cached
+
+
+def test_an_edited_file_changes_only_its_own_findings(case, tmp_path):
+    cache = tmp_path / "cache"
+    before = _by_file(_cached_and_fresh(case, cache))
+    runner = case / "consumer" / "app" / "runner.py"
+    runner.write_text(
+        "# a line on top: every finding of this file moves\n"
+        + runner.read_text()
+        + "\n\ndef more():\n    build('m', legacy=False)\n"
+    )
+    after = _by_file(_cached_and_fresh(case, cache))
+    assert set(after) == set(before) == {"app/runner.py"}
+    lines = [f["line"] for f in after["app/runner.py"]]
+    assert lines == [f["line"] + 1 for f in before["app/runner.py"]] + [max(lines)]
+    assert len(lines) == 4
+
+
+def test_an_edited_export_recomputes_the_files_that_use_it(case, tmp_path):
+    cache = tmp_path / "cache"
+    assert len(_cached_and_fresh(case, cache)["findings"]) == 3
+    backend = case / "consumer" / "app" / "backend" / "__init__.py"
+    # still a re-export of sglang, so runner.py is read, but `build` now names the module
+    backend.write_text("from sglang.srt import api as build\n")
+    assert _cached_and_fresh(case, cache)["findings"] == []  # runner.py: not edited, recomputed
+    backend.write_text("def build(model, **options):  # the consumer's own now\n    return model\n")
+    assert _cached_and_fresh(case, cache)["findings"] == []
+    backend.write_text(CASE.joinpath("consumer", "app", "backend", "__init__.py").read_text())
+    assert len(_cached_and_fresh(case, cache)["findings"]) == 3
+
+
+def test_corrupt_per_file_entries_are_computed_again(case, tmp_path):
+    cache = tmp_path / "cache"
+    expected = _cached_and_fresh(case, cache)
+    (case / "consumer" / "app" / "runner.py").write_text(
+        (case / "consumer" / "app" / "runner.py").read_text() + "\n# edited\n"
+    )
+    for suffix in ("-wal", "-shm"):
+        (cache / f"files.sqlite{suffix}").unlink(missing_ok=True)
+    (cache / "files.sqlite").write_bytes(b"not a database at all")
+    assert _cached_and_fresh(case, cache)["findings"] == expected["findings"]
+
+
+@pytest.mark.parametrize("code", ["DA701", "DA702"])
+def test_what_is_stored_per_version_pair_gives_the_same_findings(code, tmp_path, monkeypatch):
+    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
+    case = tmp_path / "case"
+    shutil.copytree(FIXTURES / "codes" / code, case)
+    cache = tmp_path / "cache"
+    fresh = compare(case, cache, "--no-cache")
+    with sqlite3.connect(cache / "snapshots.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM blobs WHERE key LIKE 'pair:%'").fetchone()[0] == 0
+    assert compare(case, cache) == fresh  # computed and stored
+    with sqlite3.connect(cache / "snapshots.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM blobs WHERE key LIKE 'pair:%'").fetchone()[0] > 0
+    for path in (case / "consumer").rglob("*.py"):
+        path.write_text(path.read_text() + "\n# edited\n")  # the findings cache misses
+    assert compare(case, cache) == compare(case, cache, "--no-cache") == fresh
+    assert any(f["rule"] == code for f in fresh["findings"])
