@@ -78,6 +78,15 @@ def _add(exports: ConsumerExports, file: _File, summary: _Summary) -> None:
         exports.classes.setdefault(file.module, {}).update(classes)
 
 
+def _installed(entry) -> set[str]:
+    """The classes this file puts in an sglang object's place (`usage.installs`)."""
+
+    def compute() -> set[str]:
+        return installed_classes(entry.tree) if entry.tree is not None else set()
+
+    return entry.derived("installed-classes", compute, set)
+
+
 def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None) -> UsageSet:
     """What the consumer's Python files touch of sglang (`root`: a folder or its index).
 
@@ -120,6 +129,7 @@ def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None)
             scanned += 1
             result.usages.extend(found[0])
             result.defined_names |= found[1]
+            result.installed |= _installed(file.entry)
             continue
         columns = Columns(file.text)
         visitor = UsageVisitor(file.rel, file.module, file.is_package, exports, columns)
@@ -133,7 +143,7 @@ def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None)
         scanned += 1
         result.usages.extend(usages)
         result.defined_names |= visitor.defined_names
-        result.installed |= installed_classes(file.tree)
+        result.installed |= _installed(file.entry)
     result.files_scanned = scanned
     result.failures = failures(index)
     return result
