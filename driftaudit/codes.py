@@ -541,7 +541,10 @@ REACH_LOST = _code(
     "function it reached in the old release (within a few calls); the finding says where "
     "the new release calls it from instead.",
     "The call still succeeds, but part of what it did moved elsewhere (typically to a "
-    "caller the consumer bypasses): state it set up is missing later. Not reported where "
+    "caller the consumer bypasses): state it set up is missing later. Reported only where "
+    "the consumer reads an attribute the lost code set, on an object of the class that owns "
+    "it (an internal path behind an entry called as sglang calls it is sglang's). Not "
+    "reported where "
     "the old path ran under a branch the consumer never takes (a test of an attribute it "
     "sets on the object, or of an argument it passes, against literals none of its values "
     "meets), nor where the new code still makes the call on a receiver of unknown type.",

@@ -4,7 +4,7 @@ changed (DA701) and calls whose sglang callee no longer reaches what it did (DA7
 from __future__ import annotations
 
 from driftaudit.findings import Finding
-from driftaudit.match.consumer_ast import attribute_reads, sglang_files
+from driftaudit.match.consumer_ast import sglang_files
 from driftaudit.match.copies import copy_findings
 from driftaudit.match.reach import reach_findings
 from driftaudit.match.receivers import TypeResolver
@@ -16,5 +16,5 @@ def behaviour_findings(usages: UsageSet, old, new, consumer: ConsumerFiles) -> l
     files = sglang_files(usages, consumer)
     findings = copy_findings(usages, old, new, files)
     types = TypeResolver(old)
-    findings += reach_findings(usages, old, new, types, attribute_reads(files), files)
+    findings += reach_findings(usages, old, new, types, files)
     return findings

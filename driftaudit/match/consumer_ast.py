@@ -1,6 +1,5 @@
 """The consumer files that import sglang, parsed once for the behaviour checks (copies and
-call-graph reach), which need whole function bodies and every attribute read, not just
-the usage records."""
+call-graph reach), which need whole function bodies, not just the usage records."""
 
 from __future__ import annotations
 
@@ -19,13 +18,3 @@ def sglang_files(usages: UsageSet, files: ConsumerFiles) -> dict[str, tuple[str,
         if file is not None and file.text is not None and file.tree is not None:
             parsed[path] = (file.text, file.tree)
     return parsed
-
-
-def attribute_reads(files: dict[str, tuple[str, ast.Module]]) -> set[str]:
-    """Every attribute name the consumer reads (`x.name`, whatever `x` is)."""
-    return {
-        node.attr
-        for _, tree in files.values()
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
-    }

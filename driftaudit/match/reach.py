@@ -3,10 +3,15 @@ what it did (DA702): `ModelRunner(...)` no longer allocating the memory pool.
 
 Entries are the consumer's calls of sglang functions and constructors (a consumer
 subclass constructed counts as its sglang base) and method calls on receivers of known
-sglang type. Each entry's lost callees come from `drift.reach`. One finding per consumer
-file and entry (at its first call site, naming the others); the lost callees are ranked by
-signal: first those that set attributes the consumer reads, then those whose names the
-consumer uses (calls, overrides), then the rest.
+sglang type. Each entry's lost callees come from `drift.reach`.
+
+A lost callee is reported only when the consumer relies on what it did: it reads an
+attribute the lost code set, on a receiver of known type whose class owns the callee
+(`runner.req_to_token_pool` on a `ModelRunner`, whose `init_memory_pool` set it). A call
+path that merely changed inside sglang, behind an entry the consumer calls as sglang
+itself does (an event loop, a constructor whose state it never reads), is sglang's
+business; so is a same-named attribute on an object of another class. One finding per
+consumer file and entry (at its first call site, naming the others).
 """
 
 from __future__ import annotations
@@ -17,28 +22,32 @@ from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.reach_guards import ConsumerValues, never_taken
 from driftaudit.match.receivers import TypeResolver
 from driftaudit.snapshot.callgraph import CallGraph
-from driftaudit.usage import (
-    AttributeNameUsage,
-    CallUsage,
-    MemberUsage,
-    OverrideUsage,
-    UsageSet,
-)
+from driftaudit.usage import CallUsage, MemberUsage, OverrideUsage, UsageSet
 
 SHOWN = 3  # lost callees named in the message; all of them are in `details`
 
 
-def consumer_names(usages: UsageSet, reads: set[str]) -> set[str]:
-    """Attribute and method names the consumer reads, calls or overrides."""
-    names = set(reads)
+def typed_reads(usages: UsageSet, types: TypeResolver) -> dict[str, set[str]]:
+    """attribute -> the sglang classes of the receivers the consumer reads it on (loads
+    on receivers of known type only: a same-named attribute elsewhere says nothing)."""
+    reads: dict[str, set[str]] = {}
     for usage in usages.usages:
-        if isinstance(usage, (AttributeNameUsage, MemberUsage)):
-            names.add(usage.member)
-        elif isinstance(usage, OverrideUsage):
-            names.add(usage.method)
-        elif isinstance(usage, CallUsage):
-            names.add(usage.symbol.rpartition(".")[2])
-    return names
+        if isinstance(usage, MemberUsage) and not usage.store and usage.call is None:
+            cls = types.class_of(usage.receiver)
+            if cls is not None:
+                reads.setdefault(usage.member, set()).add(cls)
+    return reads
+
+
+def relied_on(change: ReachLost, reads: dict[str, set[str]], graph: CallGraph) -> list[str]:
+    """The attributes the lost code set that the consumer reads on an object whose class
+    owns the lost callee (the callee is that class's method, its own or inherited)."""
+    name = change.callee.rpartition(".")[2]
+    return [
+        attr
+        for attr in change.sets
+        if any(graph.method(cls, name) == change.callee for cls in reads.get(attr, ()))
+    ]
 
 
 def _entries(usages: UsageSet, graph: CallGraph, types: TypeResolver):
@@ -69,19 +78,11 @@ def _through(change: ReachLost, overrides: frozenset[str]) -> bool:
     return any(node.rpartition(".")[2] in overrides for node in change.old_path[1:])
 
 
-def _signal(change: ReachLost, names: set[str]) -> tuple[int, list[str]]:
-    read = sorted(set(change.sets) & names)
-    used = change.callee.rpartition(".")[2] in names
-    return (2 if read else 1 if used else 0), read
-
-
-def reach_findings(
-    usages: UsageSet, old, new, types: TypeResolver, reads: set[str], files=None
-) -> list[Finding]:
-    """DA702 findings; `reads`: every attribute name the consumer reads; `files`: the
-    consumer's sglang files (path -> (text, tree)), for the values it gives."""
+def reach_findings(usages: UsageSet, old, new, types: TypeResolver, files=None) -> list[Finding]:
+    """DA702 findings; `files`: the consumer's sglang files (path -> (text, tree)), for
+    the values it gives."""
     differ = ReachDiffer(CallGraph(old), CallGraph(new))
-    names = consumer_names(usages, reads)
+    reads = typed_reads(usages, types)
     values = ConsumerValues(usages, types, files or {}, old)
     sites: dict[tuple, list] = {}  # (file, entry, overrides) -> its call sites, in order
     for usage, entry, overrides in _entries(usages, differ.old, types):
@@ -89,28 +90,29 @@ def reach_findings(
     findings = []
     for (_, entry, overrides), calls in sites.items():
         cls = differ.old.owner_class(entry)
-        lost = [
-            c
-            for c in differ.lost(entry)
-            if not _through(c, overrides) and not never_taken(c, cls, calls, values)
-        ]
-        if lost:
-            ranked = sorted(lost, key=lambda c: (-_signal(c, names)[0], c.callee))
-            findings.append(_finding(calls, entry, ranked, names))
+        relied = {}  # lost callee -> the attributes it set that the consumer reads
+        for change in differ.lost(entry):
+            if _through(change, overrides) or never_taken(change, cls, calls, values):
+                continue
+            attrs = relied_on(change, reads, differ.old)
+            if attrs:
+                relied[change.callee] = (change, attrs)
+        if relied:
+            ranked = [relied[callee] for callee in sorted(relied)]
+            findings.append(_finding(calls, entry, ranked))
     differ.old.save()
     differ.new.save()
     return findings
 
 
-def _finding(calls: list, entry: str, ranked: list[ReachLost], names: set[str]) -> Finding:
+def _finding(calls: list, entry: str, relied: list[tuple[ReachLost, list[str]]]) -> Finding:
     """One finding per consumer file and entry, at its first call site."""
+    ranked = [change for change, _ in relied]
     first = ranked[0]
     shown = []
-    for change in ranked[:SHOWN]:
+    for change, read in relied[:SHOWN]:
         text = f"`{short_name(change.callee)}`"
-        _, read = _signal(change, names)
-        if read:
-            text += f" (sets {', '.join(f'`{r}`' for r in read[:3])}, which the consumer reads)"
+        text += f" (sets {', '.join(f'`{r}`' for r in read[:3])}, which the consumer reads)"
         shown.append(text)
     more = f" and {len(ranked) - SHOWN} more" if len(ranked) > SHOWN else ""
     message = f"`{short_name(entry)}` no longer reaches {', '.join(shown)}{more}"
