@@ -574,7 +574,9 @@ ARGUMENT_TYPE_CHANGED = _code(
     "A call passes a value of a type the old parameter annotation accepted and the new one no "
     "longer does (a list where an `array` is expected, a string where an enum is).",
     "The call still runs, then fails or misbehaves where sglang uses the value as the new type "
-    "(`list + array` raises TypeError).",
+    "(`list + array` raises TypeError). Info only when the new function (and its class, "
+    "for what it stores) needs nothing of the value its old type lacks: no member the old "
+    "type has not, no `isinstance` test, no operator in the function itself.",
     "Req(..., origin_input_ids=ids.tolist())  # List[int] became array[int]",
     "Convert the value to the new type (the finding quotes both annotations).",
 )
