@@ -5,9 +5,11 @@ Entries are the consumer's calls of sglang functions and constructors (a consume
 subclass constructed counts as its sglang base) and method calls on receivers of known
 sglang type. Each entry's lost callees come from `drift.reach`.
 
-A lost callee is reported only when the consumer relies on what it did: it reads an
-attribute the lost code set, on a receiver of known type whose class owns the callee
-(`runner.req_to_token_pool` on a `ModelRunner`, whose `init_memory_pool` set it). A call
+An entry is reported only when the consumer relies on what one of its lost callees did:
+it reads an attribute the lost code set, on a receiver of known type whose class owns the
+callee (`runner.req_to_token_pool` on a `ModelRunner`, whose `init_memory_pool` set it);
+the finding then names every lost callee (what the new callers call is the fix), those
+the consumer relies on first. A call
 path that merely changed inside sglang, behind an entry the consumer calls as sglang
 itself does (an event loop, a constructor whose state it never reads), is sglang's
 business; so is a same-named attribute on an object of another class. One finding per
@@ -90,29 +92,29 @@ def reach_findings(usages: UsageSet, old, new, types: TypeResolver, files=None) 
     findings = []
     for (_, entry, overrides), calls in sites.items():
         cls = differ.old.owner_class(entry)
-        relied = {}  # lost callee -> the attributes it set that the consumer reads
-        for change in differ.lost(entry):
-            if _through(change, overrides) or never_taken(change, cls, calls, values):
-                continue
-            attrs = relied_on(change, reads, differ.old)
-            if attrs:
-                relied[change.callee] = (change, attrs)
-        if relied:
-            ranked = [relied[callee] for callee in sorted(relied)]
+        lost = [
+            (change, relied_on(change, reads, differ.old))
+            for change in differ.lost(entry)
+            if not _through(change, overrides) and not never_taken(change, cls, calls, values)
+        ]
+        if any(attrs for _, attrs in lost):  # the consumer relies on what one of them did:
+            # all are named (what the new callers call is the fix), those it relies on first
+            ranked = sorted(lost, key=lambda item: (not item[1], item[0].callee))
             findings.append(_finding(calls, entry, ranked))
     differ.old.save()
     differ.new.save()
     return findings
 
 
-def _finding(calls: list, entry: str, relied: list[tuple[ReachLost, list[str]]]) -> Finding:
+def _finding(calls: list, entry: str, lost: list[tuple[ReachLost, list[str]]]) -> Finding:
     """One finding per consumer file and entry, at its first call site."""
-    ranked = [change for change, _ in relied]
+    ranked = [change for change, _ in lost]
     first = ranked[0]
     shown = []
-    for change, read in relied[:SHOWN]:
+    for change, read in lost[:SHOWN]:
         text = f"`{short_name(change.callee)}`"
-        text += f" (sets {', '.join(f'`{r}`' for r in read[:3])}, which the consumer reads)"
+        if read:
+            text += f" (sets {', '.join(f'`{r}`' for r in read[:3])}, which the consumer reads)"
         shown.append(text)
     more = f" and {len(ranked) - SHOWN} more" if len(ranked) > SHOWN else ""
     message = f"`{short_name(entry)}` no longer reaches {', '.join(shown)}{more}"
