@@ -32,6 +32,7 @@ from driftaudit.usage.patches import (
     Hunk,
     PatchFile,
     SourceAnchor,
+    pinned_commit,
     unpinned_name,
 )
 
@@ -211,7 +212,7 @@ def patch_findings(patches: ConsumerPatches, differ: Differ) -> list[Finding]:
         on_new = [check_file(file, new_root) for file in patch.files]
         pinned = patch.pinned
         if pinned is not None and new_release is not None and pinned != new_release:
-            findings += _pinned_finding(patch, pinned, on_new, patches, fits_old, differ)
+            findings += _pinned_finding(patch, pinned, on_new, patches, differ)
             continue  # filed under another release: it never meets the new one
         for file, old, new in zip(patch.files, on_old[patch.path], on_new, strict=True):
             findings += _file_findings(patch.path, file, old, new)
@@ -234,7 +235,6 @@ def _pinned_finding(
     pinned: Version,
     on_new: list[list[HunkResult]],
     patches: ConsumerPatches,
-    fits_old: dict[str, bool],
     differ: Differ,
 ) -> list[Finding]:
     """At most one info finding for a patch its path pins to another release.
@@ -242,8 +242,8 @@ def _pinned_finding(
     The consumer picks such a patch by release (`COPY patch/${SGLANG_VERSION}/...`), so its
     hunks are not errors against the new release. Said once, as info, only when the patch
     is the old release's, some hunk fails on the new one, and no patch of the same name
-    will meet the new release: one filed under the new release, or an unversioned one
-    that applies to the old release too (`latest/`: checked hunk by hunk on its own).
+    will meet the new release: one filed under the new release, or one whose path names
+    no release and no commit (`latest/`: checked hunk by hunk on its own).
     """
     if pinned != _release(differ.old.tree.version):
         return []  # a patch of some other release the consumer keeps: none of our business
@@ -254,8 +254,10 @@ def _pinned_finding(
     new_release = _release(differ.new.tree.version)
     for other in patches.patches:
         if other is not patch and unpinned_name(other.path) == name:
-            if other.pinned == new_release or (other.pinned is None and fits_old[other.path]):
-                return []  # the new release has its own patch, checked on its own
+            if other.pinned == new_release or (
+                other.pinned is None and pinned_commit(other.path) is None
+            ):
+                return []  # the new release has its own patch (`latest/`), checked on its own
     total = sum(len(results) for results in on_new)
     details = "\n".join(
         f"{file.written}: `{result.hunk.header}` (line {result.hunk.line}): {result.reason}"

@@ -92,6 +92,21 @@ def pinned_release(path: str) -> Version | None:
     return None
 
 
+# A commit in a path component: `kimi-k3-f8493a4/` (hex, 7 to 40 characters, a digit and a
+# letter among them, so that words such as `decade` or numbers are not read as commits).
+_COMMIT = re.compile(r"(?:^|[-_.])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])([0-9a-f]{7,40})(?=$|[-_.])")
+
+
+def pinned_commit(path: str) -> str | None:
+    """The sglang commit (a fork's build) a patch's directory or file name names, if any:
+    such a patch, like one filed under a release, is not the one every release gets."""
+    for part in reversed(path.split("/")):
+        match = _COMMIT.search(part)
+        if match:
+            return match.group(1)
+    return None
+
+
 def unpinned_name(path: str) -> str:
     """A patch's file name without the release it names: `sglang-v0.5.2.patch` and
     `v0.5.2/sglang.patch` are both `sglang.patch`, the patch one release replaces."""
