@@ -545,7 +545,10 @@ REACH_LOST = _code(
     "function it reached in the old release (within a few calls); the finding says where "
     "the new release calls it from instead.",
     "The call still succeeds, but part of what it did moved elsewhere (typically to a "
-    "caller the consumer bypasses): state it set up is missing later. Not reported where "
+    "caller the consumer bypasses): state it set up is missing later. Reported only where "
+    "the consumer reads an attribute the lost code set, on an object of the class that owns "
+    "it (an internal path behind an entry called as sglang calls it is sglang's). Not "
+    "reported where "
     "the old path ran under a branch the consumer never takes (a test of an attribute it "
     "sets on the object, or of an argument it passes, against literals none of its values "
     "meets), nor where the new code still makes the call on a receiver of unknown type.",
@@ -575,7 +578,9 @@ ARGUMENT_TYPE_CHANGED = _code(
     "A call passes a value of a type the old parameter annotation accepted and the new one no "
     "longer does (a list where an `array` is expected, a string where an enum is).",
     "The call still runs, then fails or misbehaves where sglang uses the value as the new type "
-    "(`list + array` raises TypeError).",
+    "(`list + array` raises TypeError). Info only when the new function (and its class, "
+    "for what it stores) needs nothing of the value its old type lacks: no member the old "
+    "type has not, no `isinstance` test, no operator in the function itself.",
     "Req(..., origin_input_ids=ids.tolist())  # List[int] became array[int]",
     "Convert the value to the new type (the finding quotes both annotations).",
 )

@@ -14,6 +14,7 @@ import re
 
 from driftaudit.drift.annotations import accepts
 from driftaudit.drift.differ import callable_signature, function_location
+from driftaudit.drift.param_uses import UNKNOWN, new_type_use
 from driftaudit.drift.typechanges import AttributeTypeChanged, ParameterTypeChanged
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.calls import bind, call_params
@@ -76,8 +77,30 @@ class TypeMatcher:
             change = ParameterTypeChanged(symbol, *locs, param, old_type, new_type, value)
             fix = Fix(f"pass a value of type `{new_type}` as `{param}`")
             at = shape.places.get(key)  # the argument
-            findings.append(finding_at(usage, change, change.explain(), fix, at=at))
+            message, severity = change.explain(), ""
+            use = self._new_type_use(new, new_fn, param, value)
+            if use is None:  # the annotation changed, not what the code needs
+                message += (
+                    f"; but the new code needs nothing of it a `{value}` lacks (it stores, "
+                    f"sizes, iterates or indexes it): a `{value}` still works"
+                )
+                severity = "info"
+            elif use != UNKNOWN:
+                message += f"; the new code relies on the new type ({use})"
+            findings.append(finding_at(usage, change, message, fix, at=at, severity=severity))
         return findings
+
+    def _new_type_use(self, new: Resolved, new_fn: Function, param: str, value: str):
+        """What the new function (and, for what it stores on `self`, its class) does with
+        the parameter that `value` does not support; None: nothing; UNKNOWN."""
+        module = new.module
+        lineno = new_fn.lineno or getattr(new.obj, "lineno", None)
+        if module is None or not lineno:
+            return UNKNOWN
+        source = self.differ.new.source(module.name)
+        if source is None:
+            return UNKNOWN
+        return new_type_use(source, lineno, new_fn.name, param, value)
 
     # ---- attributes ----------------------------------------------------------------
 

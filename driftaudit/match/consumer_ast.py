@@ -1,6 +1,5 @@
 """The consumer files that import sglang, parsed once for the behaviour checks (copies and
-call-graph reach), which need whole function bodies and every attribute read, not just
-the usage records."""
+call-graph reach), which need whole function bodies, not just the usage records."""
 
 from __future__ import annotations
 
@@ -48,12 +47,3 @@ class SglangFiles(Mapping):
     def __len__(self) -> int:
         return sum(1 for _ in self)
 
-
-def attribute_reads(files: dict[str, tuple[str, ast.Module]]) -> set[str]:
-    """Every attribute name the consumer reads (`x.name`, whatever `x` is)."""
-    return {
-        node.attr
-        for _, tree in files.values()
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
-    }

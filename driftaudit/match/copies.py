@@ -9,10 +9,11 @@ define a top-level name equal to its own (when few do), and modules a provenance
 ("adapted from .../sglang/srt/layers/logits_processor.py"). Candidates come from an
 inverted index of name bags, so only a handful of pairs are aligned per function.
 
-A near-copy (similarity >= MIN_SIMILARITY) is reported when the original's normalised
-body changed; a partial copy (a provenance note naming sglang, and at least
-MIN_CONTAINMENT of the original copied in long runs) only when the change touches the
-lines it copied.
+A near-copy (similarity >= MIN_SIMILARITY) is reported when the original is gone or its
+normalised body changed in lines the copy took (a change elsewhere, e.g. in a branch the
+copy left out, leaves nothing to port); a partial copy (a provenance note naming sglang,
+and at least MIN_CONTAINMENT of the original copied in long runs) only when the change
+touches the lines it copied.
 """
 
 from __future__ import annotations
@@ -229,7 +230,9 @@ def _finding(function: ConsumerFunction, original, similarity, near: bool, old, 
     if change is None:
         return None
     touched = len(change.changed_lines & similarity.copied_lines)
-    if not near and (change.gone or not touched):
+    if not change.gone and not touched:
+        return None  # the change lies outside what the consumer copied: nothing to port
+    if not near and change.gone:
         return None  # a partial copy: only a change to the part it copied matters
     kind = "a copy" if near else "a partial copy"
     name = function.qualname

@@ -20,11 +20,21 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from driftaudit import codes
 from driftaudit.drift import Differ
 from driftaudit.findings import Finding, Fix
 from driftaudit.snapshot import Snapshot
-from driftaudit.usage.patches import ConsumerPatches, FilePatch, Hunk, SourceAnchor
+from driftaudit.usage.patches import (
+    ConsumerPatches,
+    FilePatch,
+    Hunk,
+    PatchFile,
+    SourceAnchor,
+    pinned_commit,
+    unpinned_name,
+)
 
 FILE_MISSING = "file missing"
 FILE_EXISTS = "the new release already has this file, with other content"
@@ -188,17 +198,84 @@ def patch_findings(patches: ConsumerPatches, differ: Differ) -> list[Finding]:
         Finding(codes.PARSE_ERROR, f.path, f.line, f.column, "", f"does not parse: {f.message}")
         for f in patches.failures
     ]
+    new_release = _release(differ.new.tree.version)
+    on_old = {patch.path: [check_file(file, old_root) for file in patch.files]
+              for patch in patches.patches}  # fmt: skip
+    # `git apply` takes all or nothing: a patch that fails on the old release is not for it
+    fits_old = {
+        path: all(result.applies for results in found for result in results)
+        for path, found in on_old.items()
+    }
     for patch in patches.patches:
-        on_old = [check_file(file, old_root) for file in patch.files]
-        if not all(result.applies for results in on_old for result in results):
-            continue  # `git apply` takes all or nothing: this patch is not for the old release
-        for file, old in zip(patch.files, on_old, strict=True):
-            findings += _file_findings(patch.path, file, old, check_file(file, new_root))
+        if not fits_old[patch.path]:
+            continue
+        on_new = [check_file(file, new_root) for file in patch.files]
+        pinned = patch.pinned
+        if pinned is not None and new_release is not None and pinned != new_release:
+            findings += _pinned_finding(patch, pinned, on_new, patches, differ)
+            continue  # filed under another release: it never meets the new one
+        for file, old, new in zip(patch.files, on_old[patch.path], on_new, strict=True):
+            findings += _file_findings(patch.path, file, old, new)
     for anchor in patches.anchors:
         finding = _anchor_finding(anchor, differ.old, differ.new)
         if finding is not None:
             findings.append(finding)
     return findings
+
+
+def _release(version: str | None) -> Version | None:
+    try:
+        return Version(version) if version else None
+    except InvalidVersion:
+        return None
+
+
+def _pinned_finding(
+    patch: PatchFile,
+    pinned: Version,
+    on_new: list[list[HunkResult]],
+    patches: ConsumerPatches,
+    differ: Differ,
+) -> list[Finding]:
+    """At most one info finding for a patch its path pins to another release.
+
+    The consumer picks such a patch by release (`COPY patch/${SGLANG_VERSION}/...`), so its
+    hunks are not errors against the new release. Said once, as info, only when the patch
+    is the old release's, some hunk fails on the new one, and no patch of the same name
+    will meet the new release: one filed under the new release, or one whose path names
+    no release and no commit (`latest/`: checked hunk by hunk on its own).
+    """
+    if pinned != _release(differ.old.tree.version):
+        return []  # a patch of some other release the consumer keeps: none of our business
+    failing = sum(not result.applies for results in on_new for result in results)
+    if not failing:
+        return []
+    name = unpinned_name(patch.path)
+    new_release = _release(differ.new.tree.version)
+    for other in patches.patches:
+        if other is not patch and unpinned_name(other.path) == name:
+            if other.pinned == new_release or (
+                other.pinned is None and pinned_commit(other.path) is None
+            ):
+                return []  # the new release has its own patch (`latest/`), checked on its own
+    total = sum(len(results) for results in on_new)
+    details = "\n".join(
+        f"{file.written}: `{result.hunk.header}` (line {result.hunk.line}): {result.reason}"
+        for file, results in zip(patch.files, on_new, strict=True)
+        for result in results
+        if not result.applies
+    )
+    message = (
+        f"this patch is filed under sglang {pinned} (its path names the release) and has "
+        f"no counterpart for {new_release} yet; as it is, {failing} of its {total} hunks "
+        f"no longer apply"
+    )
+    fix = Fix(f"Add a patch for {new_release}, regenerated against it.")
+    first = patch.files[0]
+    return [
+        Finding(codes.PATCH_HUNK_FAILS, patch.path, first.line, 1, module_of(first.path),
+                message, None, None, fix, severity="info", details=details)
+    ]  # fmt: skip
 
 
 def _file_findings(

@@ -3,10 +3,17 @@ what it did (DA702): `ModelRunner(...)` no longer allocating the memory pool.
 
 Entries are the consumer's calls of sglang functions and constructors (a consumer
 subclass constructed counts as its sglang base) and method calls on receivers of known
-sglang type. Each entry's lost callees come from `drift.reach`. One finding per consumer
-file and entry (at its first call site, naming the others); the lost callees are ranked by
-signal: first those that set attributes the consumer reads, then those whose names the
-consumer uses (calls, overrides), then the rest.
+sglang type. Each entry's lost callees come from `drift.reach`.
+
+An entry is reported only when the consumer relies on what one of its lost callees did:
+it reads an attribute the lost code set, on a receiver of known type whose class owns the
+callee (`runner.req_to_token_pool` on a `ModelRunner`, whose `init_memory_pool` set it);
+the finding then names every lost callee (what the new callers call is the fix), those
+the consumer relies on first. A call
+path that merely changed inside sglang, behind an entry the consumer calls as sglang
+itself does (an event loop, a constructor whose state it never reads), is sglang's
+business; so is a same-named attribute on an object of another class. One finding per
+consumer file and entry (at its first call site, naming the others).
 """
 
 from __future__ import annotations
@@ -18,28 +25,32 @@ from driftaudit.match.reach_guards import ConsumerValues, never_taken
 from driftaudit.match.receivers import TypeResolver
 from driftaudit.pair_cache import MISSING, PairMemo
 from driftaudit.snapshot.callgraph import CallGraph
-from driftaudit.usage import (
-    AttributeNameUsage,
-    CallUsage,
-    MemberUsage,
-    OverrideUsage,
-    UsageSet,
-)
+from driftaudit.usage import CallUsage, MemberUsage, OverrideUsage, UsageSet
 
 SHOWN = 3  # lost callees named in the message; all of them are in `details`
 
 
-def consumer_names(usages: UsageSet, reads: set[str]) -> set[str]:
-    """Attribute and method names the consumer reads, calls or overrides."""
-    names = set(reads)
+def typed_reads(usages: UsageSet, types: TypeResolver) -> dict[str, set[str]]:
+    """attribute -> the sglang classes of the receivers the consumer reads it on (loads
+    on receivers of known type only: a same-named attribute elsewhere says nothing)."""
+    reads: dict[str, set[str]] = {}
     for usage in usages.usages:
-        if isinstance(usage, (AttributeNameUsage, MemberUsage)):
-            names.add(usage.member)
-        elif isinstance(usage, OverrideUsage) and not usage.stand_in:
-            names.add(usage.method)
-        elif isinstance(usage, CallUsage):
-            names.add(usage.symbol.rpartition(".")[2])
-    return names
+        if isinstance(usage, MemberUsage) and not usage.store and usage.call is None:
+            cls = types.class_of(usage.receiver)
+            if cls is not None:
+                reads.setdefault(usage.member, set()).add(cls)
+    return reads
+
+
+def relied_on(change: ReachLost, reads: dict[str, set[str]], graph: CallGraph) -> list[str]:
+    """The attributes the lost code set that the consumer reads on an object whose class
+    owns the lost callee (the callee is that class's method, its own or inherited)."""
+    name = change.callee.rpartition(".")[2]
+    return [
+        attr
+        for attr in change.sets
+        if any(graph.method(cls, name) == change.callee for cls in reads.get(attr, ()))
+    ]
 
 
 def _entries(usages: UsageSet, graph: CallGraph, types: TypeResolver):
@@ -70,20 +81,12 @@ def _through(change: ReachLost, overrides: frozenset[str]) -> bool:
     return any(node.rpartition(".")[2] in overrides for node in change.old_path[1:])
 
 
-def _signal(change: ReachLost, names: set[str]) -> tuple[int, list[str]]:
-    read = sorted(set(change.sets) & names)
-    used = change.callee.rpartition(".")[2] in names
-    return (2 if read else 1 if used else 0), read
-
-
-def reach_findings(
-    usages: UsageSet, old, new, types: TypeResolver, reads: set[str], files=None
-) -> list[Finding]:
-    """DA702 findings; `reads`: every attribute name the consumer reads; `files`: the
-    consumer's sglang files (path -> (text, tree)), for the values it gives."""
+def reach_findings(usages: UsageSet, old, new, types: TypeResolver, files=None) -> list[Finding]:
+    """DA702 findings; `files`: the consumer's sglang files (path -> (text, tree)), for
+    the values it gives."""
     differ = ReachDiffer(CallGraph(old), CallGraph(new))
-    names = consumer_names(usages, reads)
-    values = ConsumerValues(usages, types, files or {}, old)
+    reads = typed_reads(usages, types)
+    values = ConsumerValues(usages, types, files if files is not None else {}, old)
     sites: dict[tuple, list] = {}  # (file, entry, overrides) -> its call sites, in order
     for usage, entry, overrides in _entries(usages, differ.old, types):
         sites.setdefault((usage.path, entry, overrides), []).append(usage)
@@ -96,26 +99,27 @@ def reach_findings(
             every = differ.lost(entry)
             memo.put(entry, every)
         lost = [
-            c
-            for c in every
-            if not _through(c, overrides) and not never_taken(c, cls, calls, values)
+            (change, relied_on(change, reads, differ.old))
+            for change in every
+            if not _through(change, overrides) and not never_taken(change, cls, calls, values)
         ]
-        if lost:
-            ranked = sorted(lost, key=lambda c: (-_signal(c, names)[0], c.callee))
-            findings.append(_finding(calls, entry, ranked, names))
+        if any(attrs for _, attrs in lost):  # the consumer relies on what one of them did:
+            # all are named (what the new callers call is the fix), those it relies on first
+            ranked = sorted(lost, key=lambda item: (not item[1], item[0].callee))
+            findings.append(_finding(calls, entry, ranked))
     memo.flush()
     differ.old.save()
     differ.new.save()
     return findings
 
 
-def _finding(calls: list, entry: str, ranked: list[ReachLost], names: set[str]) -> Finding:
+def _finding(calls: list, entry: str, lost: list[tuple[ReachLost, list[str]]]) -> Finding:
     """One finding per consumer file and entry, at its first call site."""
+    ranked = [change for change, _ in lost]
     first = ranked[0]
     shown = []
-    for change in ranked[:SHOWN]:
+    for change, read in lost[:SHOWN]:
         text = f"`{short_name(change.callee)}`"
-        _, read = _signal(change, names)
         if read:
             text += f" (sets {', '.join(f'`{r}`' for r in read[:3])}, which the consumer reads)"
         shown.append(text)

@@ -17,6 +17,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from packaging.version import InvalidVersion, Version
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
@@ -60,6 +61,56 @@ class FilePatch:
 class PatchFile:
     path: str  # relative to the consumer root
     files: list[FilePatch] = field(default_factory=list)  # only files of sglang
+
+    @property
+    def pinned(self) -> Version | None:
+        """The sglang release the patch's path names, if any (see `pinned_release`)."""
+        return pinned_release(self.path)
+
+
+# A release in a path component: `v0.5.2-cu129`, `sglv0.5.0rc0`, `sglang-0.5.3.post1.patch`.
+# Three numbers at least, so that `py3.10` or `cu12.4` are not read as releases.
+_RELEASE = re.compile(
+    r"(?:^|[-_.+]|sgl(?:ang)?)v?(\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?)(?=$|[-_.+])"
+)
+
+
+def pinned_release(path: str) -> Version | None:
+    """The sglang release a patch is filed under, by its directory or file name.
+
+    Consumers that keep one patch per release (`patch/v0.5.2-cu129/sglang.patch`,
+    `sglang-0.5.2.patch`) pick the one of the release they build; such a patch never
+    meets another release. The innermost component naming a release wins; None for an
+    unversioned path (`patch/latest/sglang.patch`), which is applied to every release.
+    """
+    for part in reversed(path.split("/")):
+        for match in _RELEASE.finditer(part):
+            try:
+                return Version(match.group(1))
+            except InvalidVersion:
+                continue
+    return None
+
+
+# A commit in a path component: `kimi-k3-f8493a4/` (hex, 7 to 40 characters, a digit and a
+# letter among them, so that words such as `decade` or numbers are not read as commits).
+_COMMIT = re.compile(r"(?:^|[-_.])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])([0-9a-f]{7,40})(?=$|[-_.])")
+
+
+def pinned_commit(path: str) -> str | None:
+    """The sglang commit (a fork's build) a patch's directory or file name names, if any:
+    such a patch, like one filed under a release, is not the one every release gets."""
+    for part in reversed(path.split("/")):
+        match = _COMMIT.search(part)
+        if match:
+            return match.group(1)
+    return None
+
+
+def unpinned_name(path: str) -> str:
+    """A patch's file name without the release it names: `sglang-v0.5.2.patch` and
+    `v0.5.2/sglang.patch` are both `sglang.patch`, the patch one release replaces."""
+    return _RELEASE.sub("", path.rpartition("/")[2])
 
 
 @dataclass
