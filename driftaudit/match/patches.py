@@ -237,10 +237,11 @@ def _pinned_finding(
     patches: ConsumerPatches,
     differ: Differ,
 ) -> list[Finding]:
-    """At most one info finding for a patch its path pins to another release.
+    """At most one warning for a patch its path pins to another release.
 
     The consumer picks such a patch by release (`COPY patch/${SGLANG_VERSION}/...`), so its
-    hunks are not errors against the new release. Said once, as info, only when the patch
+    hunks are not errors against the new release; but the upgrade needs its counterpart
+    (a to-do, not a break). Said once, as a warning, only when the patch
     is the old release's, some hunk fails on the new one, and no patch of the same name
     will meet the new release: one filed under the new release, or one whose path names
     no release and no commit (`latest/`: checked hunk by hunk on its own).
@@ -274,7 +275,7 @@ def _pinned_finding(
     first = patch.files[0]
     return [
         Finding(codes.PATCH_HUNK_FAILS, patch.path, first.line, 1, module_of(first.path),
-                message, None, None, fix, severity="info", details=details)
+                message, None, None, fix, severity="warning", details=details)
     ]  # fmt: skip
 
 
