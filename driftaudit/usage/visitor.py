@@ -333,9 +333,17 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
     def _import_usage(self, node: ast.AST, statement: ast.AST | None, symbol: str) -> None:
         lazy = len(self.scopes) > 1
         guarded = statement is not None and id(statement) in self._guarded
+        bound = None
+        if isinstance(node, ast.alias) and isinstance(statement, ast.ImportFrom):
+            bound = node.asname or node.name
         self.usages.append(
             ImportUsage(
-                *self._at(node), symbol, lazy=lazy, guarded=guarded, focus=self.columns.token(node)
+                *self._at(node),
+                symbol,
+                lazy=lazy,
+                guarded=guarded,
+                focus=self.columns.token(node),
+                bound=bound,
             )
         )
 
