@@ -439,8 +439,8 @@ class SurfaceMatcher:
         findings = []
         old_version = self.differ.old.tree.version
         for pin in pins:
-            if pin.name == "sglang" or not applies(pin.marker):
-                continue
+            if pin.name == "sglang" or not applies(pin.marker) or pin.with_sglang is False:
+                continue  # (not installed with sglang: another file or extra)
             if pin.sglang and old_version and not _same_release(pin.sglang, old_version):
                 continue  # that file pins another sglang (another stack, e.g. ROCm)
             wanted = required.get(pin.name, [])
