@@ -23,7 +23,7 @@ from driftaudit.usage.exports import (
     absolute_module,
     class_names,
 )
-from driftaudit.usage.guards import branch_guards, caught, imported_in
+from driftaudit.usage.guards import branch_guards, caught, condition_guard, imported_in
 from driftaudit.usage.model import (
     AttributeNameUsage,
     CallShape,
@@ -468,6 +468,19 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         if narrowed:
             self.scopes.pop()
         self._guarded_visit(node.orelse, else_guard)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """`A and B`: B runs only where A holds, so it takes A's guard."""
+        if not isinstance(node.op, ast.And):
+            self.generic_visit(node)
+            return
+        saved = self.usages.guards
+        for value in node.values:
+            self.visit(value)
+            guard = condition_guard(value)
+            if guard is not None:
+                self.usages.guards = (*self.usages.guards, guard)
+        self.usages.guards = saved
 
     def _guarded_visit(self, statements: list, guard: tuple | None) -> None:
         saved = self.usages.guards
