@@ -6,31 +6,11 @@ and the new release's code no longer stores it (it reads another name now)."""
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 
-from driftaudit import codes
-from driftaudit.drift.changes import Change
+from driftaudit.drift.protocol import ProtocolAttributeDropped
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.snapshot.global_attrs import stored_attributes
 from driftaudit.usage import ReferenceUsage, UsageSet
-
-
-@dataclass
-class ProtocolAttributeDropped(Change):
-    owner: str = ""  # the module global: sglang.srt.entrypoints.http_server.app
-    attribute: str = ""
-    replacement: str | None = None  # what the new release stores instead, when evident
-
-    code = codes.PATCH_TARGET_REMOVED
-
-    def explain(self) -> str:
-        short = self.owner.rpartition(".")[2]
-        text = (
-            f"sglang's own code set `{short}.{self.attribute}` on its `{short}` "
-            f"(`{self.owner}`) and no longer does, so nothing of the new release reads it: "
-            "the store has no effect"
-        )
-        return text + (f"; it sets `{short}.{self.replacement}` now" if self.replacement else "")
 
 
 def protocol_findings(usages: UsageSet, differ) -> list[Finding]:
@@ -56,5 +36,5 @@ def protocol_findings(usages: UsageSet, differ) -> list[Finding]:
         )
         fix = Fix(f"set `{name}.{replacement}` as the new release does") if replacement else None
         message = f"sets `{name}.{attribute}`: {change.explain()}"
-        findings.append(finding_at(usage, change, message, fix))
+        findings.append(finding_at(usage, change, message, fix, use="patch"))
     return findings
