@@ -7,6 +7,7 @@ the changelog of the upgrade (`driftaudit diff`).
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ from driftaudit.drift.changes import (
 from driftaudit.drift.deprecations import deprecated_params
 from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
+from driftaudit.pysource import dotted
 from driftaudit.snapshot import Resolved, Snapshot
 from driftaudit.snapshot.model import (
     VAR_KEYWORD,
@@ -80,20 +82,47 @@ def dataclass_init(cls: Class, snapshot: Snapshot | None = None) -> Function:
     params = [Param("self", "positional or keyword")]
     fields: dict[str, Obj] = {}
     for owner in [*_dataclass_bases(cls, snapshot), cls]:
-        fields.update(owner.members)  # a redefined field keeps its first place
+        for name, member in owner.members.items():
+            # a redefined field keeps its first place; a subclass's plain `self.rid = ...`
+            # (no annotation) or method leaves an inherited field in the constructor
+            if _is_field(member):
+                fields[name] = member
     for member in fields.values():
-        annotation = getattr(member, "annotation", None)
         value = getattr(member, "value", None) or ""
-        if member.kind != "attribute" or annotation is None or "ClassVar" in annotation:
-            continue
-        if "property" in member.labels:
-            continue  # a @property's return annotation, not a field
         if "init=False" in value.replace(" ", ""):
             continue
+        annotation = member.annotation
         required = value == "" or (value.startswith("field(") and "default" not in value)
-        default = None if required else value
+        default = None if required else _field_default(value)
         params.append(Param(member.name, "positional or keyword", default, annotation))
     return Function("__init__", cls.lineno, params)
+
+
+def _field_default(value: str) -> str:
+    """The default a field declares: `field(default=None, kw_only=True)` is `None` and
+    `field(default_factory=list)` is `list()`, so moving a field into `field(...)` does
+    not read as a changed default."""
+    try:
+        call = ast.parse(value, mode="eval").body
+    except SyntaxError:
+        return value
+    if not (isinstance(call, ast.Call) and (dotted(call.func) or "").endswith("field")):
+        return value
+    for keyword in call.keywords:
+        if keyword.arg == "default":
+            return ast.unparse(keyword.value)
+        if keyword.arg == "default_factory":
+            return f"{ast.unparse(keyword.value)}()"
+    return value
+
+
+def _is_field(member: Obj) -> bool:
+    """An annotated class attribute a @dataclass makes a field of (not a ClassVar, not a
+    @property's return annotation)."""
+    annotation = getattr(member, "annotation", None)
+    if member.kind != "attribute" or annotation is None or "ClassVar" in annotation:
+        return False
+    return "property" not in member.labels
 
 
 def _name_similarity(old: str, new: str) -> float:

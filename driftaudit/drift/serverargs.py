@@ -85,11 +85,16 @@ class FlagRemoved(Change):
     flag: str = ""
     replacement: str | None = None  # the flag to use instead, when one maps to the field
     evidence: str | None = None  # why that flag replaces it, when it is not the same field
+    # still registered, but its argparse action refuses it when passed: its dest still
+    # parses (default), passing the flag stops startup
+    refused: bool = False
 
     code = codes.FLAG_REMOVED
 
     def explain(self) -> str:
         text = f"CLI flag `{self.flag}` was removed"
+        if self.refused:
+            text = f"CLI flag `{self.flag}` is refused when passed (its argparse action raises)"
         text += f": use `{self.replacement}`" if self.replacement else ""
         return text + (f" ({self.evidence})" if self.evidence else "")
 
@@ -262,6 +267,12 @@ class ServerArgsDrift:
     def _flag_change(self, flag: str, name: str) -> Change | None:
         symbol = f"{SERVER_ARGS}.{name}"
         old_field, new_name = self.old.fields.get(name), self.new.flags.get(flag)
+        still_parsed = flag in self.new.dests and flag not in self.new.rejected_flags
+        if new_name is None and still_parsed:
+            if flag in self.new.deprecated_flags and flag not in self.old.deprecated_flags:
+                note = self.new.deprecated_flags[flag] + " It sets no ServerArgs field now."
+                return FlagDeprecated(symbol, _where(old_field), None, flag, note)
+            return None  # accepted and ignored: no field reads its dest
         if new_name is None:
             twin = self.new.fields.get(name)
             replacement = twin.flag if twin is not None and twin.flag != flag else None
@@ -276,7 +287,10 @@ class ServerArgsDrift:
                     twin = self.new.fields.get(suggestion.field)
                     replacement = suggestion.flag or (twin.flag if twin else None)
                     evidence = suggestion.evidence if replacement else None
-            return FlagRemoved(symbol, _where(old_field), _where(twin), flag, replacement, evidence)
+            refused = flag in self.new.rejected_flags
+            return FlagRemoved(
+                symbol, _where(old_field), _where(twin), flag, replacement, evidence, refused
+            )
         # what the flag sets now: its own redirect (a `dest=`), else its field's
         redirect = self.replacements.redirect(flag, new_name) or self.replacements.redirect(
             new_name, new_name

@@ -54,12 +54,12 @@ def apply_guards(findings: list[Finding], usages: UsageSet, differ: Differ) -> l
         imports = [u for u in at if isinstance(u, ImportUsage) and u.guarded]
         cover = next((fallbacks.get((u.path, u.line)) for u in imports), None)
         if cover is not None and finding.code.code in _MISSING:
-            line, module = cover
+            line, module, what = cover
             finding = replace(
                 finding,
                 severity="info",
                 message=finding.message.replace(TRY_NOTE, "")
-                + f" (covered: the `except ImportError` fallback at line {line} imports it "
+                + f" (covered: the `except ImportError` fallback at line {line} imports {what} "
                 f"from `{module}`, which the new release has)",
             )
         kept.append(finding)
@@ -88,10 +88,10 @@ def _drops(finding: Finding, usage, differ: Differ, version: Version | None) -> 
     return False
 
 
-def _fallback_imports(usages: UsageSet, differ: Differ) -> dict[tuple, tuple[int, str]]:
-    """(path, line of a guarded import) -> (line, module) of a fallback import of the
-    same name that the new release has."""
-    present: dict[tuple, tuple[int, str]] = {}  # (path, try line, name) -> fallback
+def _fallback_imports(usages: UsageSet, differ: Differ) -> dict[tuple, tuple[int, str, str]]:
+    """(path, line of a guarded import) -> (line, module, what) of a fallback import
+    binding the same name that the new release has."""
+    present: dict[tuple, tuple[int, str, str]] = {}  # (path, try line, name) -> fallback
     for usage in usages.usages:
         if not isinstance(usage, ImportUsage):
             continue
@@ -99,16 +99,25 @@ def _fallback_imports(usages: UsageSet, differ: Differ) -> dict[tuple, tuple[int
             if guard[0] == "fallback" and differ.reference_change(usage.symbol) is None:
                 if differ.new.resolve(usage.symbol) is not None:
                     module, _, name = usage.symbol.rpartition(".")
-                    present[(usage.path, guard[2], name)] = (usage.line, module)
+                    # keyed by the name bound: `import get_local_ip_auto as get_ip`
+                    # covers `import get_ip`
+                    present[(usage.path, guard[2], usage.bound or name)] = (
+                        usage.line,
+                        module,
+                        name,
+                    )
     covered = {}
     for usage in usages.usages:
         if isinstance(usage, ImportUsage) and usage.guarded:
-            name = usage.symbol.rpartition(".")[2]
+            name = usage.bound or usage.symbol.rpartition(".")[2]
             for guard in usage.guards:
                 if guard[0] == "except" and guard[1] & _IMPORT:
                     found = present.get((usage.path, guard[2], name))
                     if found is not None:
-                        covered[(usage.path, usage.line)] = found
+                        line, module, other = found
+                        same = other == usage.symbol.rpartition(".")[2]
+                        what = "it" if same else f"`{other} as {name}`"
+                        covered[(usage.path, usage.line)] = (line, module, what)
     return covered
 
 

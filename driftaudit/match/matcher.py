@@ -29,6 +29,7 @@ from driftaudit.drift.serverargs import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
+from driftaudit.match.global_attrs import protocol_findings
 from driftaudit.match.guards import TRY_NOTE, apply_guards
 from driftaudit.match.members import MemberMatcher
 from driftaudit.match.merge import merge_repeats
@@ -85,6 +86,7 @@ def match_usages(
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
     findings += TypeMatcher(differ, matcher, members).findings(usages)
     findings += mutation_findings(usages, differ, members)
+    findings += protocol_findings(usages, differ)
     pack_matcher = PackMatcher(differ, usages, members, root or Path(usages.root), files)
     surface = SurfaceMatcher(differ, usages, members, pack_matcher, files)
     sglang_surfaces = surface.server_args_findings(surfaces) + surface.meta_info_findings()

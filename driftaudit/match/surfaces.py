@@ -292,6 +292,18 @@ class SurfaceMatcher:
         declared = owners.of(usage.written).declared if owners else []
         return any(path == usage.path for path, _ in declared)
 
+    def _dest_still_parsed(self, usage, change) -> bool:
+        """A Python read or write of a wrapped dest (`args.sglang_x`, `getattr(args,
+        "sglang_x", ...)`) whose flag the new release still registers, refusing it only
+        when passed: the attribute exists on the parsed namespace, nothing breaks here.
+        Passing the flag (scripts, argv lists) is the break and is still reported."""
+        if not (usage.prefix and usage.context == "python-attr"):
+            return False
+        if not isinstance(change, FlagRemoved) or not change.refused:
+            return False
+        dest = self.server_args.old.dests.get(usage.flag)
+        return dest is not None and dest in self.server_args.new.dests.values()
+
     def _generated(self) -> tuple[str, int] | None:
         """Where the consumer registers sglang's own flags on a parser of its own
         (`ServerArgs.add_cli_args(parser)`): the dests read from it are sglang's."""
@@ -328,6 +340,8 @@ class SurfaceMatcher:
                     findings += self._field(usage.written, _at(usage), how, at=at)
             elif usage.prefix and usage.context == "python-attr":
                 moved = drift.by_dest.get(usage.flag.removeprefix("--").replace("-", "_"))
+            if self._dest_still_parsed(usage, change):
+                continue  # reads the dest of a refused flag: it still parses (default)
             if moved is not None:  # a dest read: the attribute a wrapping parser stores
                 how = f"`{usage.written}` names sglang's dest `{moved.dest}`"
                 new_name = usage.written[: len(usage.written) - len(moved.dest)] + moved.new_dest
@@ -478,8 +492,8 @@ class SurfaceMatcher:
         findings = []
         old_version = self.differ.old.tree.version
         for pin in pins:
-            if pin.name == "sglang" or not applies(pin.marker):
-                continue
+            if pin.name == "sglang" or not applies(pin.marker) or pin.with_sglang is False:
+                continue  # (not installed with sglang: another file or extra)
             if pin.sglang and old_version and not _same_release(pin.sglang, old_version):
                 continue  # that file pins another sglang (another stack, e.g. ROCm)
             wanted = required.get(pin.name, [])

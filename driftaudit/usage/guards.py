@@ -31,13 +31,26 @@ def branch_guards(test: ast.expr) -> tuple[tuple | None, tuple | None]:
     negated = False
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, not negated
-    guard = _has_guard(test) or _version_guard(test)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        # `if A and B:` runs its body only where every part holds: any part's guard
+        guard = next(filter(None, map(condition_guard, test.values)), None)
+        if guard is None:
+            return None, None
+        return (None, guard) if negated else (guard, None)  # `not (A and B)`: its else
+    guard = condition_guard(test)
     if guard is None:
         return None, None
     if guard[0] == "version":
         other = ("version", _NEGATE[guard[1]], *guard[2:])
         return (other, guard) if negated else (guard, other)
     return (None, guard) if negated else (guard, None)
+
+
+def condition_guard(test: ast.expr) -> tuple | None:
+    """The guard a condition sets up for what runs only when it holds: the body of an
+    `if`, or the later operands of `A and B` (`parse(sglang.__version__) < parse("0.5")
+    and args.x`)."""
+    return _has_guard(test) or _version_guard(test)
 
 
 def _has_guard(test: ast.expr) -> tuple | None:

@@ -28,6 +28,7 @@ class ImportUsage(Usage):
 
     lazy: bool = False  # inside a function
     guarded: bool = False  # inside `try: ... except ImportError`
+    bound: str | None = None  # the name a `from` import binds (its alias when aliased)
 
 
 @dataclass

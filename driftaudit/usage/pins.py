@@ -2,9 +2,15 @@
 
 Read from, in this order: pyproject.toml (`[project] dependencies` and
 `optional-dependencies`, via tomllib), requirements*.txt, setup.py (`install_requires`,
-via ast), setup.cfg (`[options] install_requires`, via configparser) and Dockerfiles
-(`SGLANG_IMAGE_TAG=v0.5.16`, `lmsysorg/sglang:v0.5.16`). Each requirement is parsed by
-`packaging` (driftaudit/requirements.py).
+`extras_require`, via ast), setup.cfg (`[options] install_requires`, via configparser)
+and Dockerfiles (`SGLANG_IMAGE_TAG=v0.5.16`, `lmsysorg/sglang:v0.5.16`). Each
+requirement is parsed by `packaging` (driftaudit/requirements.py).
+
+Each pin knows whether it shares an environment with sglang: the requirements files that
+`-r` include one another (or that a Dockerfile installing sglang names) form one
+environment; a pyproject or setup.py extra installs with the main dependencies, and those
+go wherever the project is installed. When the consumer declares sglang nowhere, every pin
+may meet it.
 """
 
 from __future__ import annotations
@@ -44,6 +50,11 @@ class Pin:
     specifier: str  # "==2.9.1", ">=4.0,<5" (sorted)
     marker: str | None = None  # `python_version < "3.10"`, as packaging writes it
     sglang: str | None = None  # the sglang version the same file pins (another stack?)
+    group: str | None = None  # the extra (optional-dependencies) it belongs to, if any
+    # installed together with sglang: False when the consumer declares sglang only in
+    # environments this pin is not part of (`requirements-npu.txt` beside
+    # `requirements_sglang.txt`); None when it declares sglang in none
+    with_sglang: bool | None = None
 
     @property
     def exact(self) -> str | None:
@@ -63,20 +74,101 @@ def read_pins(consumer: ConsumerFiles | Path) -> list[Pin]:
     included, in the order of the files above; read through the consumer's file index."""
     files = consumer if isinstance(consumer, ConsumerFiles) else ConsumerFiles(Path(consumer))
     pins: list[Pin] = []
+    declares: set[tuple[str, str | None]] = set()  # (file, extra) that require sglang
+    includes: dict[str, set[str]] = {}  # requirements file -> files it `-r` includes
     for relpath, reader in _sources(files):
         text = files.get(relpath).text
         if text is None:
             continue
-        found = [
-            pin
-            for line, column, requirement in reader(text)
-            if (pin := _pin(relpath, line, column, requirement)) is not None
-        ]
+        if reader is _from_requirements_txt:
+            includes[relpath] = _included(relpath, text)
+        elif reader is _from_dockerfile:  # an image installs the files it names
+            includes[relpath] = _named_files(text, files)
+        found = []
+        for line, column, requirement, group in _grouped(reader(text)):
+            if _names_sglang(requirement):
+                declares.add((relpath, group))
+            pin = _pin(relpath, line, column, requirement)
+            if pin is not None:
+                pin.group = group
+                found.append(pin)
         sglang = next((p.exact for p in found if p.name == "sglang" and p.exact), None)
         for pin in found:
             pin.sglang = sglang
         pins += found
+    if declares:
+        shared = _environments(includes)
+        for pin in pins:
+            pin.with_sglang = any(
+                _together(pin, path, group, shared) for path, group in declares
+            )
     return pins
+
+
+def _names_sglang(text: str) -> bool:
+    requirement = parse_requirement(text)
+    return requirement is not None and normalize_name(requirement.name) == "sglang"
+
+
+def _grouped(rows):
+    """(line, column, text, extra): readers of extras yield a fourth item."""
+    for row in rows:
+        yield row if len(row) == 4 else (*row, None)
+
+
+def _together(pin: Pin, path: str, group: str | None, shared: dict[str, set[str]]) -> bool:
+    """Is `pin` installed in the environment where (path, group) installs sglang? The
+    project's main dependencies go wherever the project is installed, sglang's too."""
+    if pin.path in _PROJECT and pin.group is None:
+        return True
+    if pin.path != path:
+        return pin.path in shared.get(path, ())
+    # an extra installs with the main dependencies, not with another extra
+    return pin.group is None or group is None or pin.group == group
+
+
+def _environments(includes: dict[str, set[str]]) -> dict[str, set[str]]:
+    """requirements file -> every file of its `-r` component (one environment)."""
+    neighbours: dict[str, set[str]] = {}
+    for path, targets in includes.items():
+        for target in targets:
+            neighbours.setdefault(path, set()).add(target)
+            neighbours.setdefault(target, set()).add(path)
+    shared: dict[str, set[str]] = {}
+    for start in neighbours:
+        if start in shared:
+            continue
+        seen, todo = {start}, [start]
+        while todo:
+            for other in neighbours.get(todo.pop(), ()):
+                if other not in seen:
+                    seen.add(other)
+                    todo.append(other)
+        for path in seen:
+            shared[path] = seen
+    return shared
+
+
+def _named_files(text: str, files: ConsumerFiles) -> set[str]:
+    """The top-level requirements files a Dockerfile names (`COPY requirements.txt`,
+    `pip install -r requirements-rocm.txt`): installed in the image with its sglang."""
+    names = {f.rel for f in files if "/" not in f.rel and fnmatch.fnmatch(f.rel, _REQ_GLOB)}
+    return {name for name in names if re.search(rf"(?<![\w.-]){re.escape(name)}\b", text)}
+
+
+_REQ_GLOB = "requirements*.txt"
+_PROJECT = ("pyproject.toml", "setup.py", "setup.cfg")
+_INCLUDE_RE = re.compile(r"^\s*(?:-r|--requirement)[\s=]\s*(\S+)")
+
+
+def _included(relpath: str, text: str) -> set[str]:
+    """The files `relpath` includes with `-r other.txt` (relative to its folder)."""
+    folder = Path(relpath).parent
+    found = set()
+    for line in text.splitlines():
+        if match := _INCLUDE_RE.match(line):
+            found.add((folder / match.group(1)).as_posix())
+    return found
 
 
 def sglang_pin(pins: list[Pin]) -> tuple[str, str] | None:
@@ -139,14 +231,15 @@ def _from_pyproject(text: str):
     except tomllib.TOMLDecodeError:
         return
     project = data.get("project") if isinstance(data.get("project"), dict) else {}
-    strings = []
+    strings: list[tuple[str, str | None]] = []
     for table in (project, data):  # [project], or a bare fragment `dependencies = [...]`
         if isinstance(table.get("dependencies"), list):
-            strings += table["dependencies"]
+            strings += [(s, None) for s in table["dependencies"]]
     optional = project.get("optional-dependencies")
-    for group in optional.values() if isinstance(optional, dict) else ():
-        strings += list(group) if isinstance(group, list) else []
-    yield from _locate(text, [s for s in strings if isinstance(s, str)])
+    for name, group in optional.items() if isinstance(optional, dict) else ():
+        strings += [(s, name) for s in group] if isinstance(group, list) else []
+    strings = [(s, g) for s, g in strings if isinstance(s, str)]
+    yield from _locate(text, [s for s, _ in strings], groups=[g for _, g in strings])
 
 
 def _from_setup_cfg(text: str):
@@ -164,18 +257,41 @@ def _from_setup_py(text: str):
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return
+    lists = {  # module-level `NAME = [...]`, which extras_require may name
+        t.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
     for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "install_requires":
-            value = node.value
+        if isinstance(node, ast.keyword) and node.arg in ("install_requires", "extras_require"):
+            name, value = node.arg, node.value
         elif isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "install_requires" for t in node.targets
+            isinstance(t, ast.Name) and t.id in ("install_requires", "extras_require")
+            for t in node.targets
         ):
+            name = next(t.id for t in node.targets if isinstance(t, ast.Name))
             value = node.value
         else:
             continue
-        for item in value.elts if isinstance(value, (ast.List, ast.Tuple)) else ():
-            if isinstance(item, ast.Constant) and isinstance(item.value, str):
-                yield item.lineno, item.col_offset + 2, item.value
+        if isinstance(value, ast.Name):
+            if value.id == name:
+                continue  # `install_requires=install_requires`: read at its assignment
+            value = lists.get(value.id, value)
+        if name == "install_requires":
+            yield from _setup_strings(value, None)
+        elif isinstance(value, ast.Dict):
+            for key, group in zip(value.keys, value.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    group = lists.get(group.id, group) if isinstance(group, ast.Name) else group
+                    yield from _setup_strings(group, key.value)
+
+
+def _setup_strings(value: ast.expr, group: str | None):
+    for item in value.elts if isinstance(value, (ast.List, ast.Tuple)) else ():
+        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+            yield item.lineno, item.col_offset + 2, item.value, group
 
 
 def _from_dockerfile(text: str):
@@ -186,16 +302,18 @@ def _from_dockerfile(text: str):
             yield number, match.start(1) + 1, f"sglang=={match.group(1)}"
 
 
-def _locate(text: str, strings: list[str], quoted: bool = True):
+def _locate(text: str, strings: list[str], quoted: bool = True, groups: list | None = None):
     """tomllib and configparser drop positions: each string is found in the text, in
-    order, after the previous one (hand-written for that reason only)."""
+    order, after the previous one (hand-written for that reason only). With `groups`,
+    each row carries its string's group (extra) as a fourth item."""
     lines = text.splitlines()
     start = 0
-    for string in strings:
+    for index, string in enumerate(strings):
         needle = [f'"{string}"', f"'{string}'"] if quoted else [string]
         for number in range(start, len(lines)):
             column = next((lines[number].find(n) for n in needle if n in lines[number]), -1)
             if column >= 0 and not lines[number].lstrip().startswith("#"):
                 start = number
-                yield number + 1, column + (2 if quoted else 1), string
+                row = (number + 1, column + (2 if quoted else 1), string)
+                yield row if groups is None else (*row, groups[index])
                 break

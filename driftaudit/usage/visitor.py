@@ -24,7 +24,7 @@ from driftaudit.usage.exports import (
     class_names,
 )
 from driftaudit.usage.fallbacks import Fallbacks, never_none_arguments
-from driftaudit.usage.guards import branch_guards, caught, imported_in
+from driftaudit.usage.guards import branch_guards, caught, condition_guard, imported_in
 from driftaudit.usage.model import (
     AttributeNameUsage,
     CallShape,
@@ -368,9 +368,17 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
     def _import_usage(self, node: ast.AST, statement: ast.AST | None, symbol: str) -> None:
         lazy = len(self.scopes) > 1
         guarded = statement is not None and id(statement) in self._guarded
+        bound = None
+        if isinstance(node, ast.alias) and isinstance(statement, ast.ImportFrom):
+            bound = node.asname or node.name
         self.usages.append(
             ImportUsage(
-                *self._at(node), symbol, lazy=lazy, guarded=guarded, focus=self.columns.token(node)
+                *self._at(node),
+                symbol,
+                lazy=lazy,
+                guarded=guarded,
+                focus=self.columns.token(node),
+                bound=bound,
             )
         )
 
@@ -497,6 +505,19 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         if narrowed:
             self.scopes.pop()
         self._guarded_visit(node.orelse, else_guard)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """`A and B`: B runs only where A holds, so it takes A's guard."""
+        if not isinstance(node.op, ast.And):
+            self.generic_visit(node)
+            return
+        saved = self.usages.guards
+        for value in node.values:
+            self.visit(value)
+            guard = condition_guard(value)
+            if guard is not None:
+                self.usages.guards = (*self.usages.guards, guard)
+        self.usages.guards = saved
 
     def _guarded_visit(self, statements: list, guard: tuple | None) -> None:
         saved = self.usages.guards

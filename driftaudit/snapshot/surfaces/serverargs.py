@@ -38,7 +38,7 @@ from pathlib import Path
 from driftaudit.astwalk import walk
 from driftaudit.snapshot.surfaces._files import tail_name
 
-EXTRACTOR_VERSION = "3"  # bump when the model or extraction changes
+EXTRACTOR_VERSION = "4"  # bump when the model or extraction changes
 
 SERVER_ARGS_FILE = "sglang/srt/server_args.py"
 FIELD_ORDER_FILE = "sglang/srt/arg_groups/field_order.py"
@@ -84,11 +84,15 @@ class ServerArgsModel:
     # every CLI flag -> its argparse dest (`--tensor-parallel-size` -> `tensor_parallel_size`
     # when registered by hand, `tp_size` when derived from the field)
     dests: dict[str, str] = field(default_factory=dict)
+    # flags whose argparse action refuses them when passed (its `__call__` raises or calls
+    # `parser.error`): registered, their dest still parsed, but passing one stops startup
+    rejected_flags: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
             "layout": self.layout,
             "dests": dict(self.dests),
+            "rejected_flags": list(self.rejected_flags),
             "fields": [f.to_json() for f in self.fields.values()],
             "flags": dict(self.flags),
             "deprecated_flags": dict(self.deprecated_flags),
@@ -103,6 +107,7 @@ class ServerArgsModel:
             deprecated_flags=dict(data.get("deprecated_flags", {})),
             layout=data.get("layout", "dataclass"),
             dests=dict(data.get("dests", {})),
+            rejected_flags=list(data.get("rejected_flags", [])),
         )
 
 
@@ -142,6 +147,7 @@ class _Registration:
     note: str
     help: str | None = None
     dest: str | None = None  # argparse's dest; None when computed at run time
+    rejects: bool = False  # its action refuses the flag when passed
 
 
 class _Tree:
@@ -210,7 +216,8 @@ def extract_server_args(root: Path) -> ServerArgsModel | None:
         registrations.extend(_derived_registrations(decls))
     if add_cli is not None:
         renames = _cli_renames(_method(cls, "from_cli_args"))
-        registrations.extend(_hand_registrations(add_cli, decls, renames))
+        rejects = _Rejects(tree, "sglang.srt.server_args")
+        registrations.extend(_hand_registrations(add_cli, decls, renames, rejects))
     return _build(decls, registrations, layout)
 
 
@@ -434,7 +441,7 @@ def _derived_registrations(decls: dict[str, _Decl]) -> list[_Registration]:
 
 
 def _hand_registrations(
-    add_cli: ast.FunctionDef, decls: dict[str, _Decl], renames: dict[str, str]
+    add_cli: ast.FunctionDef, decls: dict[str, _Decl], renames: dict[str, str], rejects
 ) -> list[_Registration]:
     out = []
     for call in _calls(add_cli, "add_argument"):
@@ -457,9 +464,54 @@ def _hand_registrations(
                 _note(help_text, new_flag),
                 help_text,
                 _argparse_dest(options, kwargs),
+                "action" in kwargs and rejects(kwargs["action"], set(kwargs)),
             )
         )
     return out
+
+
+class _Rejects:
+    """Does a registration's action class refuse the flag when passed? Its `__call__`
+    raises or calls `parser.error` unconditionally, or under `if self.<x>` where `x` is a
+    keyword the registration passes (0.5.23's `DeprecatedAction(error_message=...)`)."""
+
+    def __init__(self, tree: _Tree, module_name: str) -> None:
+        self.tree, self.module_name = tree, module_name
+        self._known: dict[str, tuple[bool, frozenset[str]]] = {}
+
+    def __call__(self, action: ast.expr, keywords: set[str]) -> bool:
+        if not isinstance(action, ast.Name):
+            return False
+        if action.id not in self._known:
+            located = _resolve_class(self.tree, self.module_name, action)
+            call = _method(located[1], "__call__") if located else None
+            self._known[action.id] = _refusals(call.body) if call else (False, frozenset())
+        always, when = self._known[action.id]
+        return always or bool(when & keywords)
+
+
+def _refusals(body: list[ast.stmt]) -> tuple[bool, frozenset[str]]:
+    """(refuses always, the `self.<x>` attributes whose truth makes it refuse)."""
+    when: set[str] = set()
+    for statement in body:
+        if _refuses(statement):
+            return True, frozenset()
+        if isinstance(statement, ast.If) and any(_refuses(s) for s in statement.body):
+            test = statement.test
+            if isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.IsNot):
+                test = test.left
+            if isinstance(test, ast.Attribute) and tail_name(test.value) == "self":
+                when.add(test.attr)
+    return False, frozenset(when)
+
+
+def _refuses(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Raise):
+        return True
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and (
+        call.func.attr == "error"
+    )
 
 
 def _argparse_dest(options: list[str], kwargs: dict[str, ast.expr]) -> str | None:
@@ -535,7 +587,10 @@ def _build(
     flags: dict[str, str] = {}
     deprecated_flags: dict[str, str] = {}
     dests: dict[str, str] = {}
+    rejected: list[str] = []
     for reg in registrations:
+        if reg.rejects:
+            rejected.extend(o for o in reg.options if o not in rejected)
         if reg.dest is not None:
             for option in reg.options:
                 dests.setdefault(option, reg.dest)
@@ -565,7 +620,7 @@ def _build(
             help=(decl.meta.help if decl.meta else None)
             or next((r.help for r in regs if r.help and not r.deprecated), None),
         )
-    return ServerArgsModel(fields, flags, deprecated_flags, layout, dests)
+    return ServerArgsModel(fields, flags, deprecated_flags, layout, dests, rejected)
 
 
 def _primary(name: str, regs: list[_Registration]) -> str | None:
