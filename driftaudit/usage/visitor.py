@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 
 from driftaudit.pysource import Columns, dotted
+from driftaudit.usage.branches import BranchesMixin
 from driftaudit.usage.exports import (
     SGLANG,
     ConsumerExports,
@@ -24,7 +25,7 @@ from driftaudit.usage.exports import (
     class_names,
 )
 from driftaudit.usage.fallbacks import Fallbacks, never_none_arguments
-from driftaudit.usage.guards import branch_guards, caught, condition_guard, imported_in
+from driftaudit.usage.guards import caught, imported_in
 from driftaudit.usage.model import (
     AttributeNameUsage,
     CallShape,
@@ -60,7 +61,7 @@ _VALUE = "\0value:"  # scope key: the expression a local name was last assigned
 _WROTE = "\0wrote:"  # scope key: `obj.x` the consumer assigned itself
 
 
-class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
+class UsageVisitor(BranchesMixin, MonkeypatchMixin, ast.NodeVisitor):
     def __init__(
         self,
         relpath: str,
@@ -494,59 +495,6 @@ class UsageVisitor(MonkeypatchMixin, ast.NodeVisitor):
         elif node.value is not None and isinstance(node.target, ast.Attribute):
             self._maybe_install(node.target, node.value)
             self._record_attribute_type(node.target, node.value)
-
-    def visit_If(self, node: ast.If) -> None:
-        self.visit(node.test)
-        narrowed = self._isinstance(node.test)
-        if narrowed:
-            self.scopes.append(dict([narrowed]))
-        body_guard, else_guard = branch_guards(node.test)
-        self._guarded_visit(node.body, body_guard)
-        if narrowed:
-            self.scopes.pop()
-        self._guarded_visit(node.orelse, else_guard)
-
-    def visit_BoolOp(self, node: ast.BoolOp) -> None:
-        """`A and B`: B runs only where A holds, so it takes A's guard."""
-        if not isinstance(node.op, ast.And):
-            self.generic_visit(node)
-            return
-        saved = self.usages.guards
-        for value in node.values:
-            self.visit(value)
-            guard = condition_guard(value)
-            if guard is not None:
-                self.usages.guards = (*self.usages.guards, guard)
-        self.usages.guards = saved
-
-    def _guarded_visit(self, statements: list, guard: tuple | None) -> None:
-        saved = self.usages.guards
-        if guard is not None:
-            self.usages.guards = (*saved, guard)
-        for statement in statements:
-            self.visit(statement)
-        self.usages.guards = saved
-
-    def visit_Assert(self, node: ast.Assert) -> None:
-        self.generic_visit(node)
-        narrowed = self._isinstance(node.test)
-        if narrowed:
-            self.bind(*narrowed)
-
-    def _isinstance(self, test: ast.expr):
-        """`isinstance(x, Req)` -> ("x", ("path", "sglang...Req"))."""
-        if (
-            isinstance(test, ast.Call)
-            and isinstance(test.func, ast.Name)
-            and test.func.id == "isinstance"
-            and len(test.args) == 2
-            and isinstance(test.args[0], ast.Name)
-        ):
-            classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-            path = self.resolve_expr(classes[0])
-            if path is not None and len(classes) == 1:
-                return test.args[0].id, ("path", path)
-        return None
 
     def visit_For(self, node: ast.For) -> None:
         self.visit(node.iter)
