@@ -149,6 +149,9 @@ def test_a_field_of_the_consumer_passed_as_a_flag_literal_needs_no_rename(tmp_pa
     again = run_fix(consumer, D_OLD, D_NEW, cache_dir, apply=True, unsafe_fixes=True)
     assert not any(c.changed for c in again.changes)
     assert not [f for f in again.needs_a_human() if f.path == "app/run_config.py"]
+    # the field is the consumer's own and now passes the new flag: nothing left to report
+    after = run_compare(consumer, D_OLD, D_NEW, cache_dir).findings
+    assert not [f for f in after if f.path == "app/run_config.py"]
 
 
 def test_a_dest_the_consumer_also_declares_is_left_to_a_human(tmp_path, cache_dir):
@@ -232,3 +235,17 @@ def test_a_wrapped_deprecated_flag_whose_dest_the_consumer_reads_says_so(tmp_pat
     (script,) = [f for f in findings if f.path == "scripts/train.sh"]
     assert script.code.code == "DA405" and not script.fix.edit
     assert "reads `sglang_enable_dp_attention` itself (check.py:2)" in script.fix.description
+
+
+def test_a_field_of_the_consumer_already_passed_as_the_new_flag_is_no_finding(tmp_path, cache_dir):
+    """After `fix` respelled miles' `"--sglang-cuda-graph-bs"` literal, its own run-config
+    field `sglang_cuda_graph_bs` feeds `--sglang-cuda-graph-bs-decode`: not sglang's name
+    (issue 9: consumer-owned names), nothing to report."""
+    fixed = RUN_CONFIG.replace('"--cuda-graph-bs"', '"--sglang-cuda-graph-bs-decode"')
+    consumer = _dests(tmp_path, run_config=fixed)
+    findings = run_compare(consumer, D_OLD, D_NEW, cache_dir).findings
+    assert not [f for f in findings if f.path == "app/run_config.py"]
+    stale = RUN_CONFIG.replace('"--cuda-graph-bs"', '"--sglang-cuda-graph-bs"')
+    (consumer / "app" / "run_config.py").write_text(stale)
+    findings = run_compare(consumer, D_OLD, D_NEW, cache_dir).findings
+    assert [f for f in findings if f.path == "app/run_config.py"]  # the literal still breaks

@@ -260,8 +260,10 @@ class SurfaceMatcher:
     def _passed_as_flag(self, written, name, found, surfaces) -> list[Finding]:
         """A consumer's own class field wrapping a removed ServerArgs field: when a
         statement passes it to sglang behind a flag literal, that literal's finding is
-        the fix, and this one needs no edit (`Fix.covered_by`)."""
+        the fix, and this one needs no edit (`Fix.covered_by`). Where the literal already
+        is the new flag (after `fix`), the consumer's own name is no finding at all."""
         owners = self._owners(surfaces)
+        settled = []
         old = self.server_args.old.fields.get(name)
         for finding in found:
             if owners is None or old is None or not old.flag or finding.fix is None:
@@ -278,13 +280,15 @@ class SurfaceMatcher:
             emitted = [e for e in owners.of(written).emitted if e[2] in passed | current]
             if emitted and finding.fix.edit is None:
                 at, line, flag = emitted[0]
-                then = "" if flag in passed else ", as it should"
+                if all(e[2] not in passed for e in emitted):
+                    settled.append(finding)  # it reaches sglang as the new flag only
+                    continue
                 finding.fix = Fix(
-                    f"{finding.fix.description} where `{flag}` passes it ({at}:{line}{then}): "
+                    f"{finding.fix.description} where `{flag}` passes it ({at}:{line}): "
                     f"nothing to rename here, `{written}` is the consumer's own name",
                     covered_by=f"{at}:{line}",
                 )
-        return found
+        return [f for f in found if f not in settled]
 
     @staticmethod
     def _declares(owners: DestOwners | None, usage) -> bool:
@@ -342,6 +346,8 @@ class SurfaceMatcher:
                 moved = drift.by_dest.get(usage.flag.removeprefix("--").replace("-", "_"))
             if self._dest_still_parsed(usage, change):
                 continue  # reads the dest of a refused flag: it still parses (default)
+            if _settled(usage, owner):
+                continue  # the consumer's own name, which it passes as another flag now
             if moved is not None:  # a dest read: the attribute a wrapping parser stores
                 how = f"`{usage.written}` names sglang's dest `{moved.dest}`"
                 new_name = usage.written[: len(usage.written) - len(moved.dest)] + moved.new_dest
@@ -550,3 +556,16 @@ def _same_release(a: str, b: str) -> bool:
         return parse_version(a) == parse_version(b)
     except DriftauditError:
         return a == b
+
+
+def _settled(usage, owner) -> bool:
+    """A consumer's own field or config attribute `sglang_x` (declared by it, issue 9:
+    not sglang's name) whose every statement passes it under a flag other than
+    `--sglang-x` (after `fix` respelled the literal): nothing of sglang's is left there."""
+    if owner is None or not owner.declared or not owner.emitted:
+        return False
+    if not (usage.prefix and usage.context == "python-attr"):
+        return False
+    wrapped = "--" + usage.written.replace("_", "-")
+    return all(flag.split("=")[0] not in (wrapped, usage.flag) for _, _, flag in owner.emitted)
+
