@@ -254,7 +254,14 @@ class _Matcher:
         if after.too_many_positional:
             total = len([p for p in call_params(new_fn, unbound) if p.positional])
             change = PositionalCapacityReduced(symbol, *locs, shape.positional, total)
-            fix = Fix("pass the arguments by keyword")
+            extra = [p.name for p in call_params(old_fn, unbound) if p.positional]
+            extra = extra[total : shape.positional]  # the old parameters they filled
+            takes = {p.name for p in call_params(new_fn, unbound) if p.kind != "positional-only"}
+            fix = Fix(
+                "pass the arguments by keyword"
+                if extra and all(name in takes for name in extra)
+                else "drop the extra arguments: the new signature has no parameter for them"
+            )
             at = shape.places.get(str(total))  # the first argument too many
             findings.append(finding_at(usage, change, change.explain(), fix, at=at))
         renamed_targets = {renames[k].new_name for k in shape.keywords if k in renames}
