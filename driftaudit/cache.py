@@ -92,6 +92,15 @@ class BlobStore:
         except (zlib.error, TypeError):
             return None
 
+    def __contains__(self, key: str) -> bool:
+        """Is an entry stored under `key` (not read, not checked)?"""
+        try:
+            query = "SELECT 1 FROM blobs WHERE key = ?"
+            return self._db.execute(query, (key,)).fetchone() is not None
+        except sqlite3.DatabaseError as exc:
+            self._corrupt(exc)
+            return False
+
     def put_many(self, items: list[tuple[str, bytes]]) -> None:
         if not items:
             return
