@@ -29,14 +29,35 @@ def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_child_builds_what_the_lookups_would(tmp_path, two_cores):
     snapshots = _snapshots(tmp_path)
-    prefetch.prefetch_tree_entries(snapshots)
+    prefetch.prefetch_tree_entries(snapshots, ["sglang.srt.server_args", "sglang.srt.spec"])
     for snapshot in snapshots:
         assert snapshot.prefetch is not None
         entries = snapshot.tree_entries()
         assert len(entries) > 8  # ServerArgs, the name index, every surface
+        modules = [name for name in snapshot.files if name.startswith("sglang.srt.")]
+        assert len(modules) == 1  # each tree has one of the two guessed modules
+        entries.update(snapshot.module_entry(modules[0]))
         for key, compute in entries.items():
             snapshot.prefetch.wait(key)
             assert snapshot.store.get(key) == compute(), key
+
+
+def test_the_modules_a_consumer_imports_are_guessed():
+    texts = [
+        "import sglang.srt.server_args as sa\n",
+        "from sglang.srt.managers import io_struct, scheduler as s\n    from sglang import x\n",
+        None,
+        "import torch  # no sglang here\n",
+    ]
+    assert prefetch.imported_modules(texts) == [
+        "sglang",
+        "sglang.srt",
+        "sglang.srt.server_args",
+        "sglang.srt.managers",
+        "sglang.srt.managers.io_struct",
+        "sglang.srt.managers.scheduler",
+        "sglang.x",
+    ]
 
 
 def test_a_warm_tree_starts_no_child(tmp_path, two_cores):

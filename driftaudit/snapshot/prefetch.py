@@ -4,7 +4,9 @@ The surfaces (routes, env vars, ...), the ServerArgs model and the name index of
 depend on the tree alone, yet a cold run builds them one after the other, in the middle
 of matching: about 4 s of CPU for two releases of 4,000 files. Started as soon as the
 snapshots are open, a forked child builds them while this process reads the consumer;
-the first lookup of one of them waits for the child and stores what it sent. Results are
+the first lookup of one of them waits for the child. It also extracts the models of the
+modules the consumer imports by name (a guess at what matching asks for first; a lookup
+never waits for one of those, it computes what the child has not stored yet). Results are
 the same bytes the lookup would compute (the same functions, on the same tree); a job the
 child cannot finish (an error, the child killed) is computed by the lookup as before.
 
@@ -17,7 +19,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from driftaudit.cache import BlobStore
@@ -37,56 +41,88 @@ def _cores() -> int:
 
 
 class Prefetch:
-    """The child building `jobs` (key -> compute), sending each result as it is done."""
+    """The child building `jobs` (key -> compute): it stores each result in the cache
+    itself (`BlobStore.helper`: its own connection; SQLite serialises the writers) and
+    sends the key, so the pipe never fills and this process never decodes what it does
+    not ask for."""
 
     def __init__(self, jobs: dict[str, Callable[[], bytes]], store: BlobStore):
         self.keys = set(jobs)
-        self._store = store
         self._received: set[str] = set()
         context = multiprocessing.get_context("fork")
         self._conn, send = context.Pipe(duplex=False)
-        self._process = context.Process(target=_build, args=(jobs, send), daemon=True)
+        self._process = context.Process(target=_build, args=(jobs, store.path, send), daemon=True)
         self._process.start()
         send.close()
         self._done = False
 
-    def wait(self, key: str) -> None:
-        """Store what the child sent, until `key` is in (or the child ended or failed)."""
+    def wait(self, key: str, block: bool = True) -> None:
+        """Until the child has stored `key` (or ended, or failed); without `block`, only
+        take note of what it stored so far (the caller computes what is missing)."""
         while not self._done and key not in self._received:
+            if not block and not self._conn.poll():
+                return
             try:
                 message = self._conn.recv()
             except (EOFError, OSError):
                 message = None
-            if message is None:  # all sent, or the child died: the lookups compute the rest
+            if message is None:  # all done, or the child died: the lookups compute the rest
                 self._done = True
                 self._conn.close()
                 self._process.join()
                 return
-            sent_key, data = message
-            self._received.add(sent_key)
-            if data is not None:
-                self._store.put(sent_key, data)
+            self._received.add(message)
 
 
-def _build(jobs: dict[str, Callable[[], bytes]], conn) -> None:
-    """In the child: each job's result (None when it fails: the parent computes it and
-    reports the error), then None; then exit without running the parent's finalizers
-    (its SQLite connection belongs to the parent)."""
+def _build(jobs: dict[str, Callable[[], bytes]], path: Path, conn) -> None:
+    """In the child: each job's result stored and its key sent (a job that fails is left
+    to the parent, which reports the error), then None; then exit without running the
+    parent's finalizers (the inherited SQLite connection belongs to the parent)."""
     try:
+        store = BlobStore.helper(path)
         with gc_paused():
             for key, compute in jobs.items():
+                if key in store:  # the parent did not wait for it
+                    conn.send(key)
+                    continue
                 try:
-                    data = compute()
+                    store.put(key, compute())
                 except Exception:  # noqa: BLE001
-                    data = None
-                conn.send((key, data))
+                    continue
+                conn.send(key)
         conn.send(None)
     finally:
         os._exit(0)
 
 
-def prefetch_tree_entries(snapshots: Iterable[Snapshot]) -> None:
-    """Start building the uncached tree-wide entries of `snapshots` (one shared store)."""
+_IMPORT_RE = re.compile(  # `from sglang.x import a, b` (its first line) or `import sglang.x`
+    r"^[ \t]*(?:from[ \t]+(sglang[\w.]*)[ \t]+import[ \t]+\(?([\w, \t]*)"
+    r"|import[ \t]+(sglang[\w.]*))",
+    re.M,
+)
+
+
+def imported_modules(texts: Iterable[str | None]) -> list[str]:
+    """The sglang modules `texts` import by name (and their packages), in first-seen
+    order: a guess at the models a run will ask for, extracted by the child ahead."""
+    names: dict[str, None] = {}
+    for text in texts:
+        if not text or "sglang" not in text:
+            continue
+        for match in _IMPORT_RE.finditer(text):
+            module = match.group(1) or match.group(3)
+            parts = module.split(".")
+            names.update((".".join(parts[:i]), None) for i in range(1, len(parts) + 1))
+            for symbol in (match.group(2) or "").split(","):
+                words = symbol.split()  # `a as b`: a
+                if words:  # `from sglang.srt import managers`: maybe a module
+                    names[f"{module}.{words[0]}"] = None
+    return list(names)
+
+
+def prefetch_tree_entries(snapshots: Iterable[Snapshot], modules: Iterable[str] = ()) -> None:
+    """Start building the uncached tree-wide entries of `snapshots` (one shared store),
+    then the models of `modules` (a guess: a lookup never waits for one of those)."""
     snapshots = list(snapshots)
     if _cores() < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return
@@ -96,9 +132,19 @@ def prefetch_tree_entries(snapshots: Iterable[Snapshot]) -> None:
         if len(snapshot.files) >= MIN_FILES and snapshot.store is snapshots[0].store
     ]
     store = snapshots[0].store
-    jobs: dict[str, Callable[[], bytes]] = {}
+    wide: dict[str, Callable[[], bytes]] = {}
     for row in zip(*entries, strict=True):  # the trees in turn: a run asks for an entry of each
-        jobs.update((key, compute) for key, compute in row if key not in store)
+        wide.update(row)
+    guessed: dict[str, Callable[[], bytes]] = {}
+    for name in modules:
+        for snapshot in snapshots:
+            if len(snapshot.files) >= MIN_FILES and snapshot.store is store:
+                guessed.update(snapshot.module_entry(name))
+    # ServerArgs and the name index, the modules the consumer imports, then the surfaces:
+    # the order a run asks for them
+    ordered = list(wide.items())[: 2 * len(entries)] + list(guessed.items())
+    ordered += list(wide.items())[2 * len(entries) :]
+    jobs = {key: compute for key, compute in ordered if key not in store}
     if not jobs:
         return
     prefetch = Prefetch(jobs, store)

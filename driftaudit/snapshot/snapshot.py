@@ -174,7 +174,7 @@ class Snapshot:
         Either way the value is loaded from the JSON, so a cold run sees what a warm run
         will; a corrupt entry is computed again."""
         if self.prefetch is not None and key in self.prefetch.keys:
-            self.prefetch.wait(key)
+            self.prefetch.wait(key, block=not key.startswith("module:"))
         data = self.store.get(key)
         if data is not None:
             try:
@@ -239,6 +239,13 @@ class Snapshot:
             )
         self._modules[name] = self._with_surfaces(module)
         return module
+
+    def module_entry(self, name: str) -> dict[str, Callable[[], bytes]]:
+        """key -> compute of the cached model of module `name` (none: not a readable file)."""
+        if name not in self.files or self._digests[name].startswith(_UNREADABLE):
+            return {}
+        job = (name, self.files[name], str(self.tree.root))
+        return {self._key(name): lambda: _extract_job(job)[1]}
 
     def _module_loader(self, name: str) -> Callable[[Any], Module]:
         """Module.from_json, refusing an entry that holds another module."""
