@@ -11,7 +11,9 @@ outside (interpreter start-up and imports included) with its own peak RSS:
 
 - floor: read and `ast.parse` every Python file of the consumer (the time of that loop);
 - cold: `compare` with an empty snapshot cache (releases already unpacked, linked in: the
-  network is not measured), on a copy of the consumer (the benchmark edits it);
+  network is not measured), on a copy of the consumer (the benchmark edits it); the best
+  of `--repeat` runs, each on a fresh cache. Its CPU includes the child process that
+  builds the trees' surfaces alongside (snapshot/prefetch.py, two cores or more);
 - warm: the same command again, nothing changed: the findings cache answers (the best of
   `--repeat` runs);
 - warm, no findings cache: `--no-cache`, every stage run on the cached snapshots;
@@ -295,17 +297,23 @@ def main() -> None:
         floor = min(floor_runs, key=lambda r: r["wall"])
         floor_cpu = min(r["cpu"] for r in floor_runs)
         with tempfile.TemporaryDirectory(prefix="driftaudit-bench-") as tmp:
-            cold_cache = Path(tmp) / "cache"
-            seed_sources(shared, cold_cache, [old, new])
             copy = copy_consumer(consumer, Path(tmp) / "consumer")
             report = Path(tmp) / "report.json"
-            argv = ["--cache-dir", str(cold_cache), "compare", "--old", old, "--new", new]
-            argv += ["--format", "json", "--output", str(report), str(copy)]
-            cold = run_compare(argv, env)
-            expected = findings_of(report)
+            colds, cold_findings = [], []
+            for count in range(args.repeat):  # each on a fresh cache; the last one stays
+                cold_cache = Path(tmp) / f"cache-{count}"
+                seed_sources(shared, cold_cache, [old, new])
+                argv = ["--cache-dir", str(cold_cache), "compare", "--old", old, "--new", new]
+                argv += ["--format", "json", "--output", str(report), str(copy)]
+                colds.append(run_compare(argv, env))
+                cold_findings.append(findings_of(report))
+            cold = min(colds, key=lambda r: r["wall"])
+            cold_cpu = min(r["cpu"] for r in colds)
+            expected = cold_findings[0]
+            same = all(found == expected for found in cold_findings)
             findings = len(expected)
             warms = [run_compare(argv, env) for _ in range(args.repeat)]
-            same = findings_of(report) == expected
+            same = same and findings_of(report) == expected
             if args.driftaudit_path is None:  # another copy may not know --no-cache
                 uncached = [run_compare([*argv, "--no-cache"], env) for _ in range(args.repeat)]
                 same = same and findings_of(report) == expected
@@ -333,19 +341,19 @@ def main() -> None:
             best = min(runs, key=lambda r: r["cpu"])
             print(f"  {label}: {fmt(best)}  = {best['cpu'] / floor_cpu:.1f}x floor cpu")
         print(f"  (edited: {edited_file.relative_to(copy)}, a comment appended)")
-        print(f"  findings of every warm run identical to the cold run's: {same}")
-        print(f"  cold compare:  {fmt(cold)}")
+        print(f"  findings of every other run identical to the first cold run's: {same}")
+        print(f"  cold compare:  {fmt(cold)}  (best of {len(colds)}; cpu best {cold_cpu:.2f} s)")
         if not args.skip_griffe:
             roots = [str(shared / "sources" / f"sglang-{v}") for v in (old, new)]
             griffe = measure([sys.executable, "-c", _GRIFFE, *roots])
             print(f"  griffe, both trees: {fmt(griffe)}")
             print(
                 f"  cold / griffe: {cold['wall'] / griffe['wall']:.2f}x wall, "
-                f"{cold['cpu'] / griffe['cpu']:.2f}x cpu (target <= {COLD_TARGET}x)"
+                f"{cold_cpu / griffe['cpu']:.2f}x cpu (target <= {COLD_TARGET}x)"
             )
         print(
             f"  peak memory: warm {max(r['peak_mb'] for r in warms + uncached + edited):.0f} MB, "
-            f"cold {cold['peak_mb']:.0f} MB "
+            f"cold {max(r['peak_mb'] for r in colds):.0f} MB "
             f"(target <= {PEAK_TARGET_MB} MB)"
         )
         if exe is not None:

@@ -34,11 +34,23 @@ class BlobStore:
 
     def __init__(self, path: Path):
         self.path = path
+        self._repairs = True
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = self._open()
         except sqlite3.DatabaseError:
             self._db = self._recreate()
+
+    @classmethod
+    def helper(cls, path: Path) -> BlobStore:
+        """A second connection, for a helper process, to a store its parent has open: it
+        adds entries, and never checks, empties or recreates the database (the parent
+        does, if it must)."""
+        store = cls.__new__(cls)
+        store.path = path
+        store._repairs = False
+        store._db = sqlite3.connect(path, timeout=30, check_same_thread=False)
+        return store
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
@@ -75,6 +87,8 @@ class BlobStore:
         """Rebuild the database after a corruption error; True if it was one."""
         if isinstance(exc, sqlite3.OperationalError):  # locked, busy, read-only: transient
             return False
+        if not self._repairs:
+            return False
         try:
             self._db.close()
             self._db = self._recreate()
@@ -91,6 +105,15 @@ class BlobStore:
             return None
         except (zlib.error, TypeError):
             return None
+
+    def __contains__(self, key: str) -> bool:
+        """Is an entry stored under `key` (not read, not checked)?"""
+        try:
+            query = "SELECT 1 FROM blobs WHERE key = ?"
+            return self._db.execute(query, (key,)).fetchone() is not None
+        except sqlite3.DatabaseError as exc:
+            self._corrupt(exc)
+            return False
 
     def put_many(self, items: list[tuple[str, bytes]]) -> None:
         if not items:

@@ -112,6 +112,11 @@ def run_compare(
                 old_tree, new_tree, consumer, cached, usages, timings, pin_location, files
             )
     old, new = _snapshots(old_tree, new_tree, cache_dir)
+    from driftaudit.snapshot.prefetch import imported_modules, prefetch_tree_entries
+
+    prefetch_tree_entries(
+        [old, new], imported_modules(f.text for f in files.python())
+    )  # cold: built in a second process while usage runs
     timings["resolve"] = time.perf_counter() - start
     if pins is None:
         from driftaudit.usage.pins import read_pins

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any, TypeVar
@@ -26,6 +27,7 @@ from driftaudit.cache import BlobStore
 from driftaudit.snapshot.extract import EXTRACTOR_VERSION, extract_module
 from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.model import Alias, Attribute, Class, Module, Obj
+from driftaudit.snapshot.prefetch import Prefetch
 from driftaudit.snapshot.surfaces import serverargs
 from driftaudit.snapshot.surfaces._files import TreeScan, shared_reads
 from driftaudit.snapshot.surfaces.registry import SURFACES, SURFACES_VERSION
@@ -105,6 +107,7 @@ class Snapshot:
         self._surfaces: dict[str, object] = {}
         self._reads = TreeScan(tree.root)  # the surfaces' one read of the tree, when cold
         self.unreadable: list[str] = []  # files listed in the tree that cannot be read
+        self.prefetch: Prefetch | None = None  # a child building the tree-wide entries
         self._scan()
 
     # ---- the tree -------------------------------------------------------------
@@ -170,6 +173,8 @@ class Snapshot:
         """The value stored under `key`; else `compute()` (its JSON encoding) is stored.
         Either way the value is loaded from the JSON, so a cold run sees what a warm run
         will; a corrupt entry is computed again."""
+        if self.prefetch is not None and key in self.prefetch.keys:
+            self.prefetch.wait(key, block=not key.startswith("module:"))
         data = self.store.get(key)
         if data is not None:
             try:
@@ -235,6 +240,13 @@ class Snapshot:
         self._modules[name] = self._with_surfaces(module)
         return module
 
+    def module_entry(self, name: str) -> dict[str, Callable[[], bytes]]:
+        """key -> compute of the cached model of module `name` (none: not a readable file)."""
+        if name not in self.files or self._digests[name].startswith(_UNREADABLE):
+            return {}
+        job = (name, self.files[name], str(self.tree.root))
+        return {self._key(name): lambda: _extract_job(job)[1]}
+
     def _module_loader(self, name: str) -> Callable[[Any], Module]:
         """Module.from_json, refusing an entry that holds another module."""
 
@@ -248,36 +260,54 @@ class Snapshot:
 
     # ---- sglang surfaces ------------------------------------------------------------
 
+    def tree_entries(self) -> dict[str, Callable[[], bytes]]:
+        """key -> compute of every cached entry built from the whole tree, not from what
+        the consumer uses (built ahead by snapshot/prefetch.py on a cold run), in the
+        order a run first asks for them."""
+        entries = {self._server_args_key(): self._extract_server_args}
+        entries[self._names_key()] = self._scan_names
+        # matching reads the ServerArgs surfaces first (flags), the others later
+        for name in sorted(SURFACES, key=lambda n: not n.startswith("server_arg")):
+            entries[self._surface_key(name)] = partial(self._extract_surface, name)
+        return entries
+
     def server_args(self) -> ServerArgsModel | None:
         """The ServerArgs field model (cached with the tree's digest)."""
         if self._server_args is not None:
             return self._server_args or None
-        def extract() -> bytes:
-            model = serverargs.extract_server_args(self.tree.root)
-            return _encode(model.to_json() if model else None)
-
         model = self._get_or_compute(
-            f"serverargs:{serverargs.EXTRACTOR_VERSION}:{self.digest}",
-            extract,
+            self._server_args_key(),
+            self._extract_server_args,
             lambda data: ServerArgsModel.from_json(data) if data else None,
         )
         self._server_args = model or False
         return model
+
+    def _server_args_key(self) -> str:
+        return f"serverargs:{serverargs.EXTRACTOR_VERSION}:{self.digest}"
+
+    def _extract_server_args(self) -> bytes:
+        model = serverargs.extract_server_args(self.tree.root)
+        return _encode(model.to_json() if model else None)
 
     def surface(self, name: str):
         """Routes, env vars, parsers, request structs, meta_info keys or requirements
         of the tree (see surfaces/registry.py), extracted once and cached."""
         if name in self._surfaces:
             return self._surfaces[name]
-        surface = SURFACES[name]
-        with shared_reads(self._reads):  # the surfaces of a cold run read the tree once
-            value = self._get_or_compute(
-                f"surface:{name}:{SURFACES_VERSION}:{self.digest}",
-                lambda: _encode(surface.dump(surface.extract(self.tree.root))),
-                surface.load,
-            )
+        value = self._get_or_compute(
+            self._surface_key(name), partial(self._extract_surface, name), SURFACES[name].load
+        )
         self._surfaces[name] = value
         return value
+
+    def _surface_key(self, name: str) -> str:
+        return f"surface:{name}:{SURFACES_VERSION}:{self.digest}"
+
+    def _extract_surface(self, name: str) -> bytes:
+        surface = SURFACES[name]
+        with shared_reads(self._reads):  # the surfaces of a cold run read the tree once
+            return _encode(surface.dump(surface.extract(self.tree.root)))
 
     def _with_surfaces(self, module: Module) -> Module:
         """ServerArgs gets its fields as members, whatever the layout that declares them
@@ -344,10 +374,11 @@ class Snapshot:
         """Top-level name -> modules that define it (by a fast text scan; cached)."""
         if self._name_index is not None:
             return self._name_index
-        self._name_index = self._get_or_compute(
-            f"names:{self.digest}", self._scan_names, _name_index_of
-        )
+        self._name_index = self._get_or_compute(self._names_key(), self._scan_names, _name_index_of)
         return self._name_index
+
+    def _names_key(self) -> str:
+        return f"names:{self.digest}"
 
     def _scan_names(self) -> bytes:
         index: dict[str, list[str]] = {}

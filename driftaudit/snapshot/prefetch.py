@@ -1,0 +1,152 @@
+"""A cold run computes the trees' consumer-independent entries in a second process.
+
+The surfaces (routes, env vars, ...), the ServerArgs model and the name index of a tree
+depend on the tree alone, yet a cold run builds them one after the other, in the middle
+of matching: about 4 s of CPU for two releases of 4,000 files. Started as soon as the
+snapshots are open, a forked child builds them while this process reads the consumer;
+the first lookup of one of them waits for the child. It also extracts the models of the
+modules the consumer imports by name (a guess at what matching asks for first; a lookup
+never waits for one of those, it computes what the child has not stored yet). Results are
+the same bytes the lookup would compute (the same functions, on the same tree); a job the
+child cannot finish (an error, the child killed) is computed by the lookup as before.
+
+Only with two cores or more (else the child competes with this process), `fork` (the
+child inherits the loaded modules and the trees' file lists: nothing to pickle but the
+results), and a tree large enough to be worth a process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from driftaudit.cache import BlobStore
+from driftaudit.snapshot.gcpause import gc_paused
+
+if TYPE_CHECKING:
+    from driftaudit.snapshot.snapshot import Snapshot
+
+MIN_FILES = 500  # a tree with fewer modules builds its entries faster than a fork pays off
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class Prefetch:
+    """The child building `jobs` (key -> compute): it stores each result in the cache
+    itself (`BlobStore.helper`: its own connection; SQLite serialises the writers) and
+    sends the key, so the pipe never fills and this process never decodes what it does
+    not ask for."""
+
+    def __init__(self, jobs: dict[str, Callable[[], bytes]], store: BlobStore):
+        self.keys = set(jobs)
+        self._received: set[str] = set()
+        context = multiprocessing.get_context("fork")
+        self._conn, send = context.Pipe(duplex=False)
+        self._process = context.Process(target=_build, args=(jobs, store.path, send), daemon=True)
+        self._process.start()
+        send.close()
+        self._done = False
+
+    def wait(self, key: str, block: bool = True) -> None:
+        """Until the child has stored `key` (or ended, or failed); without `block`, only
+        take note of what it stored so far (the caller computes what is missing)."""
+        while not self._done and key not in self._received:
+            if not block and not self._conn.poll():
+                return
+            try:
+                message = self._conn.recv()
+            except (EOFError, OSError):
+                message = None
+            if message is None:  # all done, or the child died: the lookups compute the rest
+                self._done = True
+                self._conn.close()
+                self._process.join()
+                return
+            self._received.add(message)
+
+
+def _build(jobs: dict[str, Callable[[], bytes]], path: Path, conn) -> None:
+    """In the child: each job's result stored and its key sent (a job that fails is left
+    to the parent, which reports the error), then None; then exit without running the
+    parent's finalizers (the inherited SQLite connection belongs to the parent)."""
+    try:
+        store = BlobStore.helper(path)
+        with gc_paused():
+            for key, compute in jobs.items():
+                if key in store:  # the parent did not wait for it
+                    conn.send(key)
+                    continue
+                try:
+                    store.put(key, compute())
+                except Exception:  # noqa: BLE001
+                    continue
+                conn.send(key)
+        conn.send(None)
+    finally:
+        os._exit(0)
+
+
+_IMPORT_RE = re.compile(  # `from sglang.x import a, b` (its first line) or `import sglang.x`
+    r"^[ \t]*(?:from[ \t]+(sglang[\w.]*)[ \t]+import[ \t]+\(?([\w, \t]*)"
+    r"|import[ \t]+(sglang[\w.]*))",
+    re.M,
+)
+
+
+def imported_modules(texts: Iterable[str | None]) -> list[str]:
+    """The sglang modules `texts` import by name (and their packages), in first-seen
+    order: a guess at the models a run will ask for, extracted by the child ahead."""
+    names: dict[str, None] = {}
+    for text in texts:
+        if not text or "sglang" not in text:
+            continue
+        for match in _IMPORT_RE.finditer(text):
+            module = match.group(1) or match.group(3)
+            parts = module.split(".")
+            names.update((".".join(parts[:i]), None) for i in range(1, len(parts) + 1))
+            for symbol in (match.group(2) or "").split(","):
+                words = symbol.split()  # `a as b`: a
+                if words:  # `from sglang.srt import managers`: maybe a module
+                    names[f"{module}.{words[0]}"] = None
+    return list(names)
+
+
+def prefetch_tree_entries(snapshots: Iterable[Snapshot], modules: Iterable[str] = ()) -> None:
+    """Start building the uncached tree-wide entries of `snapshots` (one shared store),
+    then the models of `modules` (a guess: a lookup never waits for one of those)."""
+    snapshots = list(snapshots)
+    if _cores() < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return
+    entries = [
+        list(snapshot.tree_entries().items())
+        for snapshot in snapshots
+        if len(snapshot.files) >= MIN_FILES and snapshot.store is snapshots[0].store
+    ]
+    store = snapshots[0].store
+    wide: dict[str, Callable[[], bytes]] = {}
+    for row in zip(*entries, strict=True):  # the trees in turn: a run asks for an entry of each
+        wide.update(row)
+    guessed: dict[str, Callable[[], bytes]] = {}
+    for name in modules:
+        for snapshot in snapshots:
+            if len(snapshot.files) >= MIN_FILES and snapshot.store is store:
+                guessed.update(snapshot.module_entry(name))
+    # ServerArgs and the name index, the modules the consumer imports, then the surfaces:
+    # the order a run asks for them
+    ordered = list(wide.items())[: 2 * len(entries)] + list(guessed.items())
+    ordered += list(wide.items())[2 * len(entries) :]
+    jobs = {key: compute for key, compute in ordered if key not in store}
+    if not jobs:
+        return
+    prefetch = Prefetch(jobs, store)
+    for snapshot in snapshots:
+        snapshot.prefetch = prefetch

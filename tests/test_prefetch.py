@@ -1,0 +1,99 @@
+"""A cold run's tree-wide entries built in a forked child: the same bytes, or none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from driftaudit.cache import BlobStore
+from driftaudit.snapshot import Snapshot, prefetch
+from driftaudit.sources.tree import tree_from_root
+
+FIXTURES = Path(__file__).parent / "fixtures" / "codes"
+
+
+def _snapshots(tmp_path: Path) -> list[Snapshot]:
+    store = BlobStore(tmp_path / "cache.sqlite")
+    return [
+        Snapshot(tree_from_root(side, "directory", FIXTURES / case / side), store)
+        for case, side in (("DA401", "old"), ("DA302-registry", "new"))
+    ]
+
+
+@pytest.fixture
+def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prefetch, "_cores", lambda: 2)
+    monkeypatch.setattr(prefetch, "MIN_FILES", 0)
+
+
+def test_the_child_builds_what_the_lookups_would(tmp_path, two_cores):
+    snapshots = _snapshots(tmp_path)
+    prefetch.prefetch_tree_entries(snapshots, ["sglang.srt.server_args", "sglang.srt.spec"])
+    for snapshot in snapshots:
+        assert snapshot.prefetch is not None
+        entries = snapshot.tree_entries()
+        assert len(entries) > 8  # ServerArgs, the name index, every surface
+        modules = [name for name in snapshot.files if name.startswith("sglang.srt.")]
+        assert len(modules) == 1  # each tree has one of the two guessed modules
+        entries.update(snapshot.module_entry(modules[0]))
+        for key, compute in entries.items():
+            snapshot.prefetch.wait(key)
+            assert snapshot.store.get(key) == compute(), key
+
+
+def test_the_modules_a_consumer_imports_are_guessed():
+    texts = [
+        "import sglang.srt.server_args as sa\n",
+        "from sglang.srt.managers import io_struct, scheduler as s\n    from sglang import x\n",
+        None,
+        "import torch  # no sglang here\n",
+    ]
+    assert prefetch.imported_modules(texts) == [
+        "sglang",
+        "sglang.srt",
+        "sglang.srt.server_args",
+        "sglang.srt.managers",
+        "sglang.srt.managers.io_struct",
+        "sglang.srt.managers.scheduler",
+        "sglang.x",
+    ]
+
+
+def test_a_warm_tree_starts_no_child(tmp_path, two_cores):
+    snapshots = _snapshots(tmp_path)
+    for snapshot in snapshots:
+        snapshot.store.put_many([(k, f()) for k, f in snapshot.tree_entries().items()])
+    prefetch.prefetch_tree_entries(snapshots)
+    assert all(s.prefetch is None for s in snapshots)
+
+
+def test_one_core_or_a_small_tree_starts_no_child(tmp_path, monkeypatch):
+    monkeypatch.setattr(prefetch, "_cores", lambda: 1)
+    snapshots = _snapshots(tmp_path)
+    prefetch.prefetch_tree_entries(snapshots)
+    assert all(s.prefetch is None for s in snapshots)
+    monkeypatch.setattr(prefetch, "_cores", lambda: 2)
+    prefetch.prefetch_tree_entries(snapshots)  # fixture trees: below MIN_FILES
+    assert all(s.prefetch is None for s in snapshots)
+
+
+def _fails() -> bytes:
+    raise ValueError("left to the lookup")
+
+
+def _dies() -> bytes:
+    import os
+
+    os._exit(3)
+
+
+def test_a_failed_job_or_a_dead_child_is_left_to_the_lookup(tmp_path):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    jobs = {"a": lambda: b"1", "b": _fails, "c": lambda: b"3"}
+    child = prefetch.Prefetch(jobs, store)
+    child.wait("c")
+    assert (store.get("a"), store.get("b"), store.get("c")) == (b"1", None, b"3")
+    child = prefetch.Prefetch({"d": _dies, "e": lambda: b"5"}, store)
+    child.wait("e")  # returns: the child ended without sending it
+    assert (store.get("d"), store.get("e")) == (None, None)
