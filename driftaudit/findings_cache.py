@@ -28,7 +28,7 @@ from driftaudit.cache import BlobStore
 from driftaudit.codes import lookup
 from driftaudit.findings import Finding, Fix
 
-SCHEMA_VERSION = 1  # bump when the stored form or the key's meaning changes
+SCHEMA_VERSION = 2  # bump when the stored form or the key's meaning changes
 DISABLE_ENV = "DRIFTAUDIT_NO_RESULT_CACHE"  # set (non-empty): never read or write it
 _PACKAGE = Path(__file__).resolve().parent
 _tool_digest: str | None = None
@@ -184,7 +184,9 @@ def _encode(finding: Finding) -> dict:
         "message": finding.message,
         "old_location": finding.old_location,
         "new_location": finding.new_location,
-        "fix": None if fix is None else [fix.description, _tagged(fix.edit), fix.applicability],
+        "fix": None
+        if fix is None
+        else [fix.description, _tagged(fix.edit), fix.applicability, fix.covered_by],
         "severity": finding.severity,
         "confidence": finding.confidence,
         "end_line": finding.end_line,
@@ -209,7 +211,7 @@ def _decode(item: dict) -> Finding:
         item["message"],
         item["old_location"],
         item["new_location"],
-        None if fix is None else Fix(fix[0], _untagged(fix[1]), fix[2]),
+        None if fix is None else Fix(fix[0], _untagged(fix[1]), fix[2], fix[3]),
         severity=item["severity"],
         confidence=item["confidence"],
         end_line=item["end_line"],

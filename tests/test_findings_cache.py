@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -181,9 +182,13 @@ def test_findings_round_trip_exactly(tmp_path):
         Fix("pad", {"kind": "pad-unpack", "slots": (1, [2, (3,)])}, "unsafe"),
         confidence="likely", end_line=3, end_column=9, details="diff", anchor=(3, 0),
     )  # fmt: skip
-    cache.save("slot", "key", [finding])
-    assert cache.load("slot", "key") == [finding]
+    covered = Finding(code, "b.py", 1, 1, "s", "m", fix=Fix("none here", None, "safe", "a.py:3"))
+    cache.save("slot", "key", [finding, covered])
+    assert cache.load("slot", "key") == [finding, covered]
     assert cache.load("slot", "other key") is None
+    # every field of a finding and of its fix is set above, so a new field must be stored
+    assert all(getattr(finding, f.name) is not None for f in fields(Finding) if f.name != "fix")
+    assert all(getattr(covered.fix, f.name) is not None for f in fields(Fix) if f.name != "edit")
 
 
 def test_findings_this_form_cannot_carry_are_not_stored(tmp_path):
