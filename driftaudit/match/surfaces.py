@@ -45,7 +45,7 @@ from driftaudit.usage import (
     MetaInfoUsage,
     UsageSet,
 )
-from driftaudit.usage.dest_owners import DestOwners
+from driftaudit.usage.dest_owners import DestOwners, defines_own_flag
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.pins import Pin
 from driftaudit.usage.surfaces import SurfaceUsages
@@ -290,6 +290,12 @@ class SurfaceMatcher:
                 )
         return [f for f in found if f not in settled]
 
+    def _own_option(self, usage) -> bool:
+        """`parser.add_argument("--sglang-x")` in the consumer's own parser."""
+        if self.files is None or usage.context != "python-argv":
+            return False
+        return defines_own_flag(self.files, usage.path, usage.line, usage.column)
+
     @staticmethod
     def _declares(owners: DestOwners | None, usage) -> bool:
         """Does the usage's file declare the name it reads as a field of its own?"""
@@ -367,6 +373,11 @@ class SurfaceMatcher:
                 elif isinstance(change, FlagDeprecated):
                     read = reads.get(usage.flag) if usage.prefix else None
                     fix = deprecated_fix(usage, change, drift, owner, generated, read)
+                if fix is not None and fix.edit is not None and self._own_option(usage):
+                    fix = Fix(
+                        f"{fix.description} where its value reaches sglang: `{usage.written}` "
+                        "names an option of the consumer's own parser, which is not respelled"
+                    )
                 message, at = f"{how}: {change.explain()}", _word(usage, usage.written)
                 findings.append(finding_at(usage, change, message, fix, at=at))
             elif usage.prefix and usage.context == "python-attr":

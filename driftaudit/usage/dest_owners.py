@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from driftaudit.pysource import Columns
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.surfaces.dests import owned_dests
 
@@ -112,3 +113,30 @@ class DestOwners:
 
 def _compound(node: ast.stmt) -> bool:
     return hasattr(node, "body")  # if/for/while/with/try/def/class: their statements count
+
+
+DEFINITIONS = {"add_argument", "add_option", "option", "argument"}  # as `fix.codemods`
+
+
+def defines_own_flag(files: ConsumerFiles, path: str, line: int, column: int) -> bool:
+    """Is the flag at `path:line:column` a name the consumer's own parser gives its own
+    option (`parser.add_argument("--sglang-x")`)? Respelling it would change the
+    consumer's CLI, not what reaches sglang (the codemods refuse it too)."""
+    file = files.get(path) if path.endswith(".py") else None
+    tree = file.tree if file is not None else None
+    if tree is None:
+        return False
+    columns = Columns(file.text)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or node.lineno > line:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name not in DEFINITIONS:
+            continue
+        for arg in node.args:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                span = columns.span(arg)
+                if (span.line, span.column) <= (line, column) < (span.end_line, span.end_column):
+                    return True
+    return False
