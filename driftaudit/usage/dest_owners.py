@@ -39,12 +39,27 @@ class NameOwners:
 class DestOwners:
     def __init__(self, files: ConsumerFiles, names: set[str]):
         self.names: dict[str, NameOwners] = {name: NameOwners() for name in names}
-        if names:
-            for file in files.python():
-                if file.text and any(n in file.text for n in names):
-                    tree = file.tree
-                    if tree is not None:
-                        self._scan(file.rel, tree)
+        for file in files.python() if names else ():
+            present = sorted(n for n in names if file.text and n in file.text)
+            if not present:
+                continue
+            # per file content and the names it spells (`ConsumerFile.derived`)
+            compute = lambda file=file, present=present: self._of_file(file, present)  # noqa: E731
+            found = file.derived("dest-owners:" + ",".join(present), compute, dict)
+            for name, (declared, emitted) in found.items():
+                self.names[name].declared += declared
+                self.names[name].emitted += emitted
+
+    @classmethod
+    def _of_file(cls, file, names: list[str]) -> dict[str, tuple[list, list]]:
+        """What one file declares and emits of `names`."""
+        tree = file.tree
+        if tree is None:
+            return {}
+        one = cls.__new__(cls)
+        one.names = {name: NameOwners() for name in names}
+        one._scan(file.rel, tree)
+        return {n: (o.declared, o.emitted) for n, o in one.names.items() if o.declared or o.emitted}
 
     def of(self, name: str) -> NameOwners:
         return self.names.get(name, NameOwners())
@@ -123,20 +138,28 @@ def defines_own_flag(files: ConsumerFiles, path: str, line: int, column: int) ->
     option (`parser.add_argument("--sglang-x")`)? Respelling it would change the
     consumer's CLI, not what reaches sglang (the codemods refuse it too)."""
     file = files.get(path) if path.endswith(".py") else None
-    tree = file.tree if file is not None else None
-    if tree is None:
+    if file is None or file.text is None:
         return False
+    spans = file.derived("own-options", lambda: _option_names(file), list)
+    return any((s[0], s[1]) <= (line, column) < (s[2], s[3]) for s in spans)
+
+
+def _option_names(file) -> list[tuple[int, int, int, int]]:
+    """The spans of the string literals a parser definition in the file names."""
+    tree = file.tree
+    if tree is None:
+        return []
     columns = Columns(file.text)
+    spans = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or node.lineno > line:
+        if not isinstance(node, ast.Call):
             continue
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name not in DEFINITIONS:
-            continue
-        for arg in node.args:
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                span = columns.span(arg)
-                if (span.line, span.column) <= (line, column) < (span.end_line, span.end_column):
-                    return True
-    return False
+        if name in DEFINITIONS:
+            spans += [
+                tuple(columns.span(arg))
+                for arg in node.args
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            ]
+    return spans

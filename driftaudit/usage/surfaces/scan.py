@@ -94,9 +94,7 @@ def scan_surfaces(
         if kind == "python":
             plain, scoped, launch = py_candidates(text, wrap)
             if plain or scoped:
-                python[entry.rel] = PyFile(entry, result, wrap)
-                _guarded(files, entry, python[entry.rel].scan, plain, scoped, launch, helpers,
-                         pending)  # fmt: skip
+                _first_pass(files, entry, result, wrap, (plain, scoped, launch), helpers, pending)
             continue
         if kind in ("yaml", "json", "toml") and not (
             _CONFIG_FILTER.search(text) or any(p in text for p in wrap.dash)
@@ -123,6 +121,31 @@ def scan_surfaces(
         result.urls, lambda u: (u.line, u.column, u.route, u.method, tuple(u.payload_keys))
     )
     return result
+
+
+def _first_pass(files, entry, result, wrap, candidates, helpers, pending) -> None:
+    """A Python file's own pass: what it yields depends on its text and the wrapping
+    prefixes only (helpers of other files are read in the second pass), so it is kept
+    per file content (`ConsumerFile.derived`) and an unchanged file is not read again."""
+
+    def compute() -> tuple:
+        part = SurfaceUsages(prefixes=result.prefixes)
+        own_helpers: dict[str, Helper] = {}
+        own_pending: list[PendingCall] = []
+        PyFile(entry, part, wrap).scan(*candidates, own_helpers, own_pending)
+        return part.flags, part.envs, part.urls, own_helpers, own_pending
+
+    try:
+        found = entry.derived("surfaces:" + "|".join(result.prefixes), compute, tuple)
+    except (RecursionError, MemoryError) as exc:  # deeper than the visitor's stack
+        files.fail(entry, exc)
+        return
+    flags, envs, urls, own_helpers, own_pending = found
+    result.flags += flags
+    result.envs += envs
+    result.urls += urls
+    helpers.update(own_helpers)
+    pending += own_pending
 
 
 def _guarded(files: ConsumerFiles, entry: ConsumerFile, scan: Callable, *args, **kwargs) -> None:
