@@ -95,3 +95,33 @@ def test_what_is_stored_per_version_pair_gives_the_same_findings(code, tmp_path,
         path.write_text(path.read_text() + "\n# edited\n")  # the findings cache misses
     assert compare(case, cache) == compare(case, cache, "--no-cache") == fresh
     assert any(f["rule"] == code for f in fresh["findings"])
+
+
+def test_surfaces_and_name_owners_follow_an_edit(tmp_path, monkeypatch):
+    """Flags scanned per file and whose a `sglang_*` name is are kept per file: an edited
+    flag literal changes the findings of its file as a `--no-cache` run does."""
+    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
+    case = tmp_path / "dests"
+    shutil.copytree(FIXTURES / "fix" / "dests", case)
+    config = case / "consumer" / "app" / "run_config.py"
+    stale = (
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass RunConfig:\n"
+        '    sglang_cuda_graph_bs: str = ""\n\n\n'
+        "def argv(cfg: RunConfig) -> list[str]:\n"
+        '    args = ["python", "-m", "sglang.launch_server"]\n'
+        "    if cfg.sglang_cuda_graph_bs:\n"
+        '        args += ["--sglang-cuda-graph-bs"] + cfg.sglang_cuda_graph_bs.split()\n'
+        "    return args\n"
+    )
+    config.write_text(stale)
+    cache = tmp_path / "cache"
+    before = _by_file(_cached_and_fresh(case, cache))
+    assert "app/run_config.py" in before
+    config.write_text(stale.replace("--sglang-cuda-graph-bs", "--sglang-cuda-graph-bs-decode"))
+    after = _by_file(_cached_and_fresh(case, cache))
+    assert "app/run_config.py" not in after  # its own field, passed as the new flag
+    assert {k: v for k, v in after.items()} == {
+        k: v for k, v in before.items() if k != "app/run_config.py"
+    }
+    config.write_text(stale)
+    assert _by_file(_cached_and_fresh(case, cache)) == before

@@ -577,6 +577,8 @@ def _settled(usage, owner) -> bool:
         return False
     if not (usage.prefix and usage.context == "python-attr"):
         return False
+    if all(path != usage.path for path, _ in owner.declared):
+        return False  # read where the name is not declared: maybe sglang's dest there
     wrapped = "--" + usage.written.replace("_", "-")
     return all(flag.split("=")[0] not in (wrapped, usage.flag) for _, _, flag in owner.emitted)
 
