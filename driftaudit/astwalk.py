@@ -71,3 +71,17 @@ def walk_statements(node: ast.AST) -> Iterator[ast.AST]:
         current = todo.popleft()
         todo.extend(block_children(current))
         yield current
+
+
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def own_nodes(scope: ast.AST, nested: tuple[type, ...] = DEFINITIONS) -> Iterator[ast.AST]:
+    """The nodes below `scope` that belong to it: a `nested` node (a function or class
+    defined inside) is yielded, but what lies inside it is its own scope's."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, nested):
+            todo.extend(ast.iter_child_nodes(node))

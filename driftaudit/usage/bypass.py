@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from driftaudit.astwalk import own_nodes
 from driftaudit.pysource import dotted, statements
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.model import Usage
@@ -122,13 +123,13 @@ class _FileBypasses:
             ):
                 keywords = [k.arg for k in statement.value.keywords if k.arg]
                 namespaces[statement.targets[0].id] = keywords
-        for node in _own_nodes(scope):
+        for node in own_nodes(scope):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 holder = dotted(node.value)
                 if holder in namespaces:
                     namespaces[holder].append(node.attr)
         found = []
-        for node in _own_nodes(scope):
+        for node in own_nodes(scope):
             if not isinstance(node, ast.Call):
                 continue
             callee = self._resolve(node.func)
@@ -211,7 +212,7 @@ class _FileBypasses:
         return found
 
     def _uses(self, scope: ast.AST, variable: str, usage: BypassUsage) -> None:
-        for node in _own_nodes(scope):
+        for node in own_nodes(scope):
             if isinstance(node, ast.Attribute) and dotted(node.value) == variable:
                 if isinstance(node.ctx, ast.Store):
                     usage.attributes.append(node.attr)
@@ -254,21 +255,12 @@ def _holds(scope: ast.AST, lines: set[int]) -> bool:
 
 def _own_statements(scope: ast.AST):
     """The statements of a scope, nested blocks included, nested functions not."""
-    for node in _own_nodes(scope):
+    for node in own_nodes(scope):
         if isinstance(node, ast.stmt):
             yield node
 
 
-def _own_nodes(scope: ast.AST):
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
-
-
 def _returns(function: ast.FunctionDef, variable: str) -> bool:
     return any(
-        isinstance(n, ast.Return) and dotted(n.value) == variable for n in _own_nodes(function)
+        isinstance(n, ast.Return) and dotted(n.value) == variable for n in own_nodes(function)
     )

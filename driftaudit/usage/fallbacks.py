@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 
+from driftaudit.astwalk import own_nodes
+
 _DISPLAYS = (
     ast.List,
     ast.ListComp,
@@ -40,7 +42,7 @@ class Fallbacks:
             for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
                 if arg is not None:
                     self.assigned.setdefault(arg.arg, []).append(None)
-        for node in _walk(scope):
+        for node in own_nodes(scope, _NESTED):  # a nested def itself matches no branch
             if isinstance(node, ast.If):
                 self._guard(node)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -106,17 +108,6 @@ class Fallbacks:
                 for v in values
             )
         return False
-
-
-def _walk(scope: ast.AST):
-    """The nodes of a body, without nested functions and classes."""
-    todo = list(ast.iter_child_nodes(scope))
-    while todo:
-        node = todo.pop()
-        if isinstance(node, _NESTED):
-            continue
-        yield node
-        todo.extend(ast.iter_child_nodes(node))
 
 
 def _tested_none(test: ast.expr) -> str | None:
