@@ -130,7 +130,9 @@ def _compound(node: ast.stmt) -> bool:
     return hasattr(node, "body")  # if/for/while/with/try/def/class: their statements count
 
 
-DEFINITIONS = {"add_argument", "add_option", "option", "argument"}  # as `fix.codemods`
+# calls that give the consumer's own parser an option (or subcommand): their names are
+# the consumer's, never respelled (here and in `fix.codemods.replace_text`)
+PARSER_DEFINITIONS = {"add_argument", "add_option", "add_parser", "option", "argument"}
 
 
 def defines_own_flag(files: ConsumerFiles, path: str, line: int, column: int) -> bool:
@@ -156,7 +158,7 @@ def _option_names(file) -> list[tuple[int, int, int, int]]:
             continue
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name in DEFINITIONS:
+        if name in PARSER_DEFINITIONS:
             spans += [
                 tuple(columns.span(arg))
                 for arg in node.args

@@ -15,13 +15,13 @@ import libcst.matchers as m
 
 from driftaudit.fix.codemods.base import Primitive
 from driftaudit.fix.text import bounded
+from driftaudit.usage.dest_owners import PARSER_DEFINITIONS
 
 _PROSE_KEYWORDS = {"help", "description", "epilog", "usage", "msg", "message", "doc"}
 _LOG_CALLS = {
     "print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
     "echo", "secho", "fatal",
 }  # fmt: skip
-_DEFINITIONS = {"add_argument", "add_option", "add_parser", "option", "argument"}
 
 
 def _callee_name(call: cst.Call) -> str:
@@ -46,7 +46,7 @@ def prose_or_definition(lineage: list[cst.CSTNode]) -> bool:
             name = _callee_name(parent)
             if name in _LOG_CALLS or name.endswith(("Error", "Exception", "Warning")):
                 return True
-            return name in _DEFINITIONS
+            return name in PARSER_DEFINITIONS
         if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
             return isinstance(parent, cst.Raise)
         child = parent
