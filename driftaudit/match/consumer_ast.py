@@ -15,20 +15,10 @@ def sglang_paths(usages: UsageSet) -> list[str]:
     return sorted({u.path for u in usages.usages if isinstance(u, ImportUsage)})
 
 
-def sglang_files(usages: UsageSet, files: ConsumerFiles) -> dict[str, tuple[str, ast.Module]]:
-    """path -> (text, tree) of each consumer file with an sglang import, from the file
-    index (read and parsed once per run; parse errors are DA001 findings already)."""
-    parsed = {}
-    for path in sglang_paths(usages):
-        file = files.get(path)
-        if file is not None and file.text is not None and file.tree is not None:
-            parsed[path] = (file.text, file.tree)
-    return parsed
-
-
 class SglangFiles(Mapping):
-    """`sglang_files`, parsed one file at a time on first access (a warm run whose files
-    are cached parses none unless a check needs a tree)."""
+    """path -> (text, tree) of each consumer file with an sglang import, from the file
+    index, parsed one file at a time on first access (a warm run whose files are cached
+    parses none unless a check needs a tree; parse errors are DA001 findings already)."""
 
     def __init__(self, usages: UsageSet, files: ConsumerFiles):
         self._paths = sglang_paths(usages)

@@ -146,7 +146,7 @@ class CopyIndex:
 def copy_findings(
     usages: UsageSet, old, new, files: dict, ours: list[ConsumerFunction] | None = None
 ) -> list[Finding]:
-    """DA701 findings; `files`: the consumer's sglang files (`consumer_ast.sglang_files`),
+    """DA701 findings; `files`: the consumer's sglang files (`consumer_ast.SglangFiles`),
     or `ours`: their functions (`consumer_functions`), already read."""
     if ours is None:
         ours = consumer_functions(files)
