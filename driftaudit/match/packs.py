@@ -116,8 +116,7 @@ class PackMatcher:
         if not relpath.endswith(".py"):
             return False
         if relpath not in self._strings:
-            files = self._files if self._files is not None else ConsumerFiles(self.root)
-            file = files.get(relpath)
+            file = self._index().get(relpath)
             tree = file.tree if file is not None else None
             columns = Columns(file.text if file is not None else None)
             self._strings[relpath] = [
@@ -130,11 +129,17 @@ class PackMatcher:
             for span in self._strings[relpath]
         )
 
+    def _index(self) -> ConsumerFiles:
+        """The consumer's file index: the run's, else one walked here, once."""
+        if self._files is None:
+            self._files = ConsumerFiles(self.root)
+        return self._files
+
     def _consumer_texts(self) -> dict[str, str]:
         """Every text file of the consumer, from its index (read once per run)."""
         if self._texts is None:
-            files = self._files if self._files is not None else ConsumerFiles(self.root)
-            self._texts = {f.rel: f.text for f in sorted(files, key=lambda f: f.rel) if f.text}
+            files = sorted(self._index(), key=lambda f: f.rel)
+            self._texts = {f.rel: f.text for f in files if f.text}
         return self._texts
 
     # ---- findings --------------------------------------------------------------------
