@@ -126,6 +126,11 @@ def statements(tree: ast.AST):
                 queue.extend(value)
 
 
+def is_none(node: ast.AST | None) -> bool:
+    """The literal `None`."""
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def dotted(node: ast.AST | None) -> str | None:
     """`a.b.c` for a Name/Attribute chain, None for anything else (a call, a subscript)."""
     parts = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from driftaudit.astwalk import own_nodes
+from driftaudit.pysource import is_none
 
 _DISPLAYS = (
     ast.List,
@@ -117,8 +118,7 @@ def _tested_none(test: ast.expr) -> str | None:
         and isinstance(test.left, ast.Name)
         and len(test.ops) == 1
         and isinstance(test.ops[0], (ast.Is, ast.Eq))
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
+        and is_none(test.comparators[0])
     ):
         return test.left.id
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
@@ -152,8 +152,7 @@ def _tested_some(test: ast.expr) -> str | None:
         and isinstance(test.left, ast.Name)
         and len(test.ops) == 1
         and isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
+        and is_none(test.comparators[0])
     ):
         return test.left.id
     return None

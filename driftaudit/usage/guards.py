@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from driftaudit.pysource import dotted
+from driftaudit.pysource import dotted, is_none
 
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 _OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
@@ -56,7 +56,7 @@ def condition_guard(test: ast.expr) -> tuple | None:
 def _has_guard(test: ast.expr) -> tuple | None:
     """hasattr(X, "n"); getattr(X, "n", None) [is not None]; "n" in dir(X)."""
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        if isinstance(test.ops[0], ast.IsNot) and _is_none(test.comparators[0]):
+        if isinstance(test.ops[0], ast.IsNot) and is_none(test.comparators[0]):
             test = test.left
     if not isinstance(test, ast.Call) or not isinstance(test.func, ast.Name):
         return None
@@ -67,10 +67,6 @@ def _has_guard(test: ast.expr) -> tuple | None:
     if test.func.id == "hasattr" or (test.func.id == "getattr" and len(args) == 3):
         return ("has", name, test.lineno)
     return None
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _version_guard(test: ast.expr) -> tuple | None:

@@ -22,6 +22,7 @@ import ast
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from driftaudit.pysource import is_none
 from driftaudit.snapshot.surfaces.serverarg_redirects import redirect_files
 
 
@@ -150,7 +151,7 @@ def _fallback(annotation: ast.expr) -> ast.expr | None:
     for node in ast.walk(annotation):
         if isinstance(node, ast.Call):
             for keyword in node.keywords:
-                if keyword.arg == "fallback" and not _is_none(keyword.value):
+                if keyword.arg == "fallback" and not is_none(keyword.value):
                     return keyword.value
     return None
 
@@ -165,7 +166,7 @@ def _unset(test: ast.expr) -> list[str]:
         and len(part.ops) == 1
         and isinstance(part.ops[0], (ast.Is, ast.Eq))
         and isinstance(part.left, ast.Attribute)
-        and _is_none(part.comparators[0])
+        and is_none(part.comparators[0])
     ]
 
 
@@ -187,7 +188,3 @@ def _sets(statement: ast.Assign | ast.Expr, name: str) -> list[ast.expr]:
         ):
             values.append(statement.value)
     return values
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
