@@ -43,6 +43,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from checkers import checker_command, checker_venv
+
 DEFAULT_CASES = [
     "specforge-f3c4=/work/consumers/specforge-f3c4@0.5.9..0.5.14",
     "miles-31f1=/work/consumers/miles-31f1@0.5.16..0.5.23",
@@ -153,68 +155,10 @@ def seed_sources(shared: Path, cold: Path, versions: list[str]) -> None:
             link.symlink_to(source, target_is_directory=True)
 
 
-def checker_venv(kind: str, cache: Path) -> Path:
-    """A venv of the benchmark's own holding the checker (not sglang)."""
-    venv = cache / f"bench-{kind}-venv"
-    exe = venv / "bin" / kind
-    if not exe.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", kind], check=True)
-    return exe
-
-
-def sglang_files(tree: Path) -> list[str]:
-    """The consumer's Python files that mention sglang: all a checker needs to look at."""
-    files = []
-    for path in sorted(tree.rglob("*.py")):
-        if ".git" in path.parts or not path.is_file():
-            continue
-        if "sglang" in path.read_text(errors="ignore"):
-            files.append(str(path))
-    return files
-
-
 def run_checker(kind: str, exe: Path, tree: Path, sglang_root: Path, work: Path) -> dict:
     """One checker run over the consumer with sglang_root on its path."""
-    files = sglang_files(tree)
-    if kind == "pyright":
-        config = work / f"pyrightconfig-{sglang_root.name}.json"
-        config.write_text(
-            json.dumps(
-                {
-                    "include": files,
-                    "extraPaths": [str(sglang_root), str(tree)],
-                    "typeCheckingMode": "basic",
-                }
-            )
-        )
-        return measure([str(exe), "--outputjson", "-p", str(config)])
-    # mypy stops at a directory that is no valid package name: leave those files out
-    files = [
-        f
-        for f in files
-        if all(part.isidentifier() for part in Path(f).relative_to(tree).with_suffix("").parts)
-    ]
-    config = work / "mypy.ini"
-    config.write_text(
-        "[mypy]\nignore_missing_imports = True\n[mypy-sglang.*]\nignore_missing_imports = False\n"
-    )
-    env = dict(os.environ, MYPYPATH=os.pathsep.join([str(sglang_root), str(tree)]))
-    return measure(
-        [
-            str(exe),
-            "--config-file",
-            str(config),
-            "--follow-imports=silent",
-            "--no-error-summary",
-            "--explicit-package-bases",
-            "--cache-dir",
-            str(work / f"mypy-{sglang_root.name}"),
-            *files,
-        ],
-        env=env,
-        cwd=tree,
-    )
+    argv, env, cwd = checker_command(kind, exe, tree, sglang_root, work)
+    return measure(argv, env=env, cwd=cwd)
 
 
 def copy_consumer(consumer: Path, target: Path) -> Path:

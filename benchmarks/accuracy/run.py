@@ -29,6 +29,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/
+
+from checkers import checker_command, checker_venv  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
 
@@ -155,58 +159,27 @@ def score_case(case: dict, findings: list) -> Score:
 
 # --- the type-checker peer ------------------------------------------------------------
 
-def checker_venv(kind: str, cache: Path) -> Path:
-    """A venv of the benchmark's own holding the checker (not sglang)."""
-    venv = cache / f"bench-{kind}-venv"
-    exe = venv / "bin" / kind
-    if not exe.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", kind], check=True)
-    return exe
-
-
-def sglang_files(tree: Path) -> list[str]:
-    """The consumer's Python files that mention sglang: all a checker needs to look at."""
-    return sorted(str(p) for p in tree.rglob("*.py")
-                  if "sglang" in p.read_text(errors="ignore"))
+PYRIGHT_RULES = {  # what a missing or moved sglang name gives, as errors
+    "reportMissingImports": "error",
+    "reportAttributeAccessIssue": "error",
+    "reportCallIssue": "error",
+}
 
 
 def run_checker(kind: str, exe: Path, tree: Path, sglang_root: Path, work: Path) -> set:
     """(file, line, message) diagnostics of the checker with sglang_root on the path."""
-    files = sglang_files(tree)
+    argv, env, cwd = checker_command(
+        kind, exe, tree, sglang_root, work, PYRIGHT_RULES, ("--show-absolute-path",)
+    )
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd)
+    rows = set()
     if kind == "pyright":
-        config = work / f"pyrightconfig-{sglang_root.name}.json"
-        config.write_text(json.dumps({
-            "include": files,
-            "extraPaths": [str(sglang_root), str(tree)],
-            "typeCheckingMode": "basic",
-            "reportMissingImports": "error",
-            "reportAttributeAccessIssue": "error",
-            "reportCallIssue": "error",
-        }))
-        proc = subprocess.run([str(exe), "--outputjson", "-p", str(config)],
-                              capture_output=True, text=True)
-        data = json.loads(proc.stdout or "{}")
-        rows = set()
-        for d in data.get("generalDiagnostics", []):
+        for d in json.loads(proc.stdout or "{}").get("generalDiagnostics", []):
             rel = os.path.relpath(d["file"], tree)
             rows.add((rel, d["range"]["start"]["line"] + 1, d.get("message", "")))
         return rows
-    # mypy stops at a directory that is no valid package name (`fast-gpu/`): skip those files
-    files = [f for f in files if all(
-        part.isidentifier() for part in Path(f).relative_to(tree).with_suffix("").parts)]
-    env = dict(os.environ, MYPYPATH=os.pathsep.join([str(sglang_root), str(tree)]))
-    config = work / "mypy.ini"  # missing third-party imports are noise; missing sglang is not
-    config.write_text("[mypy]\nignore_missing_imports = True\n"
-                      "[mypy-sglang.*]\nignore_missing_imports = False\n")
-    proc = subprocess.run(
-        [str(exe), "--config-file", str(config), "--follow-imports=silent",
-         "--no-error-summary", "--explicit-package-bases", "--show-absolute-path",
-         "--cache-dir", str(work / f"mypy-{sglang_root.name}"), *files],
-        capture_output=True, text=True, env=env, cwd=tree)
     if proc.returncode == 2:
         print(f"    mypy failed: {(proc.stderr or proc.stdout).strip()[:200]}", file=sys.stderr)
-    rows = set()
     for line in proc.stdout.splitlines():
         parts = line.split(":", 3)
         if len(parts) == 4 and parts[1].isdigit() and " error" in parts[2] + parts[3][:8]:
