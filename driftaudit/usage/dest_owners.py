@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import partial
 
 from driftaudit.pysource import Columns
 from driftaudit.usage.files import ConsumerFiles
@@ -44,7 +45,7 @@ class DestOwners:
             if not present:
                 continue
             # per file content and the names it spells (`ConsumerFile.derived`)
-            compute = lambda file=file, present=present: self._of_file(file, present)  # noqa: E731
+            compute = partial(self._of_file, file, present)
             found = file.derived("dest-owners:" + ",".join(present), compute, dict)
             for name, (declared, emitted) in found.items():
                 self.names[name].declared += declared
