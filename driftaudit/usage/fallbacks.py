@@ -111,16 +111,23 @@ class Fallbacks:
         return False
 
 
-def _tested_none(test: ast.expr) -> str | None:
-    """`x is None` or `not x`: the name tested."""
+def _compared_to_none(test: ast.expr, ops: tuple[type, ...]) -> str | None:
+    """`x <op> None` with `op` one of `ops`: the name compared."""
     if (
         isinstance(test, ast.Compare)
         and isinstance(test.left, ast.Name)
         and len(test.ops) == 1
-        and isinstance(test.ops[0], (ast.Is, ast.Eq))
+        and isinstance(test.ops[0], ops)
         and is_none(test.comparators[0])
     ):
         return test.left.id
+    return None
+
+
+def _tested_none(test: ast.expr) -> str | None:
+    """`x is None` or `not x`: the name tested."""
+    if (name := _compared_to_none(test, (ast.Is, ast.Eq))) is not None:
+        return name
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return test.operand.id if isinstance(test.operand, ast.Name) else None
     return None
@@ -147,15 +154,7 @@ def _tested_some(test: ast.expr) -> str | None:
     """`x is not None` or `x`: the name tested."""
     if isinstance(test, ast.Name):
         return test.id
-    if (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
-        and is_none(test.comparators[0])
-    ):
-        return test.left.id
-    return None
+    return _compared_to_none(test, (ast.IsNot, ast.NotEq))
 
 
 def _is_name(node: ast.expr, name: str) -> bool:
