@@ -22,8 +22,6 @@ import json
 import re
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from driftaudit.astwalk import children
 from driftaudit.pysource import dotted
 from driftaudit.snapshot.gcpause import gc_paused
@@ -256,11 +254,19 @@ class CallGraph:
     """The call graph of one snapshot, expanded on demand from the entries asked about."""
 
     snapshot: object  # driftaudit.snapshot.Snapshot
-    graph: nx.DiGraph = field(default_factory=nx.DiGraph)
+    _graph: object = None  # a networkx.DiGraph, made (and networkx imported) when first expanded
     _data: dict[str, dict] = field(default_factory=dict)
     _expanded: set[str] = field(default_factory=set)
     _resolved: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _unsaved: list[tuple[str, bytes]] = field(default_factory=list)
+
+    @property
+    def graph(self):
+        if self._graph is None:
+            import networkx  # 0.07 s to import: a run served from the call-data memo needs none
+
+            self._graph = networkx.DiGraph()
+        return self._graph
 
     def save(self) -> None:
         """Write the module call data built in this run to the store (one transaction)."""

@@ -7,15 +7,16 @@ them). A consumer that drives the object itself sets the same names; when a rele
 stores another name instead, the consumer's store is dead and sglang's read fails.
 
 Read from the module's source with `ast`, only for the globals a consumer stores on
-(parsed on demand, once per tree and module).
+(parsed on demand, once per module content: kept in the snapshot store).
 """
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+import json
 
-_CACHE: dict[tuple[str, str], dict[str, dict[str, int]] | None] = {}
+GLOBAL_ATTRS_VERSION = "1"
+_CACHE: dict[tuple[str, str, str], dict[str, dict[str, int]] | None] = {}
 
 
 def stored_attributes(snapshot, module: str, name: str) -> dict[str, int] | None:
@@ -24,17 +25,36 @@ def stored_attributes(snapshot, module: str, name: str) -> dict[str, int] | None
     relpath = snapshot.files.get(module)
     if relpath is None:
         return None
-    key = (str(getattr(snapshot, "digest", "")) + str(snapshot.tree.root), module)
+    digest = snapshot.file_digest(module)
+    key = (str(snapshot.tree.root), module, digest or "")
     if key not in _CACHE:
-        _CACHE[key] = _read(Path(snapshot.tree.root) / relpath)
+        _CACHE[key] = _stored(snapshot, module, digest) if digest else None
     found = _CACHE[key]
     return None if found is None else found.get(name)
 
 
-def _read(path: Path) -> dict[str, dict[str, int]] | None:
+def _stored(snapshot, module: str, digest: str) -> dict[str, dict[str, int]] | None:
+    """`_read` of the module, through the snapshot store (keyed by the file's content)."""
+    key = f"global_attrs:{GLOBAL_ATTRS_VERSION}:{module}:{digest}"
+    cached = snapshot.store.get(key)
+    if cached is not None:
+        try:
+            data = json.loads(cached)
+            if data is None or isinstance(data, dict):
+                return data
+        except ValueError:
+            pass  # a corrupt entry: read again
+    found = _read(snapshot.source(module))
+    snapshot.store.put(key, json.dumps(found).encode())
+    return found
+
+
+def _read(code: str | None) -> dict[str, dict[str, int]] | None:
+    if code is None:
+        return None
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError, RecursionError):
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError):
         return None
     owned = set()
     for statement in tree.body:

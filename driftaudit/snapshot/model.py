@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# bump when the model or its extraction (extract.py) changes: invalidates the cached models.
+# Here, not in extract.py, so that reading cached models never imports griffe.
+EXTRACTOR_VERSION = "9"
+
 POSITIONAL_ONLY = "positional-only"
 POSITIONAL_OR_KEYWORD = "positional or keyword"
 VAR_POSITIONAL = "variadic positional"

@@ -24,9 +24,8 @@ from stat import S_ISREG
 from typing import Any, TypeVar
 
 from driftaudit.cache import BlobStore
-from driftaudit.snapshot.extract import EXTRACTOR_VERSION, extract_module
 from driftaudit.snapshot.gcpause import gc_paused
-from driftaudit.snapshot.model import Alias, Attribute, Class, Module, Obj
+from driftaudit.snapshot.model import EXTRACTOR_VERSION, Alias, Attribute, Class, Module, Obj
 from driftaudit.snapshot.prefetch import Prefetch
 from driftaudit.snapshot.surfaces import serverargs
 from driftaudit.snapshot.surfaces._files import TreeScan, shared_reads
@@ -89,6 +88,8 @@ def _extract_job(job: tuple[str, str, str]) -> tuple[str, bytes]:
     except OSError as exc:  # dangling link, no permission: known to exist, not what it holds
         module = Module(name, relpath, parse_error=f"unreadable: {exc.strerror}")
         return name, _encode(module.to_json())
+    from driftaudit.snapshot.extract import extract_module  # griffe: only when extracting
+
     module = extract_module(name, relpath, code)
     return name, _encode(module.to_json())
 
