@@ -242,17 +242,12 @@ def run_diff(
     step("diffing (parsing every sglang module, once)")
     module_prefix = prefix if prefix and old.is_module(prefix) else None
     changes = list(Differ(old, new).all_changes(module_prefix))
-    old_args, new_args = old.server_args(), new.server_args()
-    if old_args and new_args:
-        fields = set(old_args.fields)
+    server_args = ServerArgsDrift.between(old, new)
+    if server_args is not None:
+        fields = set(server_args.old.fields)
         # the field model says it better than the class's synthesised constructor
         changes = [c for c in changes if not _about_server_args_fields(c, fields)]
-        redirects = (old.surface("server_arg_redirects"), new.surface("server_arg_redirects"))
-        resolutions = (
-            old.surface("server_arg_resolutions"),
-            new.surface("server_arg_resolutions"),
-        )
-        changes += ServerArgsDrift(old_args, new_args, *redirects, *resolutions).all_changes()
+        changes += server_args.all_changes()
     changes += surface_changes(old, new) + surface_additions(old, new)
     return old, new, [c for c in changes if prefix is None or c.symbol.startswith(prefix)]
 

@@ -153,11 +153,16 @@ class ServerArgsDrift:
         new_redirects: list[Redirect] | None = None,
         old_resolutions: Resolutions | None = None,
         new_resolutions: Resolutions | None = None,
+        tables: tuple | None = None,
     ):
+        """`tables`: (by_field, by_flag, by_dest) computed before on the same models."""
         self.old, self.new = old, new
         self.old_resolutions = old_resolutions or Resolutions()
         self.new_resolutions = new_resolutions or Resolutions()
         self.replacements = Replacements(old, new, old_redirects, new_redirects)
+        if tables is not None:
+            self.by_field, self.by_flag, self.by_dest = tables
+            return
         self.by_field: dict[str, list[Change]] = {}
         self.by_flag: dict[str, Change] = {}
         for name, field in old.fields.items():
@@ -167,6 +172,28 @@ class ServerArgsDrift:
             if change is not None:
                 self.by_flag[flag] = change
         self.by_dest: dict[str, FlagDestChanged] = self._dest_changes()
+
+    @classmethod
+    def between(cls, old, new) -> ServerArgsDrift | None:
+        """The drift of two snapshots' ServerArgs (None unless both have the model). Its
+        tables depend on the trees alone: kept per version pair (pair_cache)."""
+        from driftaudit.pair_cache import MISSING, PairMemo
+
+        old_model, new_model = old.server_args(), new.server_args()
+        if not old_model or not new_model:
+            return None
+        surfaces = [
+            tree.surface(name)
+            for name in ("server_arg_redirects", "server_arg_resolutions")
+            for tree in (old, new)
+        ]
+        memo = PairMemo(old, new, "serverargs-drift")
+        tables = memo.get("tables", tuple)
+        drift = cls(old_model, new_model, *surfaces, tables=None if tables is MISSING else tables)
+        if tables is MISSING:
+            memo.put("tables", (drift.by_field, drift.by_flag, drift.by_dest))
+            memo.flush()
+        return drift
 
     def _dest_changes(self) -> dict[str, FlagDestChanged]:
         """Old argparse dests no flag stores into any more while their flags still parse.

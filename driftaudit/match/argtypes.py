@@ -18,6 +18,7 @@ from driftaudit.drift.param_uses import UNKNOWN, new_type_use
 from driftaudit.drift.typechanges import AttributeTypeChanged, ParameterTypeChanged
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.calls import bind, call_params
+from driftaudit.pair_cache import MISSING, PairMemo
 from driftaudit.snapshot import Resolved, Snapshot
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module
 from driftaudit.usage import CallUsage, MemberUsage, UsageSet
@@ -29,6 +30,7 @@ _SGLANG_CALL = "sglang-call:"
 class TypeMatcher:
     def __init__(self, differ, matcher, members):
         self.differ = differ
+        self._uses: PairMemo | None = None  # new_type_use answers: the trees alone give them
         self.matcher = matcher  # signatures() and _unbound_method()
         self.members = members  # classes_of()
 
@@ -97,10 +99,18 @@ class TypeMatcher:
         lineno = new_fn.lineno or getattr(new.obj, "lineno", None)
         if module is None or not lineno:
             return UNKNOWN
-        source = self.differ.new.source(module.name)
-        if source is None:
-            return UNKNOWN
-        return new_type_use(source, lineno, new_fn.name, param, value)
+        if self._uses is None:
+            self._uses = PairMemo(self.differ.old, self.differ.new, "new-type-use")
+        question = repr((module.name, lineno, new_fn.name, param, value))
+        use = self._uses.get(question)
+        if use is MISSING:
+            source = self.differ.new.source(module.name)
+            if source is None:
+                return UNKNOWN
+            use = new_type_use(source, lineno, new_fn.name, param, value)
+            self._uses.put(question, use)
+            self._uses.flush()
+        return use
 
     # ---- attributes ----------------------------------------------------------------
 

@@ -87,19 +87,7 @@ class SurfaceMatcher:
         self.members = members
         self.canonical = pack.canonical if pack else (lambda s: s)
         self._uses: tuple[set[str], set[tuple]] | None = None
-        old_model, new_model = differ.old.server_args(), differ.new.server_args()
-        self.server_args = (
-            ServerArgsDrift(
-                old_model,
-                new_model,
-                differ.old.surface("server_arg_redirects"),
-                differ.new.surface("server_arg_redirects"),
-                differ.old.surface("server_arg_resolutions"),
-                differ.new.surface("server_arg_resolutions"),
-            )
-            if old_model and new_model
-            else None
-        )
+        self.server_args = ServerArgsDrift.between(differ.old, differ.new)
 
     # ---- ServerArgs ---------------------------------------------------------------
 
