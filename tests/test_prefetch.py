@@ -37,8 +37,8 @@ def test_the_child_builds_what_the_lookups_would(tmp_path, two_cores):
         modules = [name for name in snapshot.files if name.startswith("sglang.srt.")]
         assert len(modules) == 1  # each tree has one of the two guessed modules
         entries.update(snapshot.module_entry(modules[0]))
+        snapshot.prefetch.join()
         for key, compute in entries.items():
-            snapshot.prefetch.wait(key)
             assert snapshot.store.get(key) == compute(), key
 
 
@@ -92,8 +92,24 @@ def test_a_failed_job_or_a_dead_child_is_left_to_the_lookup(tmp_path):
     store = BlobStore(tmp_path / "cache.sqlite")
     jobs = {"a": lambda: b"1", "b": _fails, "c": lambda: b"3"}
     child = prefetch.Prefetch(jobs, store)
-    child.wait("c")
+    child.join()
     assert (store.get("a"), store.get("b"), store.get("c")) == (b"1", None, b"3")
     child = prefetch.Prefetch({"d": _dies, "e": lambda: b"5"}, store)
-    child.wait("e")  # returns: the child ended without sending it
+    child.join()  # returns: the child ended without sending it
     assert (store.get("d"), store.get("e")) == (None, None)
+
+
+def _slow() -> bytes:
+    import time
+
+    time.sleep(0.5)
+    return b"1"
+
+
+def test_a_job_asked_for_before_the_child_starts_it_is_taken_over(tmp_path):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    child = prefetch.Prefetch({"a": _slow, "b": lambda: b"2"}, store)
+    child.wait("b")  # not started (the child is on "a"): returns at once, the caller builds it
+    assert store.get("b") is None
+    child.join()
+    assert (store.get("a"), store.get("b")) == (b"1", None)  # the child skipped "b"

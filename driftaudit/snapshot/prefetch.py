@@ -43,25 +43,51 @@ def _cores() -> int:
 class Prefetch:
     """The child building `jobs` (key -> compute): it stores each result in the cache
     itself (`BlobStore.helper`: its own connection; SQLite serialises the writers) and
-    sends the key, so the pipe never fills and this process never decodes what it does
-    not ask for."""
+    reports each key as started and as done, so the pipe never fills and this process
+    never decodes what it does not ask for. A key this process asks for before the child
+    started it is taken over (this process computes it; the child skips it)."""
 
     def __init__(self, jobs: dict[str, Callable[[], bytes]], store: BlobStore):
         self.keys = set(jobs)
+        self._started: set[str] = set()
         self._received: set[str] = set()
         context = multiprocessing.get_context("fork")
-        self._conn, send = context.Pipe(duplex=False)
-        self._process = context.Process(target=_build, args=(jobs, store.path, send), daemon=True)
+        self._conn, child_end = context.Pipe(duplex=True)
+        self._process = context.Process(
+            target=_build, args=(jobs, store.path, child_end), daemon=True
+        )
         self._process.start()
-        send.close()
+        child_end.close()
         self._done = False
 
     def wait(self, key: str, block: bool = True) -> None:
-        """Until the child has stored `key` (or ended, or failed); without `block`, only
-        take note of what it stored so far (the caller computes what is missing)."""
-        while not self._done and key not in self._received:
-            if not block and not self._conn.poll():
-                return
+        """Until the child has stored `key` (or ended, or failed). When the child has not
+        started `key` yet, or without `block`, only take note of what it reported so far
+        and return: the caller computes what is missing (a key not started is taken over)."""
+        self._drain(block=False)
+        if self._done or key in self._received:
+            return
+        if key not in self._started:
+            self._take(key)
+            return
+        while block and not self._done and key not in self._received:
+            self._drain(block=True)
+
+    def join(self) -> None:
+        """Until the child has ended."""
+        while not self._done:
+            self._drain(block=True)
+
+    def _take(self, key: str) -> None:
+        try:
+            self._conn.send(key)
+        except (OSError, ValueError):
+            pass  # the child has ended: nothing to tell it
+
+    def _drain(self, block: bool) -> None:
+        """Read the child's reports: everything waiting, or (`block`) at least one."""
+        while not self._done and (block or self._conn.poll()):
+            block = False
             try:
                 message = self._conn.recv()
             except (EOFError, OSError):
@@ -71,26 +97,36 @@ class Prefetch:
                 self._conn.close()
                 self._process.join()
                 return
-            self._received.add(message)
+            state, key = message
+            (self._started if state == "started" else self._received).add(key)
 
 
 def _build(jobs: dict[str, Callable[[], bytes]], path: Path, conn) -> None:
-    """In the child: each job's result stored and its key sent (a job that fails is left
-    to the parent, which reports the error), then None; then exit without running the
-    parent's finalizers (the inherited SQLite connection belongs to the parent)."""
+    """In the child: each job not taken over by the parent is reported started, computed,
+    stored and reported done (a job that fails is left to the parent, which reports the
+    error), then None; then exit without running the parent's finalizers (the inherited
+    SQLite connection belongs to the parent)."""
+    taken: set[str] = set()
     try:
         store = BlobStore.helper(path)
         with gc_paused():
             for key, compute in jobs.items():
-                if key in store:  # the parent did not wait for it
-                    conn.send(key)
+                while conn.poll():
+                    taken.add(conn.recv())
+                if key in taken:
                     continue
+                if key in store:  # the parent did not wait for it
+                    conn.send(("done", key))
+                    continue
+                conn.send(("started", key))
                 try:
                     store.put(key, compute())
                 except Exception:  # noqa: BLE001
                     continue
-                conn.send(key)
+                conn.send(("done", key))
         conn.send(None)
+    except (OSError, EOFError):
+        pass  # the parent has gone
     finally:
         os._exit(0)
 

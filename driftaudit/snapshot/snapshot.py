@@ -175,7 +175,7 @@ class Snapshot:
         Either way the value is loaded from the JSON, so a cold run sees what a warm run
         will; a corrupt entry is computed again."""
         if self.prefetch is not None and key in self.prefetch.keys:
-            self.prefetch.wait(key, block=not key.startswith("module:"))
+            self.prefetch.wait(key, block=not key.startswith("module:"))  # or take it over
         data = self.store.get(key)
         if data is not None:
             try:
@@ -267,8 +267,7 @@ class Snapshot:
         order a run first asks for them."""
         entries = {self._server_args_key(): self._extract_server_args}
         entries[self._names_key()] = self._scan_names
-        # matching reads the ServerArgs surfaces first (flags), the others later
-        for name in sorted(SURFACES, key=lambda n: not n.startswith("server_arg")):
+        for name in SURFACES:  # declared in the order matching reads them
             entries[self._surface_key(name)] = partial(self._extract_surface, name)
         return entries
 

@@ -28,24 +28,9 @@ class Surface:
     load: Callable[[Any], Any]
 
 
+# in the order matching first reads them: a cold run's helper process builds them so
+# (snapshot/prefetch.py)
 SURFACES: dict[str, Surface] = {
-    "routes": Surface(
-        http.extract_routes,
-        lambda v: [r.to_json() for r in v],
-        lambda d: [http.Route.from_json(x) for x in d],
-    ),
-    "env_vars": Surface(
-        envs.extract_env_vars,
-        lambda v: {k: e.to_json() for k, e in v.items()},
-        lambda d: {k: envs.EnvVar.from_json(e) for k, e in d.items()},
-    ),
-    "parsers": Surface(parsers.extract_parsers, lambda v: v.to_json(), parsers.Parsers.from_json),
-    "request_structs": Surface(
-        io_structs.extract_request_structs,
-        lambda v: {k: s.to_json() for k, s in v.items()},
-        lambda d: {k: io_structs.Struct.from_json(s) for k, s in d.items()},
-    ),
-    "meta_info_keys": Surface(io_structs.extract_meta_info_keys, dict, dict),
     "server_arg_redirects": Surface(
         serverarg_redirects.extract_redirects,
         lambda v: [r.to_json() for r in v],
@@ -56,6 +41,23 @@ SURFACES: dict[str, Surface] = {
         lambda v: v.to_json(),
         serverarg_resolutions.Resolutions.from_json,
     ),
+    "meta_info_keys": Surface(io_structs.extract_meta_info_keys, dict, dict),
+    "routes": Surface(
+        http.extract_routes,
+        lambda v: [r.to_json() for r in v],
+        lambda d: [http.Route.from_json(x) for x in d],
+    ),
+    "request_structs": Surface(
+        io_structs.extract_request_structs,
+        lambda v: {k: s.to_json() for k, s in v.items()},
+        lambda d: {k: io_structs.Struct.from_json(s) for k, s in d.items()},
+    ),
+    "env_vars": Surface(
+        envs.extract_env_vars,
+        lambda v: {k: e.to_json() for k, e in v.items()},
+        lambda d: {k: envs.EnvVar.from_json(e) for k, e in d.items()},
+    ),
+    "parsers": Surface(parsers.extract_parsers, lambda v: v.to_json(), parsers.Parsers.from_json),
     "requirements": Surface(
         requirements.read_requirements,
         lambda v: [r.to_json() for r in v],
