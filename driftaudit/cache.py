@@ -52,6 +52,12 @@ class BlobStore:
         store._db = sqlite3.connect(path, timeout=30, check_same_thread=False)
         return store
 
+    def reopen_in_child(self) -> None:
+        """In a forked child: a connection of its own (one inherited across a fork must
+        not be used), which never checks, empties or recreates the database."""
+        self._repairs = False
+        self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
         try:

@@ -181,7 +181,7 @@ def _audit(
     `files.cache`, per-file results are reused where the files did not change)."""
     from driftaudit.drift import Differ
     from driftaudit.match import match_usages
-    from driftaudit.match.behaviour import behaviour_findings
+    from driftaudit.match.behaviour import behaviour_later
     from driftaudit.match.bypass import bypass_findings
     from driftaudit.match.patches import patch_findings
     from driftaudit.packs import load_packs
@@ -201,6 +201,7 @@ def _audit(
     bypasses = collect_bypasses(files, reaching)
     usages.failures = failures(files)  # the surface scanners may have found more
     timings["usage"] = time.perf_counter() - start
+    behaviour = behaviour_later(usages, old, new, files)  # a cold run: forked, alongside
     start = time.perf_counter()
     packs = []
     if old.tree.version and new.tree.version:
@@ -213,7 +214,7 @@ def _audit(
     findings += patch_findings(patches, differ) + bypass_findings(bypasses, differ)
     timings["match"] = time.perf_counter() - start
     start = time.perf_counter()
-    findings += behaviour_findings(usages, old, new, files)
+    findings += behaviour()
     files.release_trees()  # every stage has read them
     findings.sort(key=Finding.sort_key)
     timings["behaviour"] = time.perf_counter() - start

@@ -25,19 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from driftaudit.cache import BlobStore
+from driftaudit.forked import cores as _cores
 from driftaudit.snapshot.gcpause import gc_paused
 
 if TYPE_CHECKING:
     from driftaudit.snapshot.snapshot import Snapshot
 
 MIN_FILES = 500  # a tree with fewer modules builds its entries faster than a fork pays off
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class Prefetch:

@@ -63,6 +63,7 @@ class FileCache:
         self.dirty: set[str] = set()  # the records to write: `flush`
         self.keys: dict[str, str] = {}  # rel -> the key of its content
         self.hits = self.misses = 0  # usages reused / visited
+        self.computed: list[tuple[str, str]] = []  # (rel, name) of the values computed
 
     # ---- records ----------------------------------------------------------------
 
@@ -112,9 +113,31 @@ class FileCache:
             try:
                 values[name] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
                 self.dirty.add(file.rel)
+                self.computed.append((file.rel, name))
             except Exception:  # noqa: BLE001 -- something that does not pickle: not stored
                 values.pop(name, None)
         return value
+
+    def computed_since(self, mark: int) -> list[tuple[str, str, bytes]]:
+        """(rel, name, value) of what was computed since `len(self.computed)` was `mark`
+        (a forked stage sends them back: `absorb`)."""
+        return [
+            (rel, name, self.records[rel]["values"][name])
+            for rel, name in self.computed[mark:]
+            if name in self.records[rel]["values"]
+        ]
+
+    def absorb(self, values: list[tuple[str, str, bytes]], files) -> None:
+        """Store values another process derived from these files (`computed_since`);
+        `files`: the `ConsumerFiles` they belong to."""
+        for rel, name, data in values:
+            file = files.get(rel)
+            if file is None or file.text is None:
+                continue
+            record = self._record(file)
+            if name not in record["values"]:
+                record["values"][name] = data
+                self.dirty.add(rel)
 
     # ---- usages -------------------------------------------------------------------
 

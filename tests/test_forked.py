@@ -1,0 +1,76 @@
+"""A stage computed in a forked child: its value comes back; a child that fails leaves
+the stage to the caller; a cold run that forks the behaviour checks finds what a run
+on one core finds, and keeps what the child derived from the consumer's files."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import sqlite3
+import zlib
+from pathlib import Path
+
+import pytest
+
+from driftaudit import findings_cache, forked
+from driftaudit.snapshot import prefetch
+
+from .conftest import FIXTURES
+from .test_findings_cache import compare
+
+
+def test_the_childs_value_comes_back():
+    child = forked.Forked(lambda: {"findings": [1, 2, 3], "pid": os.getpid()})
+    done, value = child.result()
+    assert done and value["findings"] == [1, 2, 3]
+    assert value["pid"] != os.getpid()  # computed in another process
+
+
+def _raises():
+    raise ValueError("left to the caller")
+
+
+def _dies():
+    os._exit(3)
+
+
+@pytest.mark.parametrize("compute", [_raises, _dies, lambda: (lambda: None)])  # last: no pickle
+def test_a_failed_child_gives_no_value(compute):
+    assert forked.Forked(compute).result() == (False, None)
+
+
+def test_before_runs_in_the_child_only(tmp_path):
+    marker = tmp_path / "marker"
+    child = forked.Forked(lambda: marker.read_text(), lambda: marker.write_text("child"))
+    assert child.result() == (True, "child")
+
+
+def _derived_names(cache: Path) -> list[str]:
+    with sqlite3.connect(cache / "files.sqlite") as db:
+        rows = db.execute("SELECT data FROM blobs").fetchall()
+    return sorted(n for (data,) in rows for n in pickle.loads(zlib.decompress(data))["values"])
+
+
+@pytest.mark.parametrize("code", ["DA701", "DA702"])
+def test_a_cold_run_forking_the_behaviour_checks_finds_the_same(code, tmp_path, monkeypatch):
+    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
+    case = tmp_path / "case"
+    shutil.copytree(FIXTURES / "codes" / code, case)
+    monkeypatch.setattr(prefetch, "_cores", lambda: 1)
+    alone = compare(case, tmp_path / "one-core")
+    started = []
+    real = forked.Forked.__init__
+
+    def counting(self, *args, **kwargs):
+        started.append(True)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(forked.Forked, "__init__", counting)
+    monkeypatch.setattr(prefetch, "_cores", lambda: 2)
+    monkeypatch.setattr(prefetch, "MIN_FILES", 0)
+    assert compare(case, tmp_path / "two-cores") == alone
+    assert started  # the behaviour checks ran in a child
+    assert any(f["rule"] == code for f in alone["findings"])
+    assert "functions" in _derived_names(tmp_path / "two-cores")  # sent back and stored
+    assert _derived_names(tmp_path / "two-cores") == _derived_names(tmp_path / "one-core")
