@@ -159,6 +159,21 @@ def test_module_call_data_is_cached_by_content(tmp_path, monkeypatch) -> None:
     assert "sglang.srt.pool.Pool.clear" in warm.reach(f"{R}.Runner.__init__", 3)
 
 
+def test_a_file_both_trees_share_is_read_once_before_it_is_stored(tmp_path, monkeypatch):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    old = graph(tmp_path, OLD, store=store)
+    new = graph(tmp_path, OLD, name="new", store=store)  # the same files: the same digests
+    read = []
+    real = callgraph.extract_calls
+    monkeypatch.setattr(callgraph, "extract_calls", lambda *a: read.append(a[0]) or real(*a))
+    entry = f"{R}.Runner.__init__"
+    assert old.reach(entry, 3).keys() == new.reach(entry, 3).keys()
+    assert read and len(read) == len(set(read))  # neither saved yet: built once, shared
+    old.save()
+    new.save()
+    assert not callgraph._BUILT[store]  # stored: nothing kept in memory
+
+
 def test_lost_callees_are_the_roots_and_say_where_they_are_called_now(tmp_path) -> None:
     store = BlobStore(tmp_path / "cache.sqlite")
     differ = ReachDiffer(graph(tmp_path, OLD, store=store), graph(tmp_path, NEW, "new", store))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import weakref
 from dataclasses import dataclass, field
 
 from driftaudit.astwalk import children
@@ -28,6 +29,9 @@ from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.guards import branch_guards
 
 CALLGRAPH_VERSION = "5"
+# store -> key -> the call data built in this process and not stored yet: a file the two
+# trees share is read once (the graphs store what they built at the end, `save`)
+_BUILT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _MAX_ALIAS_HOPS = 12
 _OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None)$")
 
@@ -271,6 +275,9 @@ class CallGraph:
     def save(self) -> None:
         """Write the module call data built in this run to the store (one transaction)."""
         self.snapshot.store.put_many(self._unsaved)
+        built = _BUILT.get(self.snapshot.store, {})
+        for key, _ in self._unsaved:
+            built.pop(key, None)
         self._unsaved = []
 
     # ---- module data (cached by content) ------------------------------------------------
@@ -284,8 +291,9 @@ class CallGraph:
             self._data[module] = None
             return None
         key = f"callgraph:{CALLGRAPH_VERSION}:{module}:{digest}"
-        data = None
-        cached = snapshot.store.get(key)
+        built = _BUILT.setdefault(snapshot.store, {})
+        data = built.get(key)  # the other tree's graph built it (the same file in both)
+        cached = snapshot.store.get(key) if data is None else None
         if cached is not None:
             try:
                 data = json.loads(cached)
@@ -298,6 +306,7 @@ class CallGraph:
             with gc_paused():
                 data = extract_calls(module, snapshot.source(module) or "", is_package)
             self._unsaved.append((key, json.dumps(data, separators=(",", ":")).encode()))
+            built[key] = data
         self._data[module] = data
         return data
 

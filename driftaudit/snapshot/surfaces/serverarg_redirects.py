@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from driftaudit.astwalk import walk, walk_statements
+from driftaudit.pysource import parse_shared
 from driftaudit.snapshot.surfaces._files import tail_name
 
 SERVER_ARGS_FILE = "sglang/srt/server_args.py"
@@ -65,7 +66,7 @@ def extract_redirects(root: Path) -> list[Redirect]:
     found: list[Redirect] = []
     for path in redirect_files(root):
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+            tree = parse_shared(path.read_text(encoding="utf-8", errors="replace"))
         except (SyntaxError, ValueError, RecursionError):
             continue
         relpath = path.relative_to(root).as_posix()

@@ -22,7 +22,7 @@ import ast
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from driftaudit.pysource import is_none
+from driftaudit.pysource import is_none, parse_shared
 from driftaudit.snapshot.surfaces.serverarg_redirects import redirect_files
 
 
@@ -66,7 +66,7 @@ def extract_resolutions(root: Path) -> Resolutions:
     for path in redirect_files(root):
         text = path.read_text(encoding="utf-8", errors="replace")
         try:
-            tree = ast.parse(text)
+            tree = parse_shared(text)
         except (SyntaxError, ValueError, RecursionError):
             continue
         relpath = path.relative_to(root).as_posix()

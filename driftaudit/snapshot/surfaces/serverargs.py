@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from driftaudit.astwalk import walk
+from driftaudit.pysource import parse_shared
 from driftaudit.snapshot.surfaces._files import tail_name
 
 EXTRACTOR_VERSION = "4"  # bump when the model or extraction changes
@@ -172,7 +173,7 @@ class _Tree:
 
 def _parse(path: Path) -> ast.Module | None:
     try:
-        return ast.parse(path.read_text(encoding="utf-8", errors="replace"), str(path))
+        return parse_shared(path.read_text(encoding="utf-8", errors="replace"))
     except (SyntaxError, ValueError, RecursionError):
         return None
 
