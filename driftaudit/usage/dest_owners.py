@@ -19,9 +19,13 @@ asked about are parsed again.
 from __future__ import annotations
 
 import ast
+import bisect
+import os
+from collections import deque
 from dataclasses import dataclass, field
 from functools import partial
 
+from driftaudit.astwalk import children, walk
 from driftaudit.pysource import Columns
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.surfaces.dests import owned_dests
@@ -40,8 +44,12 @@ class NameOwners:
 class DestOwners:
     def __init__(self, files: ConsumerFiles, names: set[str]):
         self.names: dict[str, NameOwners] = {name: NameOwners() for name in names}
+        common = os.path.commonprefix(sorted(names)) if names else ""
         for file in files.python() if names else ():
-            present = sorted(n for n in names if file.text and n in file.text)
+            text = file.text
+            if not text or common not in text:  # one test rules out most files
+                continue
+            present = sorted(n for n in names if n in text)
             if not present:
                 continue
             # per file content and the names it spells (`ConsumerFile.derived`)
@@ -59,6 +67,10 @@ class DestOwners:
             return {}
         one = cls.__new__(cls)
         one.names = {name: NameOwners() for name in names}
+        # the lines spelling a name (or the option it is the dest of): the only lines
+        # with something to find (`_scan` skips the subtrees that have none)
+        spellings = [*names, *(n.replace("_", "-") for n in names)]
+        one._lines = _lines_naming(file.text or "", spellings)
         one._scan(file.rel, tree)
         return {n: (o.declared, o.emitted) for n, o in one.names.items() if o.declared or o.emitted}
 
@@ -66,19 +78,40 @@ class DestOwners:
         return self.names.get(name, NameOwners())
 
     def _scan(self, path: str, tree: ast.Module) -> None:
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        nodes = list(self._walk_named(tree))
+        calls = [n for n in nodes if isinstance(n, ast.Call)]
         for name in owned_dests(calls) & self.names.keys():
             line = next(c.lineno for c in calls if name in owned_dests([c]))
             self.names[name].declared.append((path, line))
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.ClassDef):
-                self._class_fields(path, node)
+                if self._names_in(node):
+                    self._class_fields(path, node)
             elif isinstance(node, ast.stmt) and not _compound(node):
-                self._emitted(path, node, node)
-            elif isinstance(node, ast.If):  # if cfg.sglang_x: argv += ["--sglang-x"]
-                for statement in node.body:
+                if self._names_in(node):
+                    self._emitted(path, node, node)
+            elif isinstance(node, ast.If) and self._names_in(node.test):
+                for statement in node.body:  # if cfg.sglang_x: argv += ["--sglang-x"]
                     if not _compound(statement):
                         self._emitted(path, node.test, statement)
+
+    def _names_in(self, node: ast.AST) -> bool:
+        """Do the lines of `node` spell one of the names (else it reads none of them)?"""
+        start = min([d.lineno for d in getattr(node, "decorator_list", ())] + [node.lineno])
+        first = bisect.bisect_left(self._lines, start)
+        end = getattr(node, "end_lineno", None) or node.lineno
+        return first < len(self._lines) and self._lines[first] <= end
+
+    def _walk_named(self, tree: ast.Module):
+        """`astwalk.walk` (breadth first), without the subtrees on lines that spell no
+        name: the nodes it gives keep their order."""
+        todo = deque([tree])
+        while todo:
+            node = todo.popleft()
+            yield node
+            for child in children(node):
+                if getattr(child, "lineno", None) is None or self._names_in(child):
+                    todo.append(child)
 
     def _class_fields(self, path: str, node: ast.ClassDef) -> None:
         for statement in node.body:
@@ -93,7 +126,7 @@ class DestOwners:
                 continue
             params = method.args.posonlyargs + method.args.args
             me = params[0].arg if params else None
-            for sub in ast.walk(method):
+            for sub in walk(method):
                 if (
                     isinstance(sub, ast.Attribute)
                     and isinstance(sub.ctx, ast.Store)
@@ -105,10 +138,10 @@ class DestOwners:
 
     def _emitted(self, path: str, reads: ast.AST, statement: ast.stmt) -> None:
         """The flag literals of `statement`, paired with the names `reads` reads."""
-        read = {n.attr for n in ast.walk(reads) if isinstance(n, ast.Attribute)} & set(self.names)
+        read = {n.attr for n in walk(reads) if isinstance(n, ast.Attribute)} & set(self.names)
         if not read:
             return
-        for node in ast.walk(statement):
+        for node in walk(statement):
             if isinstance(node, ast.keyword) and node.arg:
                 self._passed_under(path, node.arg, node.value, node.value.lineno)
             elif isinstance(node, ast.Dict):
@@ -122,9 +155,18 @@ class DestOwners:
                         self.names[name].emitted.append((path, node.lineno, words[0]))
 
     def _passed_under(self, path: str, key: str, value: ast.expr, line: int) -> None:
-        for node in ast.walk(value):
+        for node in walk(value):
             if isinstance(node, ast.Attribute) and node.attr in self.names:
                 self.names[node.attr].emitted.append((path, line, key))
+
+
+def _lines_naming(text: str, names: list[str]) -> list[int]:
+    """The 1-based numbers of the lines of `text` that spell one of `names`, ascending."""
+    return [
+        number
+        for number, line in enumerate(text.split("\n"), 1)
+        if any(name in line for name in names)
+    ]
 
 
 def _compound(node: ast.stmt) -> bool:
