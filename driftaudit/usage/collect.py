@@ -82,7 +82,7 @@ def _installed(entry) -> set[str]:
     """The classes this file puts in an sglang object's place (`usage.installs`)."""
 
     def compute() -> set[str]:
-        return installed_classes(entry.tree) if entry.tree is not None else set()
+        return installed_classes(entry.tree, entry.text) if entry.tree is not None else set()
 
     return entry.derived("installed-classes", compute, set)
 

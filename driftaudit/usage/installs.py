@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import ast
 
+from driftaudit.astwalk import walk, walk_statements
 
-def installed_classes(tree: ast.Module) -> set[str]:
+
+def installed_classes(tree: ast.Module, text: str | None = None) -> set[str]:
+    """`text`: the module's source, when known (without `setattr` in it, only the
+    statements are walked: an assignment is one, a call may lie in any expression)."""
     built: dict[str, str] = {}  # local name -> the class it was built from
     placed: list[ast.expr] = []
-    for node in ast.walk(tree):
+    nodes = walk_statements(tree) if text is not None and "setattr" not in text else walk(tree)
+    for node in nodes:
         if isinstance(node, ast.Assign):
             target = node.targets[0] if len(node.targets) == 1 else None
             if isinstance(target, ast.Name) and _built(node.value):
