@@ -126,10 +126,12 @@ def driftaudit_env(path: Path | None, bytecode: bool) -> dict:
     env = dict(os.environ)
     if path is not None:
         env["PYTHONPATH"] = str(path)
-    if bytecode:  # as an installed package runs: imports read .pyc, never compile
+    if bytecode:  # as `pip install .` leaves it: every module compiled, imports read .pyc
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run([sys.executable, "-c", "import driftaudit.cli, driftaudit.pipeline"],
-                       env=env, check=True, cwd=tempfile.gettempdir())  # fmt: skip
+        compile_all = "import compileall, driftaudit, os; compileall.compile_dir(" \
+            "os.path.dirname(driftaudit.__file__), quiet=1)"  # fmt: skip
+        subprocess.run([sys.executable, "-c", compile_all], env=env, check=True,
+                       cwd=tempfile.gettempdir())  # fmt: skip
     return env
 
 
@@ -211,7 +213,8 @@ def main() -> None:
     parser.add_argument(
         "--bytecode",
         action="store_true",
-        help="let driftaudit write and read .pyc even when PYTHONDONTWRITEBYTECODE is set",
+        help="compile driftaudit's modules first, as `pip install .` does, and let it read "
+        "the .pyc even when PYTHONDONTWRITEBYTECODE is set",
     )
     args = parser.parse_args()
     shared = args.cache_dir or Path(

@@ -125,3 +125,24 @@ def test_surfaces_and_name_owners_follow_an_edit(tmp_path, monkeypatch):
     }
     config.write_text(stale)
     assert _by_file(_cached_and_fresh(case, cache)) == before
+
+
+def test_text_pattern_matches_follow_an_edit(tmp_path, monkeypatch):
+    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
+    case = tmp_path / "case"
+    shutil.copytree(FIXTURES / "codes" / "DA902", case)
+    cache = tmp_path / "cache"
+    packs = ("--packs", str(case / "packs"))
+
+    def texts(report: dict) -> list:
+        return [(f["path"], f["line"]) for f in report["findings"] if f["path"].endswith(".sh")]
+
+    assert texts(compare(case, cache, *packs)) == [("scripts/serve.sh", 2)]
+    script = case / "consumer" / "scripts" / "serve.sh"
+    script.write_text(script.read_text() + "python -m sglang.launch_server --port 2\n")
+    (case / "consumer" / "runner.py").write_text(
+        (case / "consumer" / "runner.py").read_text() + "\n# edited\n"
+    )
+    edited = compare(case, cache, *packs)
+    assert texts(edited) == [("scripts/serve.sh", 2), ("scripts/serve.sh", 4)]
+    assert edited == compare(case, cache, *packs, "--no-cache")

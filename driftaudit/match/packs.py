@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 
 from driftaudit import codes
+from driftaudit.astwalk import walk
 from driftaudit.drift import Differ
 from driftaudit.findings import Finding, Fix
 from driftaudit.match.members import MemberMatcher
 from driftaudit.packs import MAX_TEXT_LINE, PackEntry
-from driftaudit.pysource import Columns, Span
+from driftaudit.pysource import Columns
 from driftaudit.usage import (
     AttributeNameUsage,
     CallUsage,
@@ -40,9 +43,7 @@ class PackMatcher:
         self.members = members
         self.root = root
         self._files = files
-        self._texts: dict[str, str] | None = None
-        self._strings: dict[str, list[Span]] = {}  # string literals of a .py file, on demand
-        self._lines: dict[str, list[str]] = {}  # a consumer file's lines, split once
+        self._texts: list | None = None  # the consumer's text files
         self._canonical: dict[str, str] = {}
 
     def canonical(self, symbol: str) -> str:
@@ -94,52 +95,23 @@ class PackMatcher:
         return None
 
     def _text_matches(self, pattern: dict) -> list[tuple[str, int, int]]:
-        """One place per matching line; lines longer than MAX_TEXT_LINE are skipped, so a
-        regex never runs on an unbounded string."""
-        search = re.compile(pattern["regex"]).search
+        """One place per matching line of the files the pattern's glob selects (per file
+        and regex, cached by the file's content: `ConsumerFile.derived`)."""
         glob = pattern.get("glob", "*")
         found = []
-        for relpath, text in self._consumer_texts().items():
-            if not Path(relpath).match(glob):
-                continue
-            if self._lines.get(relpath) is None:
-                self._lines[relpath] = text.splitlines()
-            for number, line in enumerate(self._lines[relpath], 1):
-                if len(line) > MAX_TEXT_LINE or line.lstrip().startswith(_COMMENT):
-                    continue  # a comment line documents, it installs or runs nothing
-                if match := search(line):
-                    found.append((relpath, number, match.start() + 1))
-        return [place for place in found if not self._in_python_string(*place)]
+        for file in self._text_files():
+            if Path(file.rel).match(glob):
+                compute = partial(_file_text_matches, file, pattern["regex"])
+                key = "pack-text:" + hashlib.sha256(pattern["regex"].encode()).hexdigest()
+                found += [(file.rel, line, column) for line, column in file.derived(key, compute)]
+        return found
 
-    def _in_python_string(self, relpath: str, line: int, column: int) -> bool:
-        """A match inside a Python string (a docstring, a help text) is prose, not code."""
-        if not relpath.endswith(".py"):
-            return False
-        if relpath not in self._strings:
-            file = self._index().get(relpath)
-            tree = file.tree if file is not None else None
-            columns = Columns(file.text if file is not None else None)
-            self._strings[relpath] = [
-                columns.span(node)
-                for node in (ast.walk(tree) if tree is not None else ())
-                if isinstance(node, ast.Constant) and isinstance(node.value, str)
-            ]
-        return any(
-            (span.line, span.column) <= (line, column) < (span.end_line, span.end_column)
-            for span in self._strings[relpath]
-        )
-
-    def _index(self) -> ConsumerFiles:
-        """The consumer's file index: the run's, else one walked here, once."""
-        if self._files is None:
-            self._files = ConsumerFiles(self.root)
-        return self._files
-
-    def _consumer_texts(self) -> dict[str, str]:
-        """Every text file of the consumer, from its index (read once per run)."""
+    def _text_files(self) -> list:
+        """Every text file of the consumer, from its index, in path order."""
         if self._texts is None:
-            files = sorted(self._index(), key=lambda f: f.rel)
-            self._texts = {f.rel: f.text for f in files if f.text}
+            if self._files is None:
+                self._files = ConsumerFiles(self.root)  # walked here, once
+            self._texts = sorted((f for f in self._files if f.text), key=lambda f: f.rel)
         return self._texts
 
     # ---- findings --------------------------------------------------------------------
@@ -246,3 +218,34 @@ def _passes(pattern: dict, shape) -> bool:
     if keyword not in shape.keywords:
         return False
     return pattern.get("value", "any") != "maybe-none" or keyword not in shape.never_none
+
+
+def _file_text_matches(file, regex: str) -> list[tuple[int, int]]:
+    """(line, column) of the first match of `regex` on each line of one file: lines
+    longer than MAX_TEXT_LINE are skipped, so a regex never runs on an unbounded string;
+    so are whole-line comments and, in Python, matches inside a string literal (prose:
+    a docstring, a help text)."""
+    search = re.compile(regex).search
+    found = []
+    for number, line in enumerate(file.text.splitlines(), 1):
+        if len(line) > MAX_TEXT_LINE or line.lstrip().startswith(_COMMENT):
+            continue  # a comment line documents, it installs or runs nothing
+        if match := search(line):
+            found.append((number, match.start() + 1))
+    if not found or not file.rel.endswith(".py"):
+        return found
+    tree = file.tree
+    columns = Columns(file.text)
+    strings = [
+        columns.span(node)
+        for node in (walk(tree) if tree is not None else ())
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+    return [
+        (line, column)
+        for line, column in found
+        if not any(
+            (span.line, span.column) <= (line, column) < (span.end_line, span.end_column)
+            for span in strings
+        )
+    ]
