@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import bisect
 import os
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from functools import partial
@@ -45,11 +46,19 @@ class DestOwners:
     def __init__(self, files: ConsumerFiles, names: set[str]):
         self.names: dict[str, NameOwners] = {name: NameOwners() for name in names}
         common = os.path.commonprefix(sorted(names)) if names else ""
+        # every name spelled in a text starts where the names' common prefix does and
+        # runs on in word characters: the prefix's runs tell which names a text spells
+        words = common and all(re.fullmatch(r"\w+", name) for name in names)
+        runs_of = re.compile(re.escape(common) + r"\w*").findall if words else None
         for file in files.python() if names else ():
             text = file.text
             if not text or common not in text:  # one test rules out most files
                 continue
-            present = sorted(n for n in names if n in text)
+            if runs_of is None:
+                present = sorted(n for n in names if n in text)
+            else:
+                runs = set(runs_of(text))
+                present = sorted(n for n in names if any(r.startswith(n) for r in runs))
             if not present:
                 continue
             # per file content and the names it spells (`ConsumerFile.derived`)
