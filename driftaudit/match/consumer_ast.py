@@ -34,6 +34,16 @@ class SglangFiles(Mapping):
     def __iter__(self):
         return (path for path in self._paths if path in self)
 
+    def spelling(self, word: str) -> list[tuple[str, ast.Module]]:
+        """(text, tree) of the files whose text spells `word`, in path order: the others
+        are not parsed."""
+        found = []
+        for path in self._paths:
+            file = self._files.get(path)
+            if file is not None and file.text and word in file.text and file.tree is not None:
+                found.append((file.text, file.tree))
+        return found
+
     def __len__(self) -> int:
         return sum(1 for _ in self)
 

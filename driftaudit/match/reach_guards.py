@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 
+from driftaudit.astwalk import walk
 from driftaudit.drift.reach import ReachLost
 from driftaudit.snapshot.guards import satisfied
 from driftaudit.snapshot.model import Function
@@ -57,8 +58,10 @@ class ConsumerValues:
 
     def _scan(self, attr: str) -> list | object:
         values = []
-        for _, tree in self.files.values():
-            for node in ast.walk(tree):
+        spelling = getattr(self.files, "spelling", None)  # a file not naming it sets none
+        pairs = spelling(attr) if spelling is not None else self.files.values()
+        for _, tree in pairs:
+            for node in walk(tree):
                 if isinstance(node, (ast.Assign, ast.AnnAssign)):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     if any(_names(t, attr) for t in targets):
