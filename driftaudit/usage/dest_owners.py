@@ -47,9 +47,10 @@ class DestOwners:
         self.names: dict[str, NameOwners] = {name: NameOwners() for name in names}
         common = os.path.commonprefix(sorted(names)) if names else ""
         # every name spelled in a text starts where the names' common prefix does and
-        # runs on in word characters: the prefix's runs tell which names a text spells
+        # runs on in word characters: the prefixes of the runs that start at each of its
+        # occurrences (a lookahead: also one inside another's run) are what a text spells
         words = common and all(re.fullmatch(r"\w+", name) for name in names)
-        runs_of = re.compile(re.escape(common) + r"\w*").findall if words else None
+        runs_of = re.compile(f"(?=({re.escape(common)}\\w*))").findall if words else None
         for file in files.python() if names else ():
             text = file.text
             if not text or common not in text:  # one test rules out most files
@@ -57,8 +58,14 @@ class DestOwners:
             if runs_of is None:
                 present = sorted(n for n in names if n in text)
             else:
-                runs = set(runs_of(text))
-                present = sorted(n for n in names if any(r.startswith(n) for r in runs))
+                present = sorted(
+                    {
+                        run[:end]
+                        for run in set(runs_of(text))
+                        for end in range(len(common), len(run) + 1)
+                    }
+                    & names
+                )
             if not present:
                 continue
             # per file content and the names it spells (`ConsumerFile.derived`)
