@@ -3,17 +3,22 @@
 For objects a consumer builds without `__init__`: the attributes a method reads
 (`self.x`, following the `self.other()` calls it makes, a few levels deep) and the ones
 the constructor assigns (`self.x = ...` in `__init__` and the methods it calls). Read
-with `ast` from the file that defines the class; each file is parsed once per run.
+with `ast` from the file that defines the class; each file is parsed once per run, and
+each answer is kept in the snapshot store (it depends on the tree alone).
 """
 
 from __future__ import annotations
 
 import ast
+import json
+from collections.abc import Callable
+from functools import partial
 
 from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.model import Class
 
 _DEPTH = 3
+SELFREADS_VERSION = "1"  # bump when an answer's meaning changes: invalidates the stored ones
 
 
 class SelfReads:
@@ -65,9 +70,27 @@ class SelfReads:
                     return owner, statement
         return None
 
+    def _stored(self, question: str, compute: Callable, load: Callable = lambda v: v):
+        """The answer to `question` on this tree: from the store, else computed and kept
+        (as JSON; `load` turns it back)."""
+        key = f"selfreads:{SELFREADS_VERSION}:{self.snapshot.digest}:{question}"
+        data = self.snapshot.store.get(key)
+        if data is not None:
+            try:
+                return load(json.loads(data))
+            except (ValueError, TypeError):
+                pass  # a corrupt entry: computed again
+        value = compute()
+        stored = value if not isinstance(value, tuple) else [value[0], sorted(value[1])]
+        self.snapshot.store.put(key, json.dumps(stored).encode())
+        return value
+
     def reads(self, cls: str, name: str) -> tuple[dict[str, int], set[str]] | None:
         """Attributes `cls.name` reads from self (-> first line), and those it (or the
         methods it calls) assigns itself; None when the method is not found."""
+        return self._stored(f"reads:{cls}:{name}", partial(self._reads, cls, name), _pair)
+
+    def _reads(self, cls: str, name: str) -> tuple[dict[str, int], set[str]] | None:
         start = self.method(cls, name)
         if start is None:
             return None
@@ -93,6 +116,9 @@ class SelfReads:
 
     def init_sets(self, cls: str) -> dict[str, int]:
         """Attributes the constructor assigns (-> line), through the methods it calls."""
+        return self._stored(f"init:{cls}", partial(self._init_sets, cls), _lines)
+
+    def _init_sets(self, cls: str) -> dict[str, int]:
         found = self.reads(cls, "__init__")
         if found is None:
             return {}
@@ -118,6 +144,10 @@ class SelfReads:
     def parameter_reads(self, path: str, param: str) -> tuple[dict[str, int], set[str]] | None:
         """Attributes a function reads from one of its parameters (`param.x`), and those
         it assigns or reads with a fallback; None when the function is not found."""
+        compute = partial(self._parameter_reads, path, param)
+        return self._stored(f"param:{path}:{param}", compute, _pair)
+
+    def _parameter_reads(self, path: str, param: str):
         found = self.snapshot.resolve(path)
         if found is None or found.opaque or found.module is None:
             return None
@@ -140,6 +170,20 @@ class SelfReads:
             return False
         labels = getattr(found.obj, "labels", [])
         return "instance-attribute" not in labels
+
+
+def _pair(value) -> tuple[dict[str, int], set[str]] | None:
+    """A stored (reads, stores) answer, or None."""
+    if value is None:
+        return None
+    reads, stores = value
+    return _lines(reads), {str(s) for s in stores}
+
+
+def _lines(value) -> dict[str, int]:
+    if not isinstance(value, dict) or not all(isinstance(v, int) for v in value.values()):
+        raise TypeError("not a name -> line table")
+    return value
 
 
 def _self_attribute(node: ast.AST, receiver: str = "self") -> str | None:

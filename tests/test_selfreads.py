@@ -1,0 +1,65 @@
+"""What an sglang method reads from `self` and what `__init__` sets: read from source
+once per tree, then answered from the snapshot store."""
+
+from __future__ import annotations
+
+from driftaudit.cache import BlobStore
+from driftaudit.snapshot import Snapshot, selfreads
+from driftaudit.snapshot.selfreads import SelfReads
+from driftaudit.sources.tree import tree_from_root
+
+from .conftest import write_tree
+
+FILES = {
+    "sglang/__init__.py": "",
+    "sglang/srt/__init__.py": "",
+    "sglang/srt/runner.py": """
+class Runner:
+    def __init__(self, size):
+        self.size = size
+        self.setup()
+
+    def setup(self):
+        self.pool = [0] * self.size
+
+    def step(self, batch):
+        if hasattr(self, "cache"):
+            return self.pool[batch.index]
+        return batch.tokens + self.size
+""",
+}
+RUNNER = "sglang.srt.runner.Runner"
+
+
+def _reads(tmp_path) -> SelfReads:
+    root = write_tree(tmp_path / "tree", FILES)
+    store = BlobStore(tmp_path / "cache.sqlite")
+    return SelfReads(Snapshot(tree_from_root("1.0", "directory", root), store))
+
+
+def test_reads_sets_and_parameter_reads(tmp_path):
+    reads = _reads(tmp_path)
+    assert reads.reads(RUNNER, "step") == ({"pool": 12, "size": 13}, {"cache"})
+    assert reads.init_sets(RUNNER) == {"size": 4, "pool": 8}
+    assert reads.parameter_reads(f"{RUNNER}.step", "batch") == ({"index": 12, "tokens": 13}, set())
+    assert reads.reads(RUNNER, "missing") is None
+
+
+def test_answers_come_from_the_store_the_second_time(tmp_path, monkeypatch):
+    first = _reads(tmp_path)
+    answers = [
+        first.reads(RUNNER, "step"),
+        first.init_sets(RUNNER),
+        first.parameter_reads(f"{RUNNER}.step", "batch"),
+    ]
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(selfreads.SelfReads, "_parsed", no_parse)
+    again = _reads(tmp_path)
+    assert [
+        again.reads(RUNNER, "step"),
+        again.init_sets(RUNNER),
+        again.parameter_reads(f"{RUNNER}.step", "batch"),
+    ] == answers
