@@ -179,7 +179,7 @@ def copy_findings(
         elif not best:
             best = None
         if best is not None:
-            finding = _finding(function, *best, old, new)
+            finding = _finding(function, *best, old, new, memo)
             if finding is not None:
                 findings.append(finding)
     old.store.put_many(unsaved)
@@ -225,8 +225,13 @@ def _display(original: FunctionPrint) -> str:
     return f"{original.module.rpartition('.')[2]}.{original.qualname}"
 
 
-def _finding(function: ConsumerFunction, original, similarity, near: bool, old, new):
-    change = body_change(old, new, original)
+def _finding(function: ConsumerFunction, original, similarity, near: bool, old, new, memo):
+    # what became of an original depends on the two trees alone: kept per version pair
+    question = repr(("body", original.module, original.qualname, original.lineno))
+    change = memo.get(question)
+    if change is MISSING:
+        change = body_change(old, new, original)
+        memo.put(question, change)
     if change is None:
         return None
     touched = len(change.changed_lines & similarity.copied_lines)
