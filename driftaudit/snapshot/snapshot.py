@@ -10,7 +10,6 @@ another release with the same file) never parses it again.
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import re
@@ -25,6 +24,8 @@ from typing import Any, TypeVar
 
 from driftaudit.cache import BlobStore
 from driftaudit.snapshot.gcpause import gc_paused
+from driftaudit.snapshot.listing import UNREADABLE as _UNREADABLE
+from driftaudit.snapshot.listing import list_tree
 from driftaudit.snapshot.model import EXTRACTOR_VERSION, Alias, Attribute, Class, Module, Obj
 from driftaudit.snapshot.prefetch import Prefetch
 from driftaudit.snapshot.surfaces import serverargs
@@ -39,7 +40,6 @@ _TOP_LEVEL_DEF_RE = re.compile(
     rb"\n(?:(?:async[ \t]+def|def|class)[ \t]+(\w+)|(\w+)[ \t]*(?::[^=\n]*)?=(?!=))"
 )
 _MAX_DEPTH = 25
-_UNREADABLE = "unreadable-"  # the digest of a file that cannot be read (never cached)
 SERVER_ARGS_MODULE = "sglang.srt.server_args"
 # what loading a corrupt or outdated cache entry raises: the value is computed again
 _CORRUPT = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError)
@@ -114,59 +114,12 @@ class Snapshot:
     # ---- the tree -------------------------------------------------------------
 
     def _scan(self) -> None:
-        """Every module and folder, each file's content digest and the tree's.
-
-        Digests are reused for files whose size and mtime are unchanged since the
-        last run (a stat cache in the store), so a warm run reads no sglang file.
-        """
-        root = self.tree.root
-        stat_key = f"stats:{root.resolve()}"
-        try:
-            known = json.loads(self.store.get(stat_key) or b"{}")
-        except ValueError:
-            known = {}
-        if not isinstance(known, dict):
-            known = {}
-        seen: dict[str, list] = {}
-        tree_hash = hashlib.sha1(EXTRACTOR_VERSION.encode())
-        top = os.fspath(root)  # strings, not Paths: pathlib costs more than the stat
-        for dirpath, dirnames, filenames in os.walk(self.tree.package_dir):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and "." not in d)
-            rel_parts = os.path.relpath(dirpath, top).split(os.sep)
-            self.packages.add(".".join(rel_parts))
-            for filename in sorted(filenames):
-                if not filename.endswith(".py"):
-                    continue
-                stem = filename[:-3]
-                name = ".".join(rel_parts if stem == "__init__" else [*rel_parts, stem])
-                if not all(part.isidentifier() for part in name.split(".")):
-                    continue
-                posix = "/".join([*rel_parts, filename])
-                try:
-                    stat = os.stat(os.path.join(dirpath, filename))
-                    if not S_ISREG(stat.st_mode):  # a FIFO or a device would block or never end
-                        raise OSError(errno.EINVAL, "not a regular file")
-                    previous = known.get(posix)
-                    if (
-                        isinstance(previous, list)
-                        and len(previous) == 3
-                        and previous[:2] == [stat.st_size, stat.st_mtime_ns]
-                        and isinstance(previous[2], str)
-                    ):
-                        digest = previous[2]
-                    else:
-                        digest = hashlib.sha1((root / posix).read_bytes()).hexdigest()
-                except OSError as exc:
-                    self._unreadable(posix, exc)
-                    digest = f"{_UNREADABLE}{exc.errno}"
-                else:
-                    seen[posix] = [stat.st_size, stat.st_mtime_ns, digest]
-                self.files[name] = posix
-                self._digests[name] = digest
-                tree_hash.update(f"{name}\0{digest}\n".encode())
-        self.digest = tree_hash.hexdigest()
-        if seen != known:
-            self.store.put(stat_key, json.dumps(seen).encode())
+        """Every module and folder, each file's content digest and the tree's
+        (`listing.py`: from the release's manifest, else by a walk that hashes only
+        the files changed since the last run)."""
+        listing = list_tree(self.tree, self.store, EXTRACTOR_VERSION, self._unreadable)
+        self.files, self.packages = listing.files, listing.packages
+        self._digests, self.digest = listing.digests, listing.digest
 
     def _get_or_compute(
         self, key: str, compute: Callable[[], bytes], load: Callable[[Any], T]

@@ -38,6 +38,9 @@ _MAX_VERSION_LENGTH = 64
 # root -> {full path: stat} of every file of a release this process verified whole, so
 # the findings cache's tree digest reuses the walk (`verified_stats`)
 _VERIFIED: dict[str, dict[str, os.stat_result]] = {}
+# root -> its manifest ({posix path: [size, mtime_ns, sha256]}), verified or just written
+# by this process: the snapshot lists the tree's modules and their digests from it
+_MANIFESTS: dict[str, dict[str, list]] = {}
 
 
 def looks_like_version(spec: str) -> bool:
@@ -89,6 +92,7 @@ def fetch_release(version: str, cache_dir: Path) -> Path:
         write_manifest(staging)
         (staging / _COMPLETE).write_text(wheel.name + "\n")
         publish(staging, target)
+    verify_manifest(target)  # keeps its listing for the snapshot (stats only: no hashing)
     return target
 
 
@@ -156,6 +160,7 @@ def verify_manifest(root: Path) -> str | None:
     if not isinstance(manifest, dict):
         return "its manifest is unreadable"
     _VERIFIED.pop(os.fspath(root), None)
+    _MANIFESTS.pop(os.fspath(root), None)
     present = dict(_walk_files(root))
     missing = manifest.keys() - present.keys()
     if missing:
@@ -175,7 +180,15 @@ def verify_manifest(root: Path) -> str | None:
         except (OSError, ValueError, TypeError):
             return f"{rel} unreadable"
     _VERIFIED[os.fspath(root)] = stats
+    _MANIFESTS[os.fspath(root)] = manifest
     return None
+
+
+def verified_manifest(root: Path) -> dict[str, list] | None:
+    """{posix path relative to `root`: [size, mtime_ns, sha256]} of every file of the
+    release at `root`, if this process has just verified it (or unpacked it); None
+    otherwise."""
+    return _MANIFESTS.get(os.fspath(root))
 
 
 def verified_stats(root: Path) -> dict[str, os.stat_result] | None:

@@ -1,0 +1,131 @@
+"""The modules of a tree: every module and folder below `sglang/`, each file's content
+digest (a cache key for what is extracted from it), and a digest of the whole tree.
+
+A release this process has just checked against its manifest (`sources.index`) is
+listed from that manifest: no walk, no stat and no hashing, its sha256 are the digests.
+Another tree (a directory, a git checkout) is walked, and a file is hashed only when its
+size or mtime changed since the last run (a stat cache in the store). Both list in the
+walk's order: a folder's files (sorted), then its subfolders (sorted).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from stat import S_ISREG
+
+from driftaudit.cache import BlobStore
+from driftaudit.sources.index import verified_manifest
+from driftaudit.sources.tree import SourceTree
+
+UNREADABLE = "unreadable-"  # the digest of a file that cannot be read (never cached)
+
+
+@dataclass
+class Listing:
+    files: dict[str, str] = field(default_factory=dict)  # module -> path relative to root
+    packages: set[str] = field(default_factory=set)  # every folder, __init__.py or not
+    digests: dict[str, str] = field(default_factory=dict)  # module -> content digest
+    digest: str = ""  # of the tree: every module's name and digest
+
+
+def list_tree(
+    tree: SourceTree, store: BlobStore, salt: str, unreadable: Callable[[str, OSError], None]
+) -> Listing:
+    """`salt`: what else the tree's digest depends on (the model's version);
+    `unreadable(path, error)`: told of each file that cannot be read."""
+    manifest = verified_manifest(tree.root)
+    listing = Listing()
+    if manifest is not None:
+        _from_manifest(manifest, listing)
+    else:
+        _by_walk(tree, store, listing, unreadable)
+    tree_hash = hashlib.sha1(salt.encode())
+    for name, digest in listing.digests.items():
+        tree_hash.update(f"{name}\0{digest}\n".encode())
+    listing.digest = tree_hash.hexdigest()
+    return listing
+
+
+def _folders(parts: list[str]) -> bool:
+    """Would the walk enter these folders (no `__pycache__`, no dotted name)?"""
+    return all(part != "__pycache__" and "." not in part for part in parts)
+
+
+def _module(folders: list[str], filename: str) -> str | None:
+    """The module a `.py` file in `folders` is (None: not importable by that name)."""
+    if not filename.endswith(".py"):
+        return None
+    stem = filename[:-3]
+    name = ".".join(folders if stem == "__init__" else [*folders, stem])
+    return name if all(part.isidentifier() for part in name.split(".")) else None
+
+
+def _from_manifest(manifest: dict[str, list], listing: Listing) -> None:
+    entries = []
+    for rel, entry in manifest.items():
+        *folders, filename = rel.split("/")
+        if not folders or folders[0] != "sglang" or not _folders(folders):
+            continue
+        listing.packages.update(".".join(folders[:i]) for i in range(1, len(folders) + 1))
+        name = _module(folders, filename)
+        if name is not None:
+            # the walk's order: a folder's files ("\0" sorts first), then its subfolders
+            entries.append(((*folders, "\0" + filename), name, rel, str(entry[2])))
+    for _, name, rel, digest in sorted(entries):
+        listing.files[name] = rel
+        listing.digests[name] = digest
+
+
+def _by_walk(
+    tree: SourceTree,
+    store: BlobStore,
+    listing: Listing,
+    unreadable: Callable[[str, OSError], None],
+) -> None:
+    root = tree.root
+    stat_key = f"stats:{root.resolve()}"
+    try:
+        known = json.loads(store.get(stat_key) or b"{}")
+    except ValueError:
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    seen: dict[str, list] = {}
+    top = os.fspath(root)  # strings, not Paths: pathlib costs more than the stat
+    for dirpath, dirnames, filenames in os.walk(tree.package_dir):
+        dirnames[:] = sorted(d for d in dirnames if _folders([d]))
+        rel_parts = os.path.relpath(dirpath, top).split(os.sep)
+        listing.packages.add(".".join(rel_parts))
+        for filename in sorted(filenames):
+            name = _module(rel_parts, filename)
+            if name is None:
+                continue
+            posix = "/".join([*rel_parts, filename])
+            try:
+                stat = os.stat(os.path.join(dirpath, filename))
+                if not S_ISREG(stat.st_mode):  # a FIFO or a device would block or never end
+                    raise OSError(errno.EINVAL, "not a regular file")
+                previous = known.get(posix)
+                if (
+                    isinstance(previous, list)
+                    and len(previous) == 3
+                    and previous[:2] == [stat.st_size, stat.st_mtime_ns]
+                    and isinstance(previous[2], str)
+                ):
+                    digest = previous[2]
+                else:
+                    digest = hashlib.sha1((root / posix).read_bytes()).hexdigest()
+            except OSError as exc:
+                unreadable(posix, exc)
+                digest = f"{UNREADABLE}{exc.errno}"
+            else:
+                seen[posix] = [stat.st_size, stat.st_mtime_ns, digest]
+            listing.files[name] = posix
+            listing.digests[name] = digest
+    if seen != known:
+        store.put(stat_key, json.dumps(seen).encode())

@@ -1,0 +1,51 @@
+"""The modules of a tree, from a verified release's manifest or by a walk: the same
+modules, folders and order either way; the manifest's digests need no hashing."""
+
+from __future__ import annotations
+
+from driftaudit.cache import BlobStore
+from driftaudit.snapshot import listing
+from driftaudit.sources import index
+from driftaudit.sources.tree import tree_from_root
+
+from .conftest import write_tree
+
+FILES = {
+    "sglang/__init__.py": "",
+    "sglang/version.py": "__version__ = '1.0'\n",
+    "sglang/srt/__init__.py": "",
+    "sglang/srt/z_last.py": "x = 1\n",
+    "sglang/srt/a/__init__.py": "",
+    "sglang/srt/a/mod.py": "y = 2\n",
+    "sglang/srt/templates/chat.json": "{}",  # a folder without Python: still a package
+    "sglang/srt/__pycache__/mod.cpython-311.py": "",  # never listed
+    "sglang/srt/v1.2/old.py": "",  # a dotted folder: not importable
+    "sglang/srt/not-a-module.py": "",  # not an identifier
+    "sglang-1.0.dist-info/METADATA": "Name: sglang\nVersion: 1.0\n",
+}
+
+
+def test_the_manifest_lists_what_a_walk_lists(tmp_path, monkeypatch):
+    root = write_tree(tmp_path / "release", FILES)
+    index.write_manifest(root)
+    assert index.verify_manifest(root) is None
+    store = BlobStore(tmp_path / "cache.sqlite")
+    tree = tree_from_root("1.0", "index", root)
+    told = []
+    from_manifest = listing.list_tree(tree, store, "v", lambda *a: told.append(a))
+    monkeypatch.setattr(listing, "verified_manifest", lambda root: None)
+    walked = listing.list_tree(tree, store, "v", lambda *a: told.append(a))
+    assert list(from_manifest.files.items()) == list(walked.files.items()) == [
+        ("sglang", "sglang/__init__.py"),
+        ("sglang.version", "sglang/version.py"),
+        ("sglang.srt", "sglang/srt/__init__.py"),
+        ("sglang.srt.z_last", "sglang/srt/z_last.py"),
+        ("sglang.srt.a", "sglang/srt/a/__init__.py"),
+        ("sglang.srt.a.mod", "sglang/srt/a/mod.py"),
+    ]
+    assert from_manifest.packages == walked.packages
+    assert "sglang.srt.templates" in walked.packages
+    assert "sglang.srt.__pycache__" not in walked.packages
+    manifest = index.verified_manifest(root)
+    assert from_manifest.digests["sglang.srt.a.mod"] == manifest["sglang/srt/a/mod.py"][2]
+    assert from_manifest.digest and walked.digest and not told
