@@ -146,3 +146,20 @@ def test_text_pattern_matches_follow_an_edit(tmp_path, monkeypatch):
     edited = compare(case, cache, *packs)
     assert texts(edited) == [("scripts/serve.sh", 2), ("scripts/serve.sh", 4)]
     assert edited == compare(case, cache, *packs, "--no-cache")
+
+
+def test_flags_in_scripts_follow_an_edit(tmp_path, monkeypatch):
+    """A shell script's flags are scanned per file: an edit changes its findings as a
+    `--no-cache` run does, and leaves the other files' alone."""
+    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
+    case = tmp_path / "case"
+    shutil.copytree(FIXTURES / "codes" / "DA401", case)
+    script = case / "consumer" / "serve.sh"
+    script.write_text("python -m sglang.launch_server --model-path m --tp-size 2\n")
+    cache = tmp_path / "cache"
+    before = _by_file(_cached_and_fresh(case, cache))
+    assert "serve.sh" not in before
+    script.write_text(script.read_text().replace("--tp-size 2", "--enable-piecewise-cuda-graph"))
+    after = _by_file(_cached_and_fresh(case, cache))
+    assert [f["rule"] for f in after["serve.sh"]] == ["DA404"]  # a flag it passes is gone
+    assert {k: v for k, v in after.items() if k != "serve.sh"} == before

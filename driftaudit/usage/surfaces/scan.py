@@ -100,7 +100,7 @@ def scan_surfaces(
             _CONFIG_FILTER.search(text) or any(p in text for p in wrap.dash)
         ):
             continue
-        _SCANNERS[kind](Sink(entry.rel, Text(text), result, wrap))
+        _text_pass(entry, kind, text, result, wrap)
     calls = [name + "(" for name in sorted(helpers)]
     for entry, kind, text in candidates if calls else ():
         offsets = [
@@ -146,6 +146,22 @@ def _first_pass(files, entry, result, wrap, candidates, helpers, pending) -> Non
     result.urls += urls
     helpers.update(own_helpers)
     pending += own_pending
+
+
+def _text_pass(entry: ConsumerFile, kind: str, text: str, result, wrap: Prefixes) -> None:
+    """A shell script, Dockerfile or config file: what it yields depends on its text and
+    the wrapping prefixes only, so it is kept per file content (`ConsumerFile.derived`)."""
+
+    def compute() -> tuple:
+        part = SurfaceUsages(prefixes=result.prefixes)
+        _SCANNERS[kind](Sink(entry.rel, Text(text), part, wrap))
+        return part.flags, part.envs, part.urls
+
+    key = f"surfaces-{kind}:" + "|".join(result.prefixes)
+    flags, envs, urls = entry.derived(key, compute, tuple)
+    result.flags += flags
+    result.envs += envs
+    result.urls += urls
 
 
 def _guarded(files: ConsumerFiles, entry: ConsumerFile, scan: Callable, *args, **kwargs) -> None:
