@@ -85,3 +85,29 @@ def own_nodes(scope: ast.AST, nested: tuple[type, ...] = DEFINITIONS) -> Iterato
         yield node
         if not isinstance(node, nested):
             todo.extend(ast.iter_child_nodes(node))
+
+
+class NodeVisitor(ast.NodeVisitor):
+    """`ast.NodeVisitor`, faster: the `visit_<Class>` method is looked up once per visitor
+    and node class, and `generic_visit` goes over `children` (the same children in the same
+    order, less the expression contexts, which no visitor here looks at). A node class with
+    no method of its own (`visit_Constant` is `ast.NodeVisitor`'s deprecation shim) only
+    has its children visited."""
+
+    _methods: dict[tuple[type, type], object] = {}
+
+    def visit(self, node: ast.AST):
+        key = (self.__class__, node.__class__)
+        method = NodeVisitor._methods.get(key)
+        if method is None:
+            method = getattr(self.__class__, "visit_" + node.__class__.__name__, None)
+            if method is None or method is ast.NodeVisitor.visit_Constant:
+                method = self.__class__.generic_visit
+            NodeVisitor._methods[key] = method
+        return method(self, node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        visit = self.visit
+        for child in children(node):
+            visit(child)
+

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import gc
 
+from driftaudit import astwalk
 from driftaudit.astwalk import block_children, children, walk, walk_statements
 from driftaudit.snapshot.gcpause import gc_paused
 
@@ -87,3 +88,32 @@ def test_gc_paused_restores_the_collector():
         assert not gc.isenabled()  # a caller's own setting is left as it was
     finally:
         gc.enable()
+
+
+def test_the_fast_node_visitor_visits_what_ast_node_visitor_does():
+    source = "import x\nclass A(B):\n    def f(self, y=1):\n        return [z.w for z in y if z]\n"
+    tree = ast.parse(source)
+
+    def trail(base):
+        class Trail(base):
+            def __init__(self):
+                self.seen = []
+
+            def visit_Name(self, node):
+                self.seen.append(node.id)
+                self.generic_visit(node)
+
+            def visit_Attribute(self, node):
+                self.seen.append("." + node.attr)
+                self.generic_visit(node)
+
+            def visit_Constant(self, node):
+                self.seen.append(repr(node.value))
+
+        visitor = Trail()
+        visitor.visit(tree)
+        return visitor.seen
+
+    assert trail(astwalk.NodeVisitor) == trail(ast.NodeVisitor) == [
+        "B", "1", ".w", "z", "z", "y", "z",
+    ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from driftaudit.astwalk import NodeVisitor
 from driftaudit.pysource import Columns, dotted
 from driftaudit.usage.branches import BranchesMixin
 from driftaudit.usage.exports import (
@@ -61,7 +62,7 @@ _VALUE = "\0value:"  # scope key: the expression a local name was last assigned
 _WROTE = "\0wrote:"  # scope key: `obj.x` the consumer assigned itself
 
 
-class UsageVisitor(BranchesMixin, MonkeypatchMixin, ast.NodeVisitor):
+class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
     def __init__(
         self,
         relpath: str,
