@@ -195,13 +195,14 @@ def _audit(
     start = time.perf_counter()
     step(f"reading {consumer}")
     usages = collect_usages(files)
+    # the behaviour checks need the usages alone: on a cold run, forked now, alongside
+    behaviour = behaviour_later(usages, old, new, files)
     surfaces = scan_surfaces(files, prefixes)
     patches = collect_patches(files)
     reaching = {u.path for u in usages.usages}  # a bypass imports sglang: it has usages
     bypasses = collect_bypasses(files, reaching)
     usages.failures = failures(files)  # the surface scanners may have found more
     timings["usage"] = time.perf_counter() - start
-    behaviour = behaviour_later(usages, old, new, files)  # a cold run: forked, alongside
     start = time.perf_counter()
     packs = []
     if old.tree.version and new.tree.version:
