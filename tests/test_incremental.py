@@ -163,3 +163,26 @@ def test_flags_in_scripts_follow_an_edit(tmp_path, monkeypatch):
     after = _by_file(_cached_and_fresh(case, cache))
     assert [f["rule"] for f in after["serve.sh"]] == ["DA404"]  # a flag it passes is gone
     assert {k: v for k, v in after.items() if k != "serve.sh"} == before
+
+
+def test_what_a_tree_alone_decides_is_stored_with_it(tmp_path, monkeypatch):
+    """A parameter the new release deprecates is read from its source once: a run after a
+    consumer edit answers from the snapshot store, and finds what a fresh run finds."""
+    from driftaudit.drift import deprecations
+
+    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
+    case = tmp_path / "case"
+    shutil.copytree(FIXTURES / "codes" / "DA205-deprecated", case)
+    cache = tmp_path / "cache"
+    first = compare(case, cache)
+    with sqlite3.connect(cache / "snapshots.sqlite") as db:
+        stored = db.execute("SELECT count(*) FROM blobs WHERE key LIKE 'deprecated:%'")
+        assert stored.fetchone()[0] > 0
+
+    def no_read(*args):
+        raise AssertionError("read again")
+
+    monkeypatch.setattr(deprecations, "deprecated_params", no_read)
+    for path in (case / "consumer").rglob("*.py"):
+        path.write_text(path.read_text() + "\n# edited\n")  # the findings cache misses
+    assert compare(case, cache) == first

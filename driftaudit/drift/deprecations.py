@@ -13,12 +13,14 @@ default a caller that leaves it out can observe: the default change is not repor
 from __future__ import annotations
 
 import ast
+import json
 import re
 from functools import lru_cache
 from pathlib import Path
 
 from driftaudit.pysource import dotted
 
+DEPRECATIONS_VERSION = "1"  # bump when what counts as deprecated changes
 _DEPRECATED = re.compile(r"deprecat", re.IGNORECASE)
 _COMMENT = re.compile(r"#.*deprecat", re.IGNORECASE)
 
@@ -32,6 +34,21 @@ def deprecated_params(root: Path, location: str | None) -> frozenset[str]:
     if not line.isdigit():
         return frozenset()
     return _deprecated_at(str(Path(root) / file), int(line))
+
+
+def deprecated_in(snapshot, location: str | None) -> frozenset[str]:
+    """`deprecated_params` of a function of `snapshot`, kept in its store (the tree alone
+    decides it: a warm run parses nothing for it)."""
+    key = f"deprecated:{DEPRECATIONS_VERSION}:{snapshot.digest}:{location}"
+    data = snapshot.store.get(key)
+    if data is not None:
+        try:
+            return frozenset(str(name) for name in json.loads(data))
+        except (ValueError, TypeError):
+            pass  # a corrupt entry: read again
+    found = deprecated_params(snapshot.tree.root, location)
+    snapshot.store.put(key, json.dumps(sorted(found)).encode())
+    return found
 
 
 @lru_cache(maxsize=256)

@@ -29,7 +29,7 @@ from driftaudit.drift.changes import (
     SymbolRelocated,
     SymbolRemoved,
 )
-from driftaudit.drift.deprecations import deprecated_params
+from driftaudit.drift.deprecations import deprecated_in
 from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
 from driftaudit.pysource import dotted
@@ -332,7 +332,7 @@ class Differ:
         a caller that leaves it out sees no default (see `deprecations`)."""
         if new_default != "None":
             return False
-        return name in deprecated_params(self.new.tree.root, new_loc)
+        return name in deprecated_in(self.new, new_loc)
 
     def _constant(self, snapshot: Snapshot, symbol: str, default: str) -> str:
         """A default that names a module constant (`DEFAULT_BS`, `envs.X`): its value."""
