@@ -23,17 +23,22 @@ from driftaudit.usage.surfaces.python_scan import Helper, PendingCall, resolve_h
 from driftaudit.usage.surfaces.shell import ShellScan
 from driftaudit.usage.surfaces.sink import Sink, Text
 from driftaudit.usage.surfaces.toml import scan_toml
-from driftaudit.usage.surfaces.yaml import scan_yaml
 
 _SHEBANG = re.compile(r"#![^\n]*\b(?:ba|da|k|z)?sh\b")
 _CONFIG_FILTER = re.compile(r"sgl|server[_-]args|launch_server|curl", re.I)
 _SCANNERS: dict[str, Callable[[Sink], None]] = {
     "shell": lambda sink: ShellScan(sink, "shell").scan(),
     "dockerfile": scan_dockerfile,
-    "yaml": scan_yaml,
+    "yaml": lambda sink: _scan_yaml(sink),
     "json": scan_json,
     "toml": scan_toml,
 }
+
+
+def _scan_yaml(sink: Sink) -> None:
+    from driftaudit.usage.surfaces.yaml import scan_yaml  # PyYAML: only when a file needs it
+
+    scan_yaml(sink)
 
 
 def kind_of(name: str) -> str | None:
