@@ -13,7 +13,6 @@ default a caller that leaves it out can observe: the default change is not repor
 from __future__ import annotations
 
 import ast
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -40,15 +39,11 @@ def deprecated_in(snapshot, location: str | None) -> frozenset[str]:
     """`deprecated_params` of a function of `snapshot`, kept in its store (the tree alone
     decides it: a warm run parses nothing for it)."""
     key = f"deprecated:{DEPRECATIONS_VERSION}:{snapshot.digest}:{location}"
-    data = snapshot.store.get(key)
-    if data is not None:
-        try:
-            return frozenset(str(name) for name in json.loads(data))
-        except (ValueError, TypeError):
-            pass  # a corrupt entry: read again
-    found = deprecated_params(snapshot.tree.root, location)
-    snapshot.store.put(key, json.dumps(sorted(found)).encode())
-    return found
+
+    def compute() -> list[str]:
+        return sorted(deprecated_params(snapshot.tree.root, location))
+
+    return snapshot.kept(key, compute, lambda names: frozenset(str(n) for n in names))
 
 
 @lru_cache(maxsize=256)

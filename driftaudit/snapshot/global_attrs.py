@@ -13,7 +13,6 @@ Read from the module's source with `ast`, only for the globals a consumer stores
 from __future__ import annotations
 
 import ast
-import json
 
 GLOBAL_ATTRS_VERSION = "1"
 _CACHE: dict[tuple[str, str, str], dict[str, dict[str, int]] | None] = {}
@@ -34,19 +33,15 @@ def stored_attributes(snapshot, module: str, name: str) -> dict[str, int] | None
 
 
 def _stored(snapshot, module: str, digest: str) -> dict[str, dict[str, int]] | None:
-    """`_read` of the module, through the snapshot store (keyed by the file's content)."""
+    """`_read` of the module, kept in the snapshot store (keyed by the file's content)."""
     key = f"global_attrs:{GLOBAL_ATTRS_VERSION}:{module}:{digest}"
-    cached = snapshot.store.get(key)
-    if cached is not None:
-        try:
-            data = json.loads(cached)
-            if data is None or isinstance(data, dict):
-                return data
-        except ValueError:
-            pass  # a corrupt entry: read again
-    found = _read(snapshot.source(module))
-    snapshot.store.put(key, json.dumps(found).encode())
-    return found
+    return snapshot.kept(key, lambda: _read(snapshot.source(module)), _table)
+
+
+def _table(data) -> dict[str, dict[str, int]] | None:
+    if data is not None and not isinstance(data, dict):
+        raise TypeError("not a table of stored attributes")
+    return data
 
 
 def _read(code: str | None) -> dict[str, dict[str, int]] | None:

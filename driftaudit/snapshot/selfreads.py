@@ -10,7 +10,6 @@ each answer is kept in the snapshot store (it depends on the tree alone).
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Callable
 from functools import partial
 
@@ -70,20 +69,15 @@ class SelfReads:
                     return owner, statement
         return None
 
-    def _stored(self, question: str, compute: Callable, load: Callable = lambda v: v):
-        """The answer to `question` on this tree: from the store, else computed and kept
-        (as JSON; `load` turns it back)."""
+    def _stored(self, question: str, compute: Callable, load: Callable):
+        """The answer to `question` on this tree, kept in the snapshot store."""
         key = f"selfreads:{SELFREADS_VERSION}:{self.snapshot.digest}:{question}"
-        data = self.snapshot.store.get(key)
-        if data is not None:
-            try:
-                return load(json.loads(data))
-            except (ValueError, TypeError):
-                pass  # a corrupt entry: computed again
-        value = compute()
-        stored = value if not isinstance(value, tuple) else [value[0], sorted(value[1])]
-        self.snapshot.store.put(key, json.dumps(stored).encode())
-        return value
+
+        def data():
+            value = compute()
+            return value if not isinstance(value, tuple) else [value[0], sorted(value[1])]
+
+        return self.snapshot.kept(key, data, load)
 
     def reads(self, cls: str, name: str) -> tuple[dict[str, int], set[str]] | None:
         """Attributes `cls.name` reads from self (-> first line), and those it (or the

@@ -121,6 +121,14 @@ class Snapshot:
         self.files, self.packages = listing.files, listing.packages
         self._digests, self.digest = listing.digests, listing.digest
 
+    def kept(
+        self, key: str, compute: Callable[[], Any], load: Callable[[Any], T] = lambda v: v
+    ) -> T:
+        """An answer that depends on this tree alone (`key` says on what: the tree's or a
+        file's digest, and the question), computed once as JSON-ready data and kept in
+        the store; `load` turns the data back into the value."""
+        return self._get_or_compute(key, lambda: _encode(compute()), load)
+
     def _get_or_compute(
         self, key: str, compute: Callable[[], bytes], load: Callable[[Any], T]
     ) -> T:
