@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from driftaudit.astwalk import walk
 from driftaudit.pysource import dotted
 
 SGLANG = "sglang"
@@ -147,7 +148,7 @@ def class_names(node: ast.ClassDef) -> frozenset[str]:
             names.update(t.id for t in statement.targets if isinstance(t, ast.Name))
         elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             names.add(statement.target.id)
-    for child in ast.walk(node):
+    for child in walk(node):
         if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Store):
             if isinstance(child.value, ast.Name) and child.value.id in ("self", "cls"):
                 names.add(child.attr)

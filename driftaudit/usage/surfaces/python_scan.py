@@ -1,25 +1,24 @@
 """One parsed Python tree (a whole file or a unit of it, see `python_files`) ->
 flags, env vars and URLs.
 
-Flags: an argv list or command string holding an sglang launcher, what is later appended
-to such a variable, `other_args=` of `popen_launch_server`; `args.sglang_<field>`,
-`getattr(args, "sglang_<field>")`, `parser.set_defaults(sglang_<field>=...)` and class
-fields named so give `--<field>` (context "python-attr": a dest, as a wrapping parser
-stores it).
+Flags: an argv list or command string holding an sglang launcher, what is later appended to
+such a variable, `other_args=` of `popen_launch_server`; `args.sglang_<field>`,
+`getattr(args, "sglang_<field>")`, `parser.set_defaults(sglang_<field>=...)` and class fields
+named so give `--<field>` (context "python-attr": a dest, as a wrapping parser stores it).
 
 Env vars: `os.environ[...]`, `.get`, `.setdefault`, `getenv`, `in os.environ`,
 `monkeypatch.setenv`, env dict literals and subscripts, keyword arguments,
 `envs.SGLANG_X.get()`/`.set()`; any other string naming one exactly counts as a read.
 
-URLs: string literals, f-strings and `+` concatenations that look like routes, with the method
-of the call using them (`requests.post`, `httpx`, `session.get`, a consumer `post(...)` helper),
-the keys of the `json=`/`data=` payload (a dict literal, or a dict variable assigned earlier in
-the function plus its `payload["k"] = ...` additions), the routes given to a consumer's request
-helper (`def _make_request(self, endpoint, payload): requests.post(f"{base}/{endpoint}", ...)`
-called as `self._make_request("flush_cache", {})`, in any file), and the alternatives of a
-fallback loop (`routes.is_fallback`). Not routes: route definitions, strings bound to `*_dir`,
-... or passed to `Path`/`open`. Not handled: flags in variables built in another function or
-file, request helpers whose route parameter is not the last part of the path."""
+URLs: string literals, f-strings and `+` concatenations that look like routes, with the method of
+the call using them (`requests.post`, `httpx`, `session.get`, a consumer `post(...)` helper), the
+keys of the `json=`/`data=` payload (a dict literal, or a dict variable assigned earlier in the
+function plus its `payload["k"] = ...` additions), the routes given to a consumer's request helper
+(`def _make_request(self, endpoint, payload): requests.post(f"{base}/{endpoint}", ...)` called as
+`self._make_request("flush_cache", {})`, in any file), and the alternatives of a fallback loop
+(`routes.is_fallback`). Not routes: route definitions, strings bound to `*_dir` or passed to
+`Path`/`open`. Not handled: flags in variables built in another function or file, request helpers
+whose route parameter is not the last part of the path."""
 
 from __future__ import annotations
 
@@ -29,6 +28,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from driftaudit.astwalk import children
 from driftaudit.pysource import dotted
 from driftaudit.usage.surfaces.argv import FlagHit, argv_flags, has_launcher
 from driftaudit.usage.surfaces.dests import named_dests, owned_dests
@@ -318,7 +318,7 @@ class PythonScan:
         while expressions:
             node = expressions.pop()
             self._classify(scope, node)
-            expressions.extend(ast.iter_child_nodes(node))
+            expressions.extend(children(node))
         return scope, nested
 
     def _touches_item(self, hot: list[int] | None, node: ast.AST) -> bool:
