@@ -113,3 +113,11 @@ def test_a_job_asked_for_before_the_child_starts_it_is_taken_over(tmp_path):
     assert store.get("b") is None
     child.join()
     assert (store.get("a"), store.get("b")) == (b"1", None)  # the child skipped "b"
+
+
+def test_a_job_not_taken_over_is_waited_for(tmp_path):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    child = prefetch.Prefetch({"a": _slow, "b": lambda: b"2"}, store)
+    child.wait("b", take=False)  # not started yet: waits for the child to build it
+    assert store.get("b") == b"2"
+    child.join()

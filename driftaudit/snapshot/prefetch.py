@@ -54,14 +54,15 @@ class Prefetch:
         child_end.close()
         self._done = False
 
-    def wait(self, key: str, block: bool = True) -> None:
+    def wait(self, key: str, block: bool = True, take: bool = True) -> None:
         """Until the child has stored `key` (or ended, or failed). When the child has not
-        started `key` yet, or without `block`, only take note of what it reported so far
-        and return: the caller computes what is missing (a key not started is taken over)."""
+        started `key` yet and `take`, or without `block`, only take note of what it
+        reported so far and return: the caller computes what is missing (a key not
+        started is taken over)."""
         self._drain(block=False)
         if self._done or key in self._received:
             return
-        if key not in self._started:
+        if key not in self._started and take:
             self._take(key)
             return
         while block and not self._done and key not in self._received:

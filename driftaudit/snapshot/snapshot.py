@@ -136,7 +136,10 @@ class Snapshot:
         Either way the value is loaded from the JSON, so a cold run sees what a warm run
         will; a corrupt entry is computed again."""
         if self.prefetch is not None and key in self.prefetch.keys:
-            self.prefetch.wait(key, block=not key.startswith("module:"))  # or take it over
+            # a surface is left to the child, which has read the tree for all of them
+            # (`TreeScan`): taken over, it would cost this process a read of its own
+            surface = key.startswith("surface:")
+            self.prefetch.wait(key, block=not key.startswith("module:"), take=not surface)
         data = self.store.get(key)
         if data is not None:
             try:
