@@ -3,6 +3,8 @@ modules, folders and order either way; the manifest's digests need no hashing.""
 
 from __future__ import annotations
 
+import json
+
 from driftaudit.cache import BlobStore
 from driftaudit.snapshot import listing
 from driftaudit.sources import index
@@ -28,6 +30,9 @@ FILES = {
 def test_the_manifest_lists_what_a_walk_lists(tmp_path, monkeypatch):
     root = write_tree(tmp_path / "release", FILES)
     index.write_manifest(root)
+    manifest = root / index._MANIFEST  # listed backwards: the order comes from the listing
+    entries = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps(dict(reversed(list(entries.items())))))
     assert index.verify_manifest(root) is None
     store = BlobStore(tmp_path / "cache.sqlite")
     tree = tree_from_root("1.0", "index", root)
