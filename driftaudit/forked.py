@@ -77,7 +77,3 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
-
-
-def can_fork() -> bool:
-    return cores() >= 2 and "fork" in multiprocessing.get_all_start_methods()
