@@ -21,13 +21,12 @@ _CACHE: dict[tuple[str, str, str], dict[str, dict[str, int]] | None] = {}
 def stored_attributes(snapshot, module: str, name: str) -> dict[str, int] | None:
     """attribute -> first line where `module` stores `<name>.<attribute>` on its global
     `name`; None when the module does not assign `name` at module level."""
-    relpath = snapshot.files.get(module)
-    if relpath is None:
+    digest = snapshot.file_digest(module)  # None: not a readable file of the tree
+    if digest is None:
         return None
-    digest = snapshot.file_digest(module)
-    key = (str(snapshot.tree.root), module, digest or "")
+    key = (str(snapshot.tree.root), module, digest)
     if key not in _CACHE:
-        _CACHE[key] = _stored(snapshot, module, digest) if digest else None
+        _CACHE[key] = _stored(snapshot, module, digest)
     found = _CACHE[key]
     return None if found is None else found.get(name)
 

@@ -70,19 +70,16 @@ class SelfReads:
         return None
 
     def _stored(self, question: str, compute: Callable, load: Callable):
-        """The answer to `question` on this tree, kept in the snapshot store."""
+        """The answer to `question` on this tree (JSON-ready from `compute`, turned back
+        by `load`), kept in the snapshot store."""
         key = f"selfreads:{SELFREADS_VERSION}:{self.snapshot.digest}:{question}"
-
-        def data():
-            value = compute()
-            return value if not isinstance(value, tuple) else [value[0], sorted(value[1])]
-
-        return self.snapshot.kept(key, data, load)
+        return self.snapshot.kept(key, compute, load)
 
     def reads(self, cls: str, name: str) -> tuple[dict[str, int], set[str]] | None:
         """Attributes `cls.name` reads from self (-> first line), and those it (or the
         methods it calls) assigns itself; None when the method is not found."""
-        return self._stored(f"reads:{cls}:{name}", partial(self._reads, cls, name), _pair)
+        compute = partial(_dump_pair, self._reads, cls, name)
+        return self._stored(f"reads:{cls}:{name}", compute, _pair)
 
     def _reads(self, cls: str, name: str) -> tuple[dict[str, int], set[str]] | None:
         start = self.method(cls, name)
@@ -138,7 +135,7 @@ class SelfReads:
     def parameter_reads(self, path: str, param: str) -> tuple[dict[str, int], set[str]] | None:
         """Attributes a function reads from one of its parameters (`param.x`), and those
         it assigns or reads with a fallback; None when the function is not found."""
-        compute = partial(self._parameter_reads, path, param)
+        compute = partial(_dump_pair, self._parameter_reads, path, param)
         return self._stored(f"param:{path}:{param}", compute, _pair)
 
     def _parameter_reads(self, path: str, param: str):
@@ -164,6 +161,12 @@ class SelfReads:
             return False
         labels = getattr(found.obj, "labels", [])
         return "instance-attribute" not in labels
+
+
+def _dump_pair(compute: Callable, *args) -> list | None:
+    """A (reads, stores) answer as JSON holds it: the set as a sorted list."""
+    value = compute(*args)
+    return None if value is None else [value[0], sorted(value[1])]
 
 
 def _pair(value) -> tuple[dict[str, int], set[str]] | None:

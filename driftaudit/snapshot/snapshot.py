@@ -98,28 +98,23 @@ class Snapshot:
     def __init__(self, tree: SourceTree, store: BlobStore):
         self.tree = tree
         self.store = store
-        self.files: dict[str, str] = {}  # module name -> path relative to tree.root
-        self.packages: set[str] = set()  # every folder, with or without __init__.py
-        self._digests: dict[str, str] = {}
+        self.unreadable: list[str] = []  # files listed in the tree that cannot be read
+        # the modules (from the release's manifest, else by a walk that hashes only the
+        # files changed since the last run: `listing.py`)
+        listing = list_tree(tree, store, EXTRACTOR_VERSION, self._unreadable)
+        self.files = listing.files  # module name -> path relative to tree.root
+        self.packages = listing.packages  # every folder, with or without __init__.py
+        self._digests = listing.digests  # module name -> its file's content digest
+        self.digest = listing.digest  # of the whole tree
         self._modules: dict[str, Module] = {}
         self._name_index: dict[str, list[str]] | None = None
         self._server_args: ServerArgsModel | bool | None = None
         self._resolved: dict[str, tuple[Resolved | None, int]] = {}
         self._surfaces: dict[str, object] = {}
         self._reads = TreeScan(tree.root)  # the surfaces' one read of the tree, when cold
-        self.unreadable: list[str] = []  # files listed in the tree that cannot be read
         self.prefetch: Prefetch | None = None  # a child building the tree-wide entries
-        self._scan()
 
     # ---- the tree -------------------------------------------------------------
-
-    def _scan(self) -> None:
-        """Every module and folder, each file's content digest and the tree's
-        (`listing.py`: from the release's manifest, else by a walk that hashes only
-        the files changed since the last run)."""
-        listing = list_tree(self.tree, self.store, EXTRACTOR_VERSION, self._unreadable)
-        self.files, self.packages = listing.files, listing.packages
-        self._digests, self.digest = listing.digests, listing.digest
 
     def kept(
         self, key: str, compute: Callable[[], Any], load: Callable[[Any], T] = lambda v: v
