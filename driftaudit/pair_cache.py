@@ -58,6 +58,14 @@ class PairMemo:
             return _MISSING
         return value
 
+    def answer(self, question: str, compute, kind: type | None = None):
+        """The stored answer to `question`, else `compute()`, stored (written at `flush`)."""
+        value = self.get(question, kind)
+        if value is _MISSING:
+            value = compute()
+            self.put(question, value)
+        return value
+
     def put(self, question: str, value) -> None:
         if not self.enabled:
             return

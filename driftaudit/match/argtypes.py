@@ -18,7 +18,7 @@ from driftaudit.drift.param_uses import UNKNOWN, new_type_use
 from driftaudit.drift.typechanges import AttributeTypeChanged, ParameterTypeChanged
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.calls import bind, call_params
-from driftaudit.pair_cache import MISSING, PairMemo
+from driftaudit.pair_cache import PairMemo
 from driftaudit.snapshot import Resolved, Snapshot
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module
 from driftaudit.usage import CallUsage, MemberUsage, UsageSet
@@ -46,6 +46,8 @@ class TypeMatcher:
                         break
                 elif usage.store and usage.value_type:
                     found += self._attribute(usage)
+        if self._uses is not None:
+            self._uses.flush()
         return found
 
     # ---- calls -------------------------------------------------------------------
@@ -101,16 +103,14 @@ class TypeMatcher:
             return UNKNOWN
         if self._uses is None:
             self._uses = PairMemo(self.differ.old, self.differ.new, "new-type-use")
-        question = repr((module.name, lineno, new_fn.name, param, value))
-        use = self._uses.get(question)
-        if use is MISSING:
+
+        def compute() -> str | None:
             source = self.differ.new.source(module.name)
             if source is None:
                 return UNKNOWN
-            use = new_type_use(source, lineno, new_fn.name, param, value)
-            self._uses.put(question, use)
-            self._uses.flush()
-        return use
+            return new_type_use(source, lineno, new_fn.name, param, value)
+
+        return self._uses.answer(repr((module.name, lineno, new_fn.name, param, value)), compute)
 
     # ---- attributes ----------------------------------------------------------------
 

@@ -23,6 +23,7 @@ import hashlib
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import partial
 
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.copies import body_change
@@ -228,10 +229,7 @@ def _display(original: FunctionPrint) -> str:
 def _finding(function: ConsumerFunction, original, similarity, near: bool, old, new, memo):
     # what became of an original depends on the two trees alone: kept per version pair
     question = repr(("body", original.module, original.qualname, original.lineno))
-    change = memo.get(question)
-    if change is MISSING:
-        change = body_change(old, new, original)
-        memo.put(question, change)
+    change = memo.answer(question, partial(body_change, old, new, original))
     if change is None:
         return None
     touched = len(change.changed_lines & similarity.copied_lines)
