@@ -7,6 +7,7 @@ Neutral ground: it imports neither layer, so `snapshot` never reaches into `usag
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import hashlib
 import io
@@ -83,6 +84,12 @@ def parse_shared(text: str) -> ast.Module:
     ServerArgs files are read by three surface extractors). Raises as `ast.parse` does;
     the tree must not be changed."""
     return ast.parse(text)
+
+
+def any_within(lines: list[int], first: int, last: int) -> bool:
+    """Does the ascending list `lines` hold a number from `first` to `last`?"""
+    index = bisect.bisect_left(lines, first)
+    return index < len(lines) and lines[index] <= last
 
 
 def problem(exc: BaseException) -> ParseProblem:

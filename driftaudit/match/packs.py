@@ -98,11 +98,11 @@ class PackMatcher:
         """One place per matching line of the files the pattern's glob selects (per file
         and regex, cached by the file's content: `ConsumerFile.derived`)."""
         glob = pattern.get("glob", "*")
+        key = "pack-text:" + hashlib.sha256(pattern["regex"].encode()).hexdigest()
         found = []
         for file in self._text_files():
             if Path(file.rel).match(glob):
                 compute = partial(_file_text_matches, file, pattern["regex"])
-                key = "pack-text:" + hashlib.sha256(pattern["regex"].encode()).hexdigest()
                 found += [(file.rel, line, column) for line, column in file.derived(key, compute)]
         return found
 

@@ -19,7 +19,6 @@ asked about are parsed again.
 from __future__ import annotations
 
 import ast
-import bisect
 import os
 import re
 from collections import deque
@@ -27,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from driftaudit.astwalk import children, walk
-from driftaudit.pysource import Columns
+from driftaudit.pysource import Columns, any_within
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.surfaces.dests import owned_dests
 
@@ -114,9 +113,7 @@ class DestOwners:
     def _names_in(self, node: ast.AST) -> bool:
         """Do the lines of `node` spell one of the names (else it reads none of them)?"""
         start = min([d.lineno for d in getattr(node, "decorator_list", ())] + [node.lineno])
-        first = bisect.bisect_left(self._lines, start)
-        end = getattr(node, "end_lineno", None) or node.lineno
-        return first < len(self._lines) and self._lines[first] <= end
+        return any_within(self._lines, start, getattr(node, "end_lineno", None) or node.lineno)
 
     def _walk_named(self, tree: ast.Module):
         """`astwalk.walk` (breadth first), without the subtrees on lines that spell no

@@ -23,13 +23,12 @@ whose route parameter is not the last part of the path."""
 from __future__ import annotations
 
 import ast
-import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from driftaudit.astwalk import children
-from driftaudit.pysource import dotted
+from driftaudit.pysource import any_within, dotted
 from driftaudit.usage.surfaces.argv import FlagHit, argv_flags, has_launcher
 from driftaudit.usage.surfaces.dests import named_dests, owned_dests
 from driftaudit.usage.surfaces.model import SurfaceUsages, UrlUsage
@@ -264,10 +263,7 @@ class PythonScan:
 
     @staticmethod
     def _touches(hot: list[int] | None, node: ast.AST) -> bool:
-        if hot is None:
-            return True
-        i = bisect.bisect_left(hot, node.lineno)
-        return i < len(hot) and hot[i] <= node.end_lineno
+        return hot is None or any_within(hot, node.lineno, node.end_lineno)
 
     def _collect(self, root: ast.AST, hot: list[int] | None) -> tuple[_Scope, list[ast.AST]]:
         scope = _Scope(root)

@@ -26,19 +26,21 @@ from driftaudit.usage.surfaces.toml import scan_toml
 
 _SHEBANG = re.compile(r"#![^\n]*\b(?:ba|da|k|z)?sh\b")
 _CONFIG_FILTER = re.compile(r"sgl|server[_-]args|launch_server|curl", re.I)
-_SCANNERS: dict[str, Callable[[Sink], None]] = {
-    "shell": lambda sink: ShellScan(sink, "shell").scan(),
-    "dockerfile": scan_dockerfile,
-    "yaml": lambda sink: _scan_yaml(sink),
-    "json": scan_json,
-    "toml": scan_toml,
-}
 
 
 def _scan_yaml(sink: Sink) -> None:
     from driftaudit.usage.surfaces.yaml import scan_yaml  # PyYAML: only when a file needs it
 
     scan_yaml(sink)
+
+
+_SCANNERS: dict[str, Callable[[Sink], None]] = {
+    "shell": lambda sink: ShellScan(sink, "shell").scan(),
+    "dockerfile": scan_dockerfile,
+    "yaml": _scan_yaml,
+    "json": scan_json,
+    "toml": scan_toml,
+}
 
 
 def kind_of(name: str) -> str | None:
@@ -146,9 +148,7 @@ def _first_pass(files, entry, result, wrap, candidates, helpers, pending) -> Non
         files.fail(entry, exc)
         return
     flags, envs, urls, own_helpers, own_pending = found
-    result.flags += flags
-    result.envs += envs
-    result.urls += urls
+    _add(result, flags, envs, urls)
     helpers.update(own_helpers)
     pending += own_pending
 
@@ -163,7 +163,11 @@ def _text_pass(entry: ConsumerFile, kind: str, text: str, result, wrap: Prefixes
         return part.flags, part.envs, part.urls
 
     key = f"surfaces-{kind}:" + "|".join(result.prefixes)
-    flags, envs, urls = entry.derived(key, compute, tuple)
+    _add(result, *entry.derived(key, compute, tuple))
+
+
+def _add(result: SurfaceUsages, flags: list, envs: list, urls: list) -> None:
+    """A file's own part (kept per file) into the consumer's surfaces."""
     result.flags += flags
     result.envs += envs
     result.urls += urls
