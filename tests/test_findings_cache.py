@@ -23,13 +23,18 @@ from .conftest import FIXTURES
 CASE = FIXTURES / "themes" / "calls"
 
 
-@pytest.fixture
-def case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private copy of a themed case (the tests edit it), the cache on, audits counted."""
+def cached_copy(source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of a case (the tests edit it), with the findings cache on."""
     monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
     root = tmp_path / "case"
-    shutil.copytree(CASE, root)
+    shutil.copytree(source, root)
     return root
+
+
+@pytest.fixture
+def case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of a themed case, the cache on (audits counted by `audits`)."""
+    return cached_copy(CASE, tmp_path, monkeypatch)
 
 
 @pytest.fixture

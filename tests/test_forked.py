@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import os
 import pickle
-import shutil
 import sqlite3
 import zlib
 from pathlib import Path
 
 import pytest
 
-from driftaudit import findings_cache, forked
+from driftaudit import forked
 from driftaudit.snapshot import prefetch
 
 from .conftest import FIXTURES
-from .test_findings_cache import compare
+from .test_findings_cache import cached_copy, compare
 
 
 def test_the_childs_value_comes_back():
@@ -54,9 +53,7 @@ def _derived_names(cache: Path) -> list[str]:
 
 @pytest.mark.parametrize("code", ["DA701", "DA702"])
 def test_a_cold_run_forking_the_behaviour_checks_finds_the_same(code, tmp_path, monkeypatch):
-    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
-    case = tmp_path / "case"
-    shutil.copytree(FIXTURES / "codes" / code, case)
+    case = cached_copy(FIXTURES / "codes" / code, tmp_path, monkeypatch)
     monkeypatch.setattr(prefetch, "_cores", lambda: 1)
     alone = compare(case, tmp_path / "one-core")
     started = []

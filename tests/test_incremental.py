@@ -3,26 +3,20 @@ again, and the findings equal those of a `--no-cache` run of the same tree."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from driftaudit import findings_cache
-
 from .conftest import FIXTURES
-from .test_findings_cache import compare
+from .test_findings_cache import cached_copy, compare
 
 CASE = FIXTURES / "themes" / "reexports"
 
 
 @pytest.fixture
 def case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
-    root = tmp_path / "case"
-    shutil.copytree(CASE, root)
-    return root
+    return cached_copy(CASE, tmp_path, monkeypatch)
 
 
 def _by_file(report: dict) -> dict[str, list]:
@@ -81,9 +75,7 @@ def test_corrupt_per_file_entries_are_computed_again(case, tmp_path):
 
 @pytest.mark.parametrize("code", ["DA701", "DA702", "DA401-replacement", "DA704"])
 def test_what_is_stored_per_version_pair_gives_the_same_findings(code, tmp_path, monkeypatch):
-    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
-    case = tmp_path / "case"
-    shutil.copytree(FIXTURES / "codes" / code, case)
+    case = cached_copy(FIXTURES / "codes" / code, tmp_path, monkeypatch)
     cache = tmp_path / "cache"
     fresh = compare(case, cache, "--no-cache")
     with sqlite3.connect(cache / "snapshots.sqlite") as db:
@@ -100,9 +92,7 @@ def test_what_is_stored_per_version_pair_gives_the_same_findings(code, tmp_path,
 def test_surfaces_and_name_owners_follow_an_edit(tmp_path, monkeypatch):
     """Flags scanned per file and whose a `sglang_*` name is are kept per file: an edited
     flag literal changes the findings of its file as a `--no-cache` run does."""
-    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
-    case = tmp_path / "dests"
-    shutil.copytree(FIXTURES / "fix" / "dests", case)
+    case = cached_copy(FIXTURES / "fix" / "dests", tmp_path, monkeypatch)
     config = case / "consumer" / "app" / "run_config.py"
     stale = (
         "from dataclasses import dataclass\n\n\n@dataclass\nclass RunConfig:\n"
@@ -128,9 +118,7 @@ def test_surfaces_and_name_owners_follow_an_edit(tmp_path, monkeypatch):
 
 
 def test_text_pattern_matches_follow_an_edit(tmp_path, monkeypatch):
-    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
-    case = tmp_path / "case"
-    shutil.copytree(FIXTURES / "codes" / "DA902", case)
+    case = cached_copy(FIXTURES / "codes" / "DA902", tmp_path, monkeypatch)
     cache = tmp_path / "cache"
     packs = ("--packs", str(case / "packs"))
 
@@ -151,9 +139,7 @@ def test_text_pattern_matches_follow_an_edit(tmp_path, monkeypatch):
 def test_flags_in_scripts_follow_an_edit(tmp_path, monkeypatch):
     """A shell script's flags are scanned per file: an edit changes its findings as a
     `--no-cache` run does, and leaves the other files' alone."""
-    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
-    case = tmp_path / "case"
-    shutil.copytree(FIXTURES / "codes" / "DA401", case)
+    case = cached_copy(FIXTURES / "codes" / "DA401", tmp_path, monkeypatch)
     script = case / "consumer" / "serve.sh"
     script.write_text("python -m sglang.launch_server --model-path m --tp-size 2\n")
     cache = tmp_path / "cache"
@@ -170,9 +156,7 @@ def test_what_a_tree_alone_decides_is_stored_with_it(tmp_path, monkeypatch):
     consumer edit answers from the snapshot store, and finds what a fresh run finds."""
     from driftaudit.drift import deprecations
 
-    monkeypatch.delenv(findings_cache.DISABLE_ENV, raising=False)
-    case = tmp_path / "case"
-    shutil.copytree(FIXTURES / "codes" / "DA205-deprecated", case)
+    case = cached_copy(FIXTURES / "codes" / "DA205-deprecated", tmp_path, monkeypatch)
     cache = tmp_path / "cache"
     first = compare(case, cache)
     with sqlite3.connect(cache / "snapshots.sqlite") as db:
