@@ -15,7 +15,6 @@ the child.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 from collections.abc import Callable
@@ -30,6 +29,8 @@ class Forked(Generic[T]):
     what must not be shared across a fork: SQLite connections)."""
 
     def __init__(self, compute: Callable[[], T], before: Callable[[], None] = lambda: None):
+        import multiprocessing  # a cold run only
+
         context = multiprocessing.get_context("fork")
         self._conn, child_end = context.Pipe(duplex=False)
         self._process = context.Process(

@@ -17,7 +17,6 @@ results), and a tree large enough to be worth a process.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -45,6 +44,8 @@ class Prefetch:
         self.keys = set(jobs)
         self._started: set[str] = set()
         self._received: set[str] = set()
+        import multiprocessing  # a cold run only
+
         context = multiprocessing.get_context("fork")
         self._conn, child_end = context.Pipe(duplex=True)
         self._process = context.Process(
@@ -155,7 +156,7 @@ def prefetch_tree_entries(snapshots: Iterable[Snapshot], modules: Iterable[str] 
     """Start building the uncached tree-wide entries of `snapshots` (one shared store),
     then the models of `modules` (a guess: a lookup never waits for one of those)."""
     snapshots = list(snapshots)
-    if _cores() < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if _cores() < 2:
         return
     entries = [
         list(snapshot.tree_entries().items())
@@ -177,6 +178,10 @@ def prefetch_tree_entries(snapshots: Iterable[Snapshot], modules: Iterable[str] 
     ordered += list(wide.items())[2 * len(entries) :]
     jobs = {key: compute for key, compute in ordered if key not in store}
     if not jobs:
+        return
+    import multiprocessing  # a cold run only
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return
     prefetch = Prefetch(jobs, store)
     for snapshot in snapshots:

@@ -15,7 +15,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -317,6 +316,8 @@ class Snapshot:
             jobs = [(n, self.files[n], str(self.tree.root)) for n in missing]
             workers = workers or min(len(jobs), os.cpu_count() or 1)
             if workers > 1 and len(jobs) > 8:
+                from concurrent.futures import ProcessPoolExecutor  # `diff` only: not warm
+
                 with ProcessPoolExecutor(workers) as pool:
                     results = list(pool.map(_extract_job, jobs, chunksize=16))
             else:

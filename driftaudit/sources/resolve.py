@@ -6,7 +6,6 @@ import importlib.util
 from pathlib import Path
 
 from driftaudit.errors import DriftauditError
-from driftaudit.sources.git import export_ref
 from driftaudit.sources.index import fetch_release, looks_like_version, parse_version
 from driftaudit.sources.tree import SourceTree, find_package_root, tree_from_root
 
@@ -27,6 +26,8 @@ def resolve_spec(
             "are read from config unless --trust-config-paths is given"
         )
     if spec.startswith("git:"):
+        from driftaudit.sources.git import export_ref  # subprocess, tempfile: git specs only
+
         return tree_from_root(spec, "git", export_ref(spec, cache_dir, consumer))
     path = Path(spec).expanduser()
     if allow_paths and path.is_dir():

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from importlib.metadata import PathDistribution
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.metadata import PathDistribution
 
 _VERSION_RE = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']""", re.M)
 
@@ -40,19 +43,44 @@ def find_package_root(directory: Path) -> Path | None:
     return None
 
 
-def distribution(root: Path) -> PathDistribution | None:
-    """The wheel's `sglang-*.dist-info` next to the package (first one), if any: its
-    `.version` and `.requires` (Requires-Dist) come from METADATA."""
+def _dist_info(root: Path) -> Path | None:
+    """The wheel's `sglang-*.dist-info` next to the package (first one with METADATA)."""
     for info in sorted(root.glob("sglang-*.dist-info")):
         if (info / "METADATA").is_file():
-            return PathDistribution(info)
+            return info
+    return None
+
+
+def distribution(root: Path) -> PathDistribution | None:
+    """The wheel's dist-info as a distribution, if any: its `.requires` (Requires-Dist)
+    come from METADATA."""
+    from importlib.metadata import PathDistribution  # 7 ms with email: not on every run
+
+    info = _dist_info(root)
+    return PathDistribution(info) if info is not None else None
+
+
+def _metadata_version(info: Path) -> str | None:
+    """The `Version` header of a dist-info's METADATA: read from the header lines (what
+    importlib.metadata gives, without importing it and the email parser each run)."""
+    try:
+        text = (info / "METADATA").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if not line.strip():
+            break  # the headers end at the first blank line
+        name, colon, value = line.partition(":")
+        if colon and name.strip().lower() == "version" and value.strip():
+            return value.strip()
     return None
 
 
 def read_version(root: Path) -> str | None:
-    dist = distribution(root)
-    if dist is not None and dist.version:
-        return dist.version
+    info = _dist_info(root)
+    version = _metadata_version(info) if info is not None else None
+    if version:
+        return version
     version_file = root / "sglang" / "version.py"
     if version_file.is_file():
         match = _VERSION_RE.search(version_file.read_text(errors="replace"))

@@ -18,8 +18,6 @@ import re
 from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
-from unidiff import PatchSet
-from unidiff.errors import UnidiffParseError
 
 from driftaudit.usage.exports import ConsumerExports, dotted
 from driftaudit.usage.files import ConsumerFiles
@@ -151,6 +149,9 @@ def read_patch(rel: str, text: str) -> PatchFile | ParseFailure | None:
     """The sglang part of one diff; None when it touches no sglang file."""
     if "sglang/" not in text:
         return None
+    from unidiff import PatchSet  # only when a diff touches sglang
+    from unidiff.errors import UnidiffParseError
+
     try:
         parsed = PatchSet(text)
     except (UnidiffParseError, ValueError) as exc:

@@ -16,7 +16,6 @@ may meet it.
 from __future__ import annotations
 
 import ast
-import configparser
 import fnmatch
 import re
 import sys
@@ -243,6 +242,8 @@ def _from_pyproject(text: str):
 
 
 def _from_setup_cfg(text: str):
+    import configparser  # setup.cfg is rare: not imported on every run
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)
