@@ -101,16 +101,16 @@ def _stats_digest(top: str, stats: dict) -> str:
     digest = hashlib.sha256(f"verified\0{top}\n".encode())
     package = os.path.join(top, "sglang") + os.sep
     for path in sorted(stats):
-        folder, name = os.path.split(path)
-        parent, info = os.path.split(folder)
-        metadata = (
-            name == "METADATA"
-            and parent == top
-            and info.startswith("sglang-")
-            and info.endswith(".dist-info")
-        )
-        if metadata or path.startswith(package):
-            _stat_into(digest, path, lambda stat=stats[path]: stat)
+        if not path.startswith(package):  # else the dist-info's METADATA, or not digested
+            if not path.endswith("METADATA"):
+                continue
+            folder, name = os.path.split(path)
+            parent, info = os.path.split(folder)
+            if not (name == "METADATA" and parent == top and info.startswith("sglang-")):
+                continue
+            if not info.endswith(".dist-info"):
+                continue
+        _stat_into(digest, path, lambda stat=stats[path]: stat)
     return digest.hexdigest()
 
 

@@ -14,7 +14,7 @@ import errno
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from stat import S_ISREG
 
@@ -51,12 +51,12 @@ def list_tree(
     return listing
 
 
-def _folders(parts: list[str]) -> bool:
+def _folders(parts: Sequence[str]) -> bool:
     """Would the walk enter these folders (no `__pycache__`, no dotted name)?"""
     return all(part != "__pycache__" and "." not in part for part in parts)
 
 
-def _module(folders: list[str], filename: str) -> str | None:
+def _module(folders: Sequence[str], filename: str) -> str | None:
     """The module a `.py` file in `folders` is (None: not importable by that name)."""
     if not filename.endswith(".py"):
         return None
@@ -67,11 +67,18 @@ def _module(folders: list[str], filename: str) -> str | None:
 
 def _from_manifest(manifest: dict[str, list], listing: Listing) -> None:
     entries = []
+    folders_of: dict[str, tuple[str, ...] | None] = {}  # each folder judged once
     for rel, entry in manifest.items():
-        *folders, filename = rel.split("/")
-        if not folders or folders[0] != "sglang" or not _folders(folders):
+        folder, _, filename = rel.rpartition("/")
+        if folder not in folders_of:
+            parts = tuple(folder.split("/"))
+            kept = parts[0] == "sglang" and _folders(parts)
+            folders_of[folder] = parts if kept else None
+            if kept:
+                listing.packages.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        folders = folders_of[folder]
+        if folders is None:
             continue
-        listing.packages.update(".".join(folders[:i]) for i in range(1, len(folders) + 1))
         name = _module(folders, filename)
         if name is not None:
             # the walk's order: a folder's files ("\0" sorts first), then its subfolders

@@ -11,14 +11,14 @@ import hashlib
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
-import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
+
+if TYPE_CHECKING:
+    import subprocess
 
 from driftaudit.errors import DriftauditError
 from driftaudit.progress import step
@@ -83,6 +83,8 @@ def fetch_release(version: str, cache_dir: Path) -> Path:
         )
     if target.exists():  # a partial, corrupt or damaged unpack: start again
         _discard(target)
+    import tempfile  # a download: the rare path (a warm run imports none of it)
+
     target.parent.mkdir(parents=True, exist_ok=True)
     step(f"downloading sglang=={version} from the package index")
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
@@ -112,21 +114,35 @@ def _discard(target: Path) -> None:
         target.rename(doomed)
     except OSError:
         return
+    import shutil
+
     shutil.rmtree(doomed, ignore_errors=True)
 
 
 def _walk_files(root: Path):
     """(posix path relative to root, full path) of every file; strings, not Paths: a
     warm run checks every file of both releases, and pathlib costs more than the stat."""
-    top = os.fspath(root)
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        rel_dir = os.path.relpath(dirpath, top).replace(os.sep, "/")
-        prefix = "" if rel_dir == "." else rel_dir + "/"
-        for filename in filenames:
-            rel = prefix + filename
-            if not rel.startswith(".driftaudit-"):
-                yield rel, os.path.join(dirpath, filename)
+    for rel, entry in _file_entries(root).items():
+        yield rel, entry.path
+
+
+def _file_entries(root: Path) -> dict[str, os.DirEntry]:
+    """posix path relative to root -> the directory entry of every file (what `os.walk`
+    lists: symlinked folders neither followed nor listed, `__pycache__` left out). One
+    scandir pass, and an entry's `stat()` later costs no path handling: a warm run
+    checks every file of both releases (os.walk, then a stat by path: 1.5x the time)."""
+    found: dict[str, os.DirEntry] = {}
+    pending = [(os.fspath(root), "")]
+    while pending:
+        folder, prefix = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    if entry.name != "__pycache__" and not entry.is_symlink():
+                        pending.append((entry.path, prefix + entry.name + "/"))
+                elif not (prefix == "" and entry.name.startswith(".driftaudit-")):
+                    found[prefix + entry.name] = entry
+    return found
 
 
 def _sha256(path: str) -> str:
@@ -161,7 +177,10 @@ def verify_manifest(root: Path) -> str | None:
         return "its manifest is unreadable"
     _VERIFIED.pop(os.fspath(root), None)
     _MANIFESTS.pop(os.fspath(root), None)
-    present = dict(_walk_files(root))
+    try:
+        present = _file_entries(root)
+    except OSError:
+        return "its files cannot be listed"
     missing = manifest.keys() - present.keys()
     if missing:
         return f"{len(missing)} files missing, e.g. {sorted(missing)[0]}"
@@ -172,10 +191,9 @@ def verify_manifest(root: Path) -> str | None:
     for rel, entry in manifest.items():
         try:
             size, mtime, digest = entry
-            stat = stats[present[rel]] = os.stat(present[rel])
-            if [stat.st_size, stat.st_mtime_ns] != [size, mtime] and _sha256(
-                present[rel]
-            ) != digest:
+            path = present[rel].path
+            stat = stats[path] = present[rel].stat()  # follows a link, as os.stat does
+            if [stat.st_size, stat.st_mtime_ns] != [size, mtime] and _sha256(path) != digest:
                 return f"{rel} changed"
         except (OSError, ValueError, TypeError):
             return f"{rel} unreadable"
@@ -198,6 +216,8 @@ def verified_stats(root: Path) -> dict[str, os.stat_result] | None:
 
 
 def _pip(*args: str) -> subprocess.CompletedProcess:
+    import subprocess
+
     cmd = [sys.executable, "-m", "pip", *args, "--disable-pip-version-check"]
     return subprocess.run(cmd, capture_output=True, text=True)
 
@@ -241,6 +261,8 @@ def available_versions() -> list[str]:
 
 def _unpack(wheel: Path, dest: Path) -> None:
     """Extract the `sglang` package and the dist-info metadata, nothing else."""
+    import zipfile
+
     dest.mkdir(parents=True)
     try:
         with zipfile.ZipFile(wheel) as zf:
