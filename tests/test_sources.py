@@ -103,3 +103,19 @@ def test_installed_spec_locates_without_importing(monkeypatch, tmp_path, cache_d
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(DriftauditError, match="no sglang package is importable"):
         resolve_spec("installed", cache_dir)
+
+
+def test_a_tree_is_versioned_by_its_dist_info_metadata(tmp_path, cache_dir):
+    metadata = "Metadata-Version: 2.1\nName: sglang\nVersion: 0.5.14\n\nVersion: 9.9 (body)\n"
+    root = write_tree(
+        tmp_path / "wheel",
+        {
+            "sglang/__init__.py": "",
+            "sglang/version.py": '__version__ = "0.0.1"\n',
+            "sglang-0.5.14.dist-info/METADATA": metadata,
+        },
+    )
+    tree = resolve_spec(str(root), cache_dir)
+    assert tree.version == "0.5.14"  # the header, not the body, not version.py
+    (root / "sglang-0.5.14.dist-info" / "METADATA").write_text("Name: sglang\n")
+    assert resolve_spec(str(root), cache_dir).version == "0.0.1"  # no Version header
