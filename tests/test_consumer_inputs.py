@@ -207,6 +207,8 @@ def test_ignore_patterns_agree_with_pathspec(lines):
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
     ignore = files_module.Ignore(lines)
     assert [ignore.match(p) for p in paths] == [spec.match_file(p) for p in paths]
+    # pathspec's spec (a compiled regex per pattern) is made only for a negation
+    assert (ignore._spec is not None) == any(line.startswith("!") for line in lines)
 
 
 def test_the_consumers_gitignore_files_are_honoured(tmp_path):
