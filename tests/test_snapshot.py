@@ -111,3 +111,29 @@ def test_corrupt_cache_entries_and_database_are_rebuilt(tmp_path):
         (tmp_path / f"cache.sqlite{suffix}").unlink(missing_ok=True)
     fresh = _snapshot(tmp_path, BlobStore(path))
     assert fresh.resolve("sglang.srt.distributed.init_group") is not None
+
+
+def test_definers_are_kept_per_name_and_read_back_without_the_index(tmp_path):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    first = _snapshot(tmp_path, store)
+    names = ["init_group", "public", "Child", "nowhere"]
+    answers = first.definers(iter(names))  # any iterable, answered in full
+    assert answers == {name: first.name_index().get(name, []) for name in names}
+    assert answers["init_group"] == ["sglang.srt.distributed.parallel_state"]
+    assert answers["nowhere"] == []
+    again = _snapshot(tmp_path, store)  # a later run asking the same names
+    assert again.definers(names) == answers
+    assert again._name_index is None  # read per name, the whole index never decoded
+    db = sqlite3.connect(tmp_path / "cache.sqlite")
+    db.execute("UPDATE blobs SET data = x'00ff00' WHERE key LIKE 'definers:%Child'")
+    db.commit()
+    db.close()
+    damaged = _snapshot(tmp_path, BlobStore(tmp_path / "cache.sqlite"))
+    assert damaged.definers(["Child", "public"]) == {n: answers[n] for n in ("Child", "public")}
+
+
+def test_get_many_reads_what_is_stored_and_skips_the_rest(tmp_path):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    store.put_many([(f"k{i}", str(i).encode()) for i in range(1200)])
+    keys = [f"k{i}" for i in range(0, 1200, 2)] + ["missing"]
+    assert store.get_many(keys) == {f"k{i}": str(i).encode() for i in range(0, 1200, 2)}

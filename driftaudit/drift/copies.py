@@ -123,7 +123,7 @@ def _in_new_tree(new_snapshot, original: FunctionPrint):
         return found, original.module, code
     best = None
     top = original.qualname.split(".")[0]
-    for module in new_snapshot.name_index().get(top, [])[:MAX_MOVED_CANDIDATES]:
+    for module in new_snapshot.definers([top])[top][:MAX_MOVED_CANDIDATES]:
         code = new_snapshot.source(module) or ""
         candidate = find_function(code, original.qualname)
         if candidate is None:

@@ -107,9 +107,9 @@ def candidate_modules(usages: UsageSet, snapshot, ours: list[ConsumerFunction]) 
                 found = snapshot.resolve(base)
                 if found is not None and found.module is not None:
                     modules.add(found.module.name)
-    index = snapshot.name_index()
+    index = snapshot.definers(function.qualname.rpartition(".")[2] for function in ours)
     for function in ours:
-        definers = index.get(function.qualname.rpartition(".")[2], [])
+        definers = index[function.qualname.rpartition(".")[2]]
         if len(definers) <= MAX_NAME_DEFINERS:  # `main` is everywhere: no hint at all
             modules.update(definers)
         modules.update(m for m in function.named_modules() if m in snapshot.files)
