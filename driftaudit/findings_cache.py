@@ -68,14 +68,14 @@ def tree_digest(tree) -> str | None:
     """Every file of an sglang tree's package and its dist-info METADATA, by path, size,
     mtime, mode and owner (what the snapshot's own stat cache trusts too); None when one
     cannot be stat'ed (the snapshot warns about it, and the run is not cached). A
-    release just verified against its manifest is not walked again: the stats of that
-    walk are digested (`sources.index.verified_stats`)."""
-    from driftaudit.sources.index import verified_stats
+    release just verified against its manifest is not walked again: the manifest's
+    digest stands for its content (`sources.index.verified_digest`)."""
+    from driftaudit.sources.index import verified_digest
 
     top = os.fspath(tree.root)
-    stats = verified_stats(tree.root) if tree.origin == "index" else None
-    if stats is not None:
-        return _stats_digest(top, stats)
+    manifest = verified_digest(tree.root) if tree.origin == "index" else None
+    if manifest is not None:
+        return hashlib.sha256(f"manifest\0{top}\0{manifest}\n".encode()).hexdigest()
     digest = hashlib.sha256(f"{tree.root}\n".encode())
     try:
         for name in sorted(os.listdir(top)):
@@ -93,24 +93,6 @@ def tree_digest(tree) -> str | None:
                     _stat_into(digest, entry.path, entry.stat)
     except OSError:
         return None
-    return digest.hexdigest()
-
-
-def _stats_digest(top: str, stats: dict) -> str:
-    """`tree_digest` from the stats of a walk already made: the same files, by path."""
-    digest = hashlib.sha256(f"verified\0{top}\n".encode())
-    package = os.path.join(top, "sglang") + os.sep
-    for path in sorted(stats):
-        if not path.startswith(package):  # else the dist-info's METADATA, or not digested
-            if not path.endswith("METADATA"):
-                continue
-            folder, name = os.path.split(path)
-            parent, info = os.path.split(folder)
-            if not (name == "METADATA" and parent == top and info.startswith("sglang-")):
-                continue
-            if not info.endswith(".dist-info"):
-                continue
-        _stat_into(digest, path, lambda stat=stats[path]: stat)
     return digest.hexdigest()
 
 

@@ -35,9 +35,9 @@ _MANIFEST = ".driftaudit-manifest.json"  # relpath -> [size, mtime_ns, sha256] o
 # `parse_version` validates it with packaging.
 _LOOKS_LIKE_VERSION_RE = re.compile(r"^v?\d[\w.!+-]*$")
 _MAX_VERSION_LENGTH = 64
-# root -> {full path: stat} of every file of a release this process verified whole, so
-# the findings cache's tree digest reuses the walk (`verified_stats`)
-_VERIFIED: dict[str, dict[str, os.stat_result]] = {}
+# root -> the sha256 of the manifest a release was just verified against: what its files
+# hold, by path (the findings cache's tree digest: `verified_digest`)
+_VERIFIED: dict[str, str] = {}
 # root -> its manifest ({posix path: [size, mtime_ns, sha256]}), verified or just written
 # by this process: the snapshot lists the tree's modules and their digests from it
 _MANIFESTS: dict[str, dict[str, list]] = {}
@@ -164,7 +164,8 @@ def verify_manifest(root: Path) -> str | None:
     A release cached before manifests existed gets one now (trusted on first use).
     """
     try:
-        manifest = json.loads((root / _MANIFEST).read_text())
+        text = (root / _MANIFEST).read_bytes()
+        manifest = json.loads(text)
     except FileNotFoundError:
         try:
             write_manifest(root)
@@ -187,17 +188,16 @@ def verify_manifest(root: Path) -> str | None:
     extra = present.keys() - manifest.keys()
     if extra:
         return f"{len(extra)} unexpected files, e.g. {sorted(extra)[0]}"
-    stats = {}
     for rel, entry in manifest.items():
         try:
             size, mtime, digest = entry
             path = present[rel].path
-            stat = stats[path] = present[rel].stat()  # follows a link, as os.stat does
+            stat = present[rel].stat()  # follows a link, as os.stat does
             if [stat.st_size, stat.st_mtime_ns] != [size, mtime] and _sha256(path) != digest:
                 return f"{rel} changed"
         except (OSError, ValueError, TypeError):
             return f"{rel} unreadable"
-    _VERIFIED[os.fspath(root)] = stats
+    _VERIFIED[os.fspath(root)] = hashlib.sha256(text).hexdigest()
     _MANIFESTS[os.fspath(root)] = manifest
     return None
 
@@ -209,9 +209,10 @@ def verified_manifest(root: Path) -> dict[str, list] | None:
     return _MANIFESTS.get(os.fspath(root))
 
 
-def verified_stats(root: Path) -> dict[str, os.stat_result] | None:
-    """{full path: stat} of every file of the release at `root`, if this process has just
-    verified it against its manifest (`verify_manifest`); None otherwise."""
+def verified_digest(root: Path) -> str | None:
+    """The sha256 of the manifest the release at `root` matches, if this process has just
+    verified it (`verify_manifest`): every file's path and content digest, so it stands
+    for the tree's content; None otherwise."""
     return _VERIFIED.get(os.fspath(root))
 
 
