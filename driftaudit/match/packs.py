@@ -45,6 +45,8 @@ class PackMatcher:
         self._files = files
         self._texts: list | None = None  # the consumer's text files
         self._canonical: dict[str, str] = {}
+        self._by_member: dict[str, list[Usage]] | None = None
+        self._calls: list[Usage] | None = None
 
     def canonical(self, symbol: str) -> str:
         """A path as the old tree defines it (re-exports followed), unknown tail kept."""
@@ -94,6 +96,27 @@ class PackMatcher:
                     return "certain"
         return None
 
+    def _candidates(self, pattern: dict) -> list[Usage]:
+        """The usages `pattern` may match (`_matches` decides): for a member pattern the
+        usages of that member name; for a call pattern the plain calls and the method
+        calls of its last name; every usage for the others. Spares `_matches` the
+        thousands of pairs that cannot match (entries x usages)."""
+        kind = pattern["kind"]
+        if kind not in ("member", "call"):
+            return self.usages.usages
+        if self._by_member is None or self._calls is None:
+            self._by_member, self._calls = defaultdict(list), []
+            for usage in self.usages.usages:
+                if isinstance(usage, (MemberUsage, AttributeNameUsage)):
+                    self._by_member[usage.member].append(usage)
+                elif isinstance(usage, CallUsage):
+                    self._calls.append(usage)
+        if kind == "member":
+            return self._by_member.get(pattern["member"], [])
+        name = self.canonical(pattern["symbol"]).rpartition(".")[2]
+        methods = [u for u in self._by_member.get(name, []) if isinstance(u, MemberUsage)]
+        return self._calls + methods
+
     def _text_matches(self, pattern: dict) -> list[tuple[str, int, int]]:
         """One place per matching line of the files the pattern's glob selects (per file
         and regex, cached by the file's content: `ConsumerFile.derived`)."""
@@ -133,7 +156,7 @@ class PackMatcher:
                         or any(self._matches(entry.within, u) for u in by_file[place[0]])
                     ]
                     continue
-                for usage in self.usages.usages:
+                for usage in self._candidates(pattern):
                     confidence = self._matches(pattern, usage)
                     if confidence and self._conditions(entry, usage, by_file[usage.path]):
                         place = (usage.path, usage.line, usage.column, confidence, usage.focus)
