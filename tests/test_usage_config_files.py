@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from driftaudit.usage.surfaces import SurfaceUsages, scan_surfaces
 
 from .conftest import write_tree
@@ -104,3 +106,16 @@ env = { SGLANG_B = "1" }
 def test_toml_that_does_not_parse_is_left_alone(tmp_path):
     found = scan(tmp_path, {"bad.toml": "[sglang\ntp_size = = 2\n", "ok.sh": "x --sglang-tp 1\n"})
     assert [f.path for f in found.flags] == ["ok.sh"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["model: x\n", "SGLang: 1\n", "cmd: Launch_Server\n", "Server-Args: {}\n", "CURL -X", "ſgl"],
+)
+def test_a_config_file_is_read_when_it_names_sglang_in_any_case(text):
+    import re
+
+    from driftaudit.usage.surfaces.scan import _names_sglang
+
+    expected = re.search(r"sgl|server[_-]args|launch_server|curl", text, re.I) is not None
+    assert _names_sglang(text) == expected

@@ -25,7 +25,9 @@ from driftaudit.usage.surfaces.sink import Sink, Text
 from driftaudit.usage.surfaces.toml import scan_toml
 
 _SHEBANG = re.compile(r"#![^\n]*\b(?:ba|da|k|z)?sh\b")
-_CONFIG_FILTER = re.compile(r"sgl|server[_-]args|launch_server|curl", re.I)
+# what a config file must name (any case) to be read: substring tests on its casefolded
+# text (an alternation with re.I tries every offset: 9x slower on SpecForge's JSON files)
+_CONFIG_WORDS = ("sgl", "server_args", "server-args", "launch_server", "curl")
 
 
 def _scan_yaml(sink: Sink) -> None:
@@ -104,7 +106,7 @@ def scan_surfaces(
                 _first_pass(files, entry, result, wrap, (plain, scoped, launch), helpers, pending)
             continue
         if kind in ("yaml", "json", "toml") and not (
-            _CONFIG_FILTER.search(text) or any(p in text for p in wrap.dash)
+            _names_sglang(text) or any(p in text for p in wrap.dash)
         ):
             continue
         _text_pass(entry, kind, text, result, wrap)
@@ -128,6 +130,11 @@ def scan_surfaces(
         result.urls, lambda u: (u.line, u.column, u.route, u.method, tuple(u.payload_keys))
     )
     return result
+
+
+def _names_sglang(text: str) -> bool:
+    folded = text.casefold()
+    return any(word in folded for word in _CONFIG_WORDS)
 
 
 def _first_pass(files, entry, result, wrap, candidates, helpers, pending) -> None:
