@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pickle
 import sqlite3
+import time
 import zlib
 from pathlib import Path
 
@@ -19,11 +20,11 @@ from .conftest import FIXTURES
 from .test_findings_cache import cached_copy, compare
 
 
-def test_the_childs_value_comes_back():
-    child = forked.Forked(lambda: {"findings": [1, 2, 3], "pid": os.getpid()})
-    done, value = child.result()
-    assert done and value["findings"] == [1, 2, 3]
-    assert value["pid"] != os.getpid()  # computed in another process
+def test_the_childs_values_come_back():
+    child = forked.Forked({"a": lambda: {"pid": os.getpid()}, "b": lambda: [1, 2, 3]})
+    done, value = child.result("a")
+    assert done and value["pid"] != os.getpid()  # computed in another process
+    assert child.result("b") == (True, [1, 2, 3])
 
 
 def _raises():
@@ -35,14 +36,33 @@ def _dies():
 
 
 @pytest.mark.parametrize("compute", [_raises, _dies, lambda: (lambda: None)])  # last: no pickle
-def test_a_failed_child_gives_no_value(compute):
-    assert forked.Forked(compute).result() == (False, None)
+def test_a_failed_job_gives_no_value(compute):
+    child = forked.Forked({"bad": compute, "after": lambda: "next"})
+    assert child.result("bad") == (False, None)
+    expected = (False, None) if compute is _dies else (True, "next")
+    assert child.result("after") == expected  # the child goes on unless it died
 
 
 def test_before_runs_in_the_child_only(tmp_path):
     marker = tmp_path / "marker"
-    child = forked.Forked(lambda: marker.read_text(), lambda: marker.write_text("child"))
-    assert child.result() == (True, "child")
+    child = forked.Forked({"read": lambda: marker.read_text()}, lambda: marker.write_text("child"))
+    assert child.result("read") == (True, "child")
+
+
+def test_a_job_not_started_is_taken_back(tmp_path):
+    gate = tmp_path / "gate"
+
+    def slow():  # holds the child until this process has taken "second" back
+        while not gate.exists():
+            time.sleep(0.005)
+        return "first"
+
+    child = forked.Forked({"first": slow, "second": lambda: "from the child"})
+    assert child.take("second")  # not started: the caller computes it
+    gate.write_text("go")
+    assert child.result("first") == (True, "first")
+    assert child.result("second") == (False, None)  # skipped by the child
+    assert not child.take("first")  # done: nothing to take
 
 
 def _derived_names(cache: Path) -> list[str]:

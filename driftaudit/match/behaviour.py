@@ -17,15 +17,21 @@ from driftaudit.usage.files import ConsumerFiles
 def behaviour_later(
     usages: UsageSet, old, new, consumer: ConsumerFiles
 ) -> Callable[[], list[Finding]]:
-    """`behaviour_findings`, started now in a forked child when the trees' entries are
-    being built (a cold run on two cores or more: `snapshot/prefetch.py` started), so it
-    runs alongside matching; else computed when the returned function is called."""
+    """The behaviour checks (`reach_half`, `copy_half`), started now in a forked child
+    when the trees' entries are being built (a cold run on two cores or more:
+    `snapshot/prefetch.py` started), so they run alongside matching; else computed when
+    the returned function is called. The child checks reach first (the larger half); the
+    copy check, if the child has not started it when this process is done matching, is
+    taken back and computed here while the child finishes reach."""
+    halves = {
+        "reach": lambda: reach_half(usages, old, new, consumer),
+        "copies": lambda: copy_half(usages, old, new, consumer),
+    }
     if old.prefetch is None and new.prefetch is None:
-        return lambda: behaviour_findings(usages, old, new, consumer)
+        return lambda: [f for half in halves.values() for f in half()]
     from driftaudit.forked import Forked
 
     cache = consumer.cache
-    mark = len(cache.computed) if cache is not None else 0
 
     def before() -> None:  # in the child
         for snapshot in (old, new):
@@ -35,35 +41,46 @@ def behaviour_later(
         if cache is not None:
             cache.store.reopen_in_child()
 
-    def compute():  # in the child
-        findings = behaviour_findings(usages, old, new, consumer)
-        return findings, cache.computed_since(mark) if cache is not None else []
+    def in_child(half: Callable[[], list[Finding]]) -> Callable[[], tuple]:
+        def job() -> tuple:  # its findings, and what it derived from consumer files
+            mark = len(cache.computed) if cache is not None else 0
+            return half(), cache.computed_since(mark) if cache is not None else []
 
-    child = Forked(compute, before)
+        return job
+
+    child = Forked({name: in_child(half) for name, half in halves.items()}, before)
 
     def findings() -> list[Finding]:
-        done, value = child.result()
-        if not done:
-            return behaviour_findings(usages, old, new, consumer)
-        found, derived = value
-        if cache is not None:
-            cache.absorb(derived, consumer)
+        found = []
+        for name in reversed(halves):  # the copy check first: taken back if not started
+            done, value = (False, None) if child.take(name) else child.result(name)
+            if not done:
+                found += halves[name]()
+                continue
+            part, derived = value
+            if cache is not None:
+                cache.absorb(derived, consumer)
+            found += part
         return found
 
     return findings
 
 
-def behaviour_findings(usages: UsageSet, old, new, consumer: ConsumerFiles) -> list[Finding]:
+def copy_half(usages: UsageSet, old, new, consumer: ConsumerFiles) -> list[Finding]:
+    """DA701: the consumer's copies of sglang code whose original changed."""
     ours = []
     for path in sglang_paths(usages):
         file = consumer.get(path)
         functions = None if file is None else file.derived("functions", _functions(file), list)
         if functions is not None:  # parse errors are DA001 findings already
             ours += functions
-    findings = copy_findings(usages, old, new, {}, ours)
+    return copy_findings(usages, old, new, {}, ours)
+
+
+def reach_half(usages: UsageSet, old, new, consumer: ConsumerFiles) -> list[Finding]:
+    """DA702: calls whose sglang callee no longer reaches what it did."""
     files = SglangFiles(usages, consumer)  # parsed only where a branch guard needs values
-    findings += reach_findings(usages, old, new, TypeResolver(old), files)
-    return findings
+    return reach_findings(usages, old, new, TypeResolver(old), files)
 
 
 def _functions(file):
