@@ -146,15 +146,13 @@ def _packs_option(command: argparse.ArgumentParser) -> None:
     )
 
 
-# Young collections every 20,000 net allocations (not 700), middle ones every 20 young
-# ones and full ones every 100 middle ones (not 10 and 10): bounded, and far rarer. A run
-# keeps large structures alive that hold no garbage (the consumer's syntax trees, the
-# models read so far); every full collection walks them all. On miles 31f1 cold, 9 full
+# Young collections every 5000 net allocations (not 700), middle ones every 20 young ones
+# and full ones every 100 middle ones (not 10 and 10): bounded, and far rarer. A run keeps
+# large structures alive that hold no garbage (the consumer's syntax trees, the models
+# read so far); every full collection walks them all. On miles 31f1 cold, 9 full
 # collections cost 1.5 s of 12.4 s CPU and freed almost nothing; with these, none, at the
-# same peak memory. Young ones every 5,000 cost a warm SpecForge run 20 ms of its 0.37 s
-# (decoding the cached JSON allocates in bursts). (A cold extraction pauses the
-# collector: snapshot/gcpause.py.)
-_GC_THRESHOLDS = (20000, 20, 100)
+# same peak memory. (A cold extraction pauses the collector: snapshot/gcpause.py.)
+_GC_THRESHOLDS = (5000, 20, 100)
 
 
 def _tune_gc() -> None:
