@@ -160,6 +160,7 @@ def _tune_gc() -> None:
     modules) is frozen: no collection walks it again."""
     gc.freeze()
     gc.set_threshold(*_GC_THRESHOLDS)
+    gc.enable()  # off while the command was imported (`driftaudit.__main__`)
 
 
 def main(argv: list[str] | None = None) -> int:
