@@ -138,14 +138,13 @@ class Snapshot:
         data = self.store.get(key)
         if data is not None:
             try:
-                with gc_paused():  # decoding allocates in bursts, and builds no cycle
-                    return load(json.loads(data))
+                return load(json.loads(data))
             except _CORRUPT:
                 pass
         with gc_paused():
             data = compute()
-            self.store.put(key, data)
-            return load(json.loads(data))
+        self.store.put(key, data)
+        return load(json.loads(data))
 
     def _unreadable(self, posix: str, exc: OSError) -> None:
         """A module that cannot be read stays a module (opaque), with a warning."""
