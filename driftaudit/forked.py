@@ -11,7 +11,8 @@ files travels back with the value, for this process to store with its own.
 The child runs its jobs in order and says when it starts one. A job it has not started
 when this process is free can be taken back (`take`): the child skips it and this
 process computes it, so the two cores share the tail of the run instead of one waiting
-for the other.
+for the other. (A value larger than the pipe's buffer holds the child until this process
+reads it: the jobs are ordered so that the small ones come first.)
 
 A job that fails in the child (an exception, the child killed, a value that does not
 pickle) yields no value: the caller computes it in this process, so errors surface as
