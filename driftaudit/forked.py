@@ -58,11 +58,20 @@ class Forked:
             return False  # the child has ended: its value, if any, is in the pipe
         return True
 
+    def wait(self, name: str) -> None:
+        """Until the child has sent job `name`'s value, or ended."""
+        while not self._ended and name not in self._values:
+            self._drain(block=True)
+
+    def join(self) -> None:
+        """Until the child has ended."""
+        while not self._ended:
+            self._drain(block=True)
+
     def result(self, name: str) -> tuple[bool, Any]:
         """(True, the value) once the child has computed job `name`; (False, None) when it
         could not (the caller computes it)."""
-        while not self._ended and name not in self._values:
-            self._drain(block=True)
+        self.wait(name)
         data = self._values.pop(name, None)
         if data is None:
             return False, None

@@ -17,15 +17,13 @@ results), and a tree large enough to be worth a process.
 
 from __future__ import annotations
 
-import os
+import gc
 import re
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from driftaudit.cache import BlobStore
 from driftaudit.forked import cores as _cores
-from driftaudit.snapshot.gcpause import gc_paused
 
 if TYPE_CHECKING:
     from driftaudit.snapshot.snapshot import Snapshot
@@ -34,97 +32,43 @@ MIN_FILES = 500  # a tree with fewer modules builds its entries faster than a fo
 
 
 class Prefetch:
-    """The child building `jobs` (key -> compute): it stores each result in the cache
-    itself (`BlobStore.helper`: its own connection; SQLite serialises the writers) and
-    reports each key as started and as done, so the pipe never fills and this process
-    never decodes what it does not ask for. A key this process asks for before the child
-    started it is taken over (this process computes it; the child skips it)."""
+    """The child building `jobs` (key -> compute), in order (`driftaudit.forked`): it
+    stores each result in the cache itself (`BlobStore.helper`: its own connection;
+    SQLite serialises the writers) and reports each key as started and as done, so this
+    process never decodes what it does not ask for. A key this process asks for before
+    the child started it is taken over (this process computes it; the child skips it)."""
 
     def __init__(self, jobs: dict[str, Callable[[], bytes]], store: BlobStore):
-        self.keys = set(jobs)
-        self._started: set[str] = set()
-        self._received: set[str] = set()
-        import multiprocessing  # a cold run only
+        from driftaudit.forked import Forked
 
-        context = multiprocessing.get_context("fork")
-        self._conn, child_end = context.Pipe(duplex=True)
-        self._process = context.Process(
-            target=_build, args=(jobs, store.path, child_end), daemon=True
-        )
-        self._process.start()
-        child_end.close()
-        self._done = False
+        self.keys = set(jobs)
+        helper: list[BlobStore] = []
+
+        def before() -> None:  # in the child, which ends when its jobs are done
+            gc.disable()  # it builds trees of models: the collector would walk them all
+            helper.append(BlobStore.helper(store.path))
+
+        def storing(key: str, compute: Callable[[], bytes]) -> Callable[[], None]:
+            def job() -> None:
+                if key not in helper[0]:  # the parent did not wait for it
+                    helper[0].put(key, compute())
+
+            return job
+
+        self._child = Forked({key: storing(key, f) for key, f in jobs.items()}, before)
 
     def wait(self, key: str, block: bool = True, take: bool = True) -> None:
         """Until the child has stored `key` (or ended, or failed). When the child has not
-        started `key` yet and `take`, or without `block`, only take note of what it
-        reported so far and return: the caller computes what is missing (a key not
-        started is taken over)."""
-        self._drain(block=False)
-        if self._done or key in self._received:
+        started `key` yet and `take`, or without `block`, return at once: the caller
+        computes what is missing (a key not started is taken over)."""
+        if take and self._child.take(key):
             return
-        if key not in self._started and take:
-            self._take(key)
-            return
-        while block and not self._done and key not in self._received:
-            self._drain(block=True)
+        if block:
+            self._child.wait(key)
 
     def join(self) -> None:
         """Until the child has ended."""
-        while not self._done:
-            self._drain(block=True)
-
-    def _take(self, key: str) -> None:
-        try:
-            self._conn.send(key)
-        except (OSError, ValueError):
-            pass  # the child has ended: nothing to tell it
-
-    def _drain(self, block: bool) -> None:
-        """Read the child's reports: everything waiting, or (`block`) at least one."""
-        while not self._done and (block or self._conn.poll()):
-            block = False
-            try:
-                message = self._conn.recv()
-            except (EOFError, OSError):
-                message = None
-            if message is None:  # all done, or the child died: the lookups compute the rest
-                self._done = True
-                self._conn.close()
-                self._process.join()
-                return
-            state, key = message
-            (self._started if state == "started" else self._received).add(key)
-
-
-def _build(jobs: dict[str, Callable[[], bytes]], path: Path, conn) -> None:
-    """In the child: each job not taken over by the parent is reported started, computed,
-    stored and reported done (a job that fails is left to the parent, which reports the
-    error), then None; then exit without running the parent's finalizers (the inherited
-    SQLite connection belongs to the parent)."""
-    taken: set[str] = set()
-    try:
-        store = BlobStore.helper(path)
-        with gc_paused():
-            for key, compute in jobs.items():
-                while conn.poll():
-                    taken.add(conn.recv())
-                if key in taken:
-                    continue
-                if key in store:  # the parent did not wait for it
-                    conn.send(("done", key))
-                    continue
-                conn.send(("started", key))
-                try:
-                    store.put(key, compute())
-                except Exception:  # noqa: BLE001
-                    continue
-                conn.send(("done", key))
-        conn.send(None)
-    except (OSError, EOFError):
-        pass  # the parent has gone
-    finally:
-        os._exit(0)
+        self._child.join()
 
 
 _IMPORT_RE = re.compile(  # `from sglang.x import a, b` (its first line) or `import sglang.x`
