@@ -25,6 +25,10 @@ _REACHES_SGLANG = re.compile(
 )
 
 
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t][^\n]*", re.M)
+_WORD = re.compile(r"\w+")
+
+
 class _File:
     def __init__(self, entry: ConsumerFile):
         self.entry = entry
@@ -37,6 +41,16 @@ class _File:
         self.reaches_sglang = ("sglang" in self.text or "meta_info" in self.text) and bool(
             _REACHES_SGLANG.search(self.text)
         )
+        self._import_words: frozenset[str] | None = None
+
+    @property
+    def import_words(self) -> frozenset[str]:
+        """The words of its import lines (their first lines), read once: each round of
+        `_mentioning` asks it of every file not read yet (3 x 50 ms on miles otherwise)."""
+        if self._import_words is None:
+            lines = " ".join(_IMPORT_LINE.findall(self.text))
+            self._import_words = frozenset(_WORD.findall(lines))
+        return self._import_words
 
 
 # What a module contributes to the export table (its bindings, its star imports, its
@@ -162,6 +176,8 @@ def _mentioning(modules: set[str], files: list[_File]) -> list[_File]:
     words = {module.rpartition(".")[2] for module in modules}
     if not words:
         return []
+    if all(_WORD.fullmatch(word) for word in words):  # whole words: one set test a file
+        return [f for f in files if not words.isdisjoint(f.import_words)]
     alternatives = "|".join(sorted(map(re.escape, words)))
     pattern = re.compile(rf"^[ \t]*(?:from|import)[ \t][^\n]*\b(?:{alternatives})\b", re.M)
     # a substring test first (in C): the regex tries every line start of every file
