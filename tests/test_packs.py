@@ -217,3 +217,20 @@ def test_text_patterns_skip_comment_lines_and_python_strings(tmp_path):
     assert docker == [("Dockerfile", 3, 17)]
     python = matcher._text_matches({"kind": "text", "regex": r"\.model_dump\(", "glob": "*.py"})
     assert python == [("app.py", 4, 16)]
+
+
+@pytest.mark.parametrize(
+    ("regex", "needed"),
+    [
+        (r"\.model_dump(?:_json)?\(", ".model_dump"),
+        (r"(?<![/\w.-])tilelang(?![/\w.-])", "tilelang"),
+        (r"flash[-_]mla", "flash"),
+        (r"(?i)sglang", None),  # any case: no plain text is required
+        (r"serve|launch", None),  # either word: neither is required
+        (r"[", None),  # does not compile: no hint
+    ],
+)
+def test_a_text_pattern_names_the_text_every_match_contains(regex, needed):
+    from driftaudit.match.packs import required_text
+
+    assert required_text(regex) == needed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import re
 from collections import defaultdict
@@ -233,6 +234,36 @@ def _first_sentence(text: str) -> str:
     return text.split(". ")[0].rstrip(".")
 
 
+@functools.cache
+def required_text(regex: str) -> str | None:
+    """The longest run of plain characters at the top level of `regex`: every match
+    contains it (None: there is none, or the pattern ignores case). Read from the
+    pattern as `re` parses it (a private module: any surprise gives None)."""
+    try:
+        try:
+            from re import _constants as constants
+            from re import _parser as parser
+        except ImportError:  # Python 3.10
+            import sre_constants as constants
+            import sre_parse as parser
+        parsed = parser.parse(regex)
+        flags = getattr(getattr(parsed, "state", None), "flags", None)
+        if flags is None:
+            flags = parsed.pattern.flags
+        if flags & re.IGNORECASE:
+            return None
+        best, run = "", []
+        for op, argument in parsed:
+            if op is constants.LITERAL:
+                run.append(chr(argument))
+            else:  # a class, a group, a repeat or an anchor: the run ends here
+                best, run = max(best, "".join(run), key=len), []
+        best = max(best, "".join(run), key=len)
+    except Exception:  # noqa: BLE001 -- no hint: every line is searched, as before
+        return None
+    return best or None
+
+
 def _passes(pattern: dict, shape) -> bool:
     """Does the call pass the pattern's keyword (if any), with a value it cares about?"""
     keyword = pattern.get("keyword")
@@ -247,7 +278,11 @@ def _file_text_matches(file, regex: str) -> list[tuple[int, int]]:
     """(line, column) of the first match of `regex` on each line of one file: lines
     longer than MAX_TEXT_LINE are skipped, so a regex never runs on an unbounded string;
     so are whole-line comments and, in Python, matches inside a string literal (prose:
-    a docstring, a help text)."""
+    a docstring, a help text). A file without the text every match contains is not
+    searched line by line (most files, for most patterns)."""
+    needed = required_text(regex)
+    if needed is not None and needed not in file.text:
+        return []
     search = re.compile(regex).search
     found = []
     for number, line in enumerate(file.text.splitlines(), 1):
