@@ -44,27 +44,10 @@ class NameOwners:
 class DestOwners:
     def __init__(self, files: ConsumerFiles, names: set[str]):
         self.names: dict[str, NameOwners] = {name: NameOwners() for name in names}
-        common = os.path.commonprefix(sorted(names)) if names else ""
-        # every name spelled in a text starts where the names' common prefix does and
-        # runs on in word characters: the prefixes of the runs that start at each of its
-        # occurrences (a lookahead: also one inside another's run) are what a text spells
-        words = common and all(re.fullmatch(r"\w+", name) for name in names)
-        runs_of = re.compile(f"(?=({re.escape(common)}\\w*))").findall if words else None
+        spelled = [_Spelled(group) for group in _by_head(names)]
         for file in files.python() if names else ():
             text = file.text
-            if not text or common not in text:  # one test rules out most files
-                continue
-            if runs_of is None:
-                present = sorted(n for n in names if n in text)
-            else:
-                present = sorted(
-                    {
-                        run[:end]
-                        for run in set(runs_of(text))
-                        for end in range(len(common), len(run) + 1)
-                    }
-                    & names
-                )
+            present = sorted(n for group in spelled for n in group.present(text or ""))
             if not present:
                 continue
             # per file content and the names it spells (`ConsumerFile.derived`)
@@ -171,6 +154,39 @@ class DestOwners:
         for node in walk(value):
             if isinstance(node, ast.Attribute) and node.attr in self.names:
                 self.names[node.attr].emitted.append((path, line, key))
+
+
+_HEAD = 6  # names grouped by their first characters: one substring test rules a group out
+
+
+def _by_head(names: set[str]) -> list[set[str]]:
+    groups: dict[str, set[str]] = {}
+    for name in names:
+        groups.setdefault(name[:_HEAD], set()).add(name)
+    return list(groups.values())
+
+
+class _Spelled:
+    """Which of a group of names a text spells. Every name spelled starts where the
+    group's common prefix does and runs on in word characters: the prefixes of the runs
+    starting at each of its occurrences (a lookahead: also one inside another's run) are
+    what a text spells; one test of the prefix rules out most texts."""
+
+    def __init__(self, names: set[str]):
+        self.names = names
+        self.common = os.path.commonprefix(sorted(names))
+        words = all(re.fullmatch(r"\w+", name) for name in names)
+        pattern = f"(?=({re.escape(self.common)}\\w*))"
+        self.runs_of = re.compile(pattern).findall if words and self.common else None
+
+    def present(self, text: str) -> set[str]:
+        if not text or self.common not in text:
+            return set()
+        if self.runs_of is None:
+            return {n for n in self.names if n in text}
+        runs = set(self.runs_of(text))
+        start = len(self.common)
+        return {run[:end] for run in runs for end in range(start, len(run) + 1)} & self.names
 
 
 def _lines_naming(text: str, names: list[str]) -> list[int]:
