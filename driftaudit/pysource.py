@@ -12,9 +12,11 @@ import functools
 import hashlib
 import io
 import tokenize
-from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from driftaudit.astwalk import walk_statements
 
 # What `ast.parse` raises on input it cannot take: a syntax error, a null byte
 # (ValueError), nesting deeper than the parser's or the compiler's stack.
@@ -124,22 +126,14 @@ def parse_region(code: str, begin: int, indented: bool, filename: str = "<unknow
     return tree
 
 
-_BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
-
-
-def statements(tree: ast.AST):
+def statements(tree: ast.AST) -> Iterator[ast.AST]:
     """Every statement below `tree` at any depth (function and class bodies too; except
     handlers and match cases as well), in `ast.walk` order, without entering expressions:
-    imports and definitions are statements, and walking every expression costs more."""
-    queue = deque([tree])
-    while queue:
-        node = queue.popleft()
-        if node is not tree:
-            yield node
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, list) and value and isinstance(value[0], _BLOCK_NODES):
-                queue.extend(value)
+    imports and definitions are statements, and walking every expression costs more.
+    (`astwalk.walk_statements`, `tree` itself left out.)"""
+    found = walk_statements(tree)
+    next(found)
+    yield from found
 
 
 def is_none(node: ast.AST | None) -> bool:
