@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from driftaudit.astwalk import own_nodes
+from driftaudit.astwalk import own_nodes, walk_statements
 from driftaudit.pysource import dotted, statements
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.model import Usage
@@ -62,28 +62,26 @@ def _file_bypasses(file) -> list[Usage]:
     tree = file.tree
     if tree is None:
         return []  # reported as DA001 by the usage collector
-    return _FileBypasses(file.rel, tree).run()
+    return _FileBypasses(file.rel, tree, file.text or "").run()
 
 
 class _FileBypasses:
-    def __init__(self, relpath: str, tree: ast.Module):
-        self.relpath, self.tree = relpath, tree
+    def __init__(self, relpath: str, tree: ast.Module, text: str):
+        self.relpath, self.tree, self.text = relpath, tree, text
         self.names = _sglang_names(tree)
 
     def run(self) -> list[Usage]:
         found: list[Usage] = []
-        functions = []
-        # the lines that can matter: read only the scopes that hold one
-        new_lines, namespace_lines = set(), set()
-        for node in ast.walk(self.tree):  # one walk for both
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                functions.append(node)
-            elif isinstance(node, ast.Call):
-                tail = (dotted(node.func) or "").rpartition(".")[2]
-                if tail == "__new__":
-                    new_lines.add(node.lineno)
-                elif tail == "SimpleNamespace":
-                    namespace_lines.add(node.lineno)
+        functions = [
+            node
+            for node in walk_statements(self.tree)  # definitions are statements
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        # the lines that can matter, from the text (a superset of the calls' lines, and a
+        # call lies in the scopes that span its text): read only the scopes that hold one,
+        # whose statements are then judged from the tree
+        new_lines = _lines_spelling(self.text, "__new__")
+        namespace_lines = _lines_spelling(self.text, "SimpleNamespace")
         for scope in [self.tree, *functions]:
             if _holds(scope, new_lines):
                 found += self._bypasses(scope, functions)
@@ -242,6 +240,15 @@ def _sglang_names(tree: ast.Module) -> dict[str, str]:
                     else:
                         names["sglang"] = "sglang"
     return names
+
+
+def _lines_spelling(text: str, word: str) -> set[int]:
+    """The 1-based lines of `text` where `word` occurs."""
+    lines, at = set(), text.find(word)
+    while at >= 0:
+        lines.add(text.count("\n", 0, at) + 1)
+        at = text.find(word, at + 1)
+    return lines
 
 
 def _holds(scope: ast.AST, lines: set[int]) -> bool:
