@@ -30,6 +30,7 @@ def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_child_builds_what_the_lookups_would(tmp_path, two_cores):
     snapshots = _snapshots(tmp_path)
     prefetch.prefetch_tree_entries(snapshots, ["sglang.srt.server_args", "sglang.srt.spec"])
+    assert snapshots[0].prefetch is not snapshots[1].prefetch  # a child per tree
     for snapshot in snapshots:
         assert snapshot.prefetch is not None
         entries = snapshot.tree_entries()
