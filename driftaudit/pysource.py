@@ -94,6 +94,16 @@ def any_within(lines: list[int], first: int, last: int) -> bool:
     return index < len(lines) and lines[index] <= last
 
 
+def lines_spelling(text: str, words: list[str]) -> list[int]:
+    """The 1-based numbers of the lines of `text` that spell one of `words`, ascending
+    (`any_within` answers whether a node's lines hold one)."""
+    return [
+        number
+        for number, line in enumerate(text.split("\n"), 1)
+        if any(word in line for word in words)
+    ]
+
+
 def problem(exc: BaseException) -> ParseProblem:
     if isinstance(exc, (RecursionError, MemoryError)):
         return ParseProblem(1, 1, "too deeply nested to analyse")

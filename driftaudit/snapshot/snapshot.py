@@ -363,7 +363,7 @@ class Snapshot:
         names = list(names)
         wanted = [n for n in dict.fromkeys(names) if n not in self._definers]
         if wanted and self._name_index is None:
-            keys = {f"definers:{self.digest}:{name}": name for name in wanted}
+            keys = {self._definers_key(name): name for name in wanted}
             for key, data in self.store.get_many(list(keys)).items():
                 try:
                     modules = json.loads(data)
@@ -377,9 +377,12 @@ class Snapshot:
             for name in wanted:
                 self._definers[name] = index.get(name, [])
             self.store.put_many(
-                [(f"definers:{self.digest}:{n}", _encode(self._definers[n])) for n in wanted]
+                [(self._definers_key(n), _encode(self._definers[n])) for n in wanted]
             )
         return {name: self._definers[name] for name in names}
+
+    def _definers_key(self, name: str) -> str:
+        return f"definers:{self.digest}:{name}"
 
     def definitions(self, name: str) -> Iterator[Resolved]:
         """Every top-level definition (not import) of `name` in the tree."""

@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass, field
 
 from driftaudit.astwalk import own_nodes, walk_statements
-from driftaudit.pysource import dotted, statements
+from driftaudit.pysource import any_within, dotted, lines_spelling, statements
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.model import Usage
 
@@ -80,8 +80,8 @@ class _FileBypasses:
         # the lines that can matter, from the text (a superset of the calls' lines, and a
         # call lies in the scopes that span its text): read only the scopes that hold one,
         # whose statements are then judged from the tree
-        new_lines = _lines_spelling(self.text, "__new__")
-        namespace_lines = _lines_spelling(self.text, "SimpleNamespace")
+        new_lines = lines_spelling(self.text, ["__new__"])
+        namespace_lines = lines_spelling(self.text, ["SimpleNamespace"])
         for scope in [self.tree, *functions]:
             if _holds(scope, new_lines):
                 found += self._bypasses(scope, functions)
@@ -242,22 +242,13 @@ def _sglang_names(tree: ast.Module) -> dict[str, str]:
     return names
 
 
-def _lines_spelling(text: str, word: str) -> set[int]:
-    """The 1-based lines of `text` where `word` occurs."""
-    lines, at = set(), text.find(word)
-    while at >= 0:
-        lines.add(text.count("\n", 0, at) + 1)
-        at = text.find(word, at + 1)
-    return lines
-
-
-def _holds(scope: ast.AST, lines: set[int]) -> bool:
-    """Does the scope span one of `lines`? (the module spans every line)"""
+def _holds(scope: ast.AST, lines: list[int]) -> bool:
+    """Does the scope span one of `lines` (ascending)? (the module spans every line)"""
     if not lines:
         return False
     if isinstance(scope, ast.Module):
         return True
-    return any(scope.lineno <= line <= (scope.end_lineno or scope.lineno) for line in lines)
+    return any_within(lines, scope.lineno, scope.end_lineno or scope.lineno)
 
 
 def _own_statements(scope: ast.AST):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from driftaudit.astwalk import children, walk
-from driftaudit.pysource import Columns, any_within
+from driftaudit.pysource import Columns, any_within, lines_spelling
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.surfaces.dests import owned_dests
 
@@ -68,7 +68,7 @@ class DestOwners:
         # the lines spelling a name (or the option it is the dest of): the only lines
         # with something to find (`_scan` skips the subtrees that have none)
         spellings = [*names, *(n.replace("_", "-") for n in names)]
-        one._lines = _lines_naming(file.text or "", spellings)
+        one._lines = lines_spelling(file.text or "", spellings)
         one._scan(file.rel, tree)
         return {n: (o.declared, o.emitted) for n, o in one.names.items() if o.declared or o.emitted}
 
@@ -187,15 +187,6 @@ class _Spelled:
         runs = set(self.runs_of(text))
         start = len(self.common)
         return {run[:end] for run in runs for end in range(start, len(run) + 1)} & self.names
-
-
-def _lines_naming(text: str, names: list[str]) -> list[int]:
-    """The 1-based numbers of the lines of `text` that spell one of `names`, ascending."""
-    return [
-        number
-        for number, line in enumerate(text.split("\n"), 1)
-        if any(name in line for name in names)
-    ]
 
 
 def _compound(node: ast.stmt) -> bool:
