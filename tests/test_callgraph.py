@@ -198,3 +198,14 @@ def test_nothing_lost_where_the_calls_did_not_change(tmp_path, entry) -> None:
     store = BlobStore(tmp_path / "cache.sqlite")
     differ = ReachDiffer(graph(tmp_path, OLD, store=store), graph(tmp_path, NEW, "new", store))
     assert differ.lost(entry) == []
+
+
+def test_a_loss_is_only_looked_for_where_a_reached_function_sets_a_read_attribute(tmp_path):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    differ = ReachDiffer(graph(tmp_path, OLD, store=store), graph(tmp_path, NEW, "new", store))
+    entry = f"{R}.Runner.__init__"
+    assert differ.can_lose_sets(entry, {"tokens"})  # init_memory_pool sets it, within depth
+    assert differ.can_lose_sets(entry, {"free"})  # Pool.clear, two calls down
+    assert not differ.can_lose_sets(entry, {"nothing_sets_this"})
+    assert not differ.can_lose_sets(f"{R}.Runner.gone", {"tokens"})  # not a function
+    assert not differ.new._data  # the question never opened a module of the new tree

@@ -91,6 +91,16 @@ class ReachDiffer:
             self._lost[entry] = self._compute(entry)
         return self._lost[entry]
 
+    def can_lose_sets(self, entry: str, attrs: set[str]) -> bool:
+        """Could `entry` lose code that assigns one of `attrs`? Only what the old tree
+        reaches can be lost, and a loss names what the lost functions set: when none of
+        them assigns one, the question needs no walk of the new tree (the widest part of
+        a reach, `depth + slack` deep, and its callers' search)."""
+        if self.old.function(entry) is None:
+            return False
+        reached = self.old.reach(entry, self.depth)
+        return any(not attrs.isdisjoint(self.old.function(n)["sets"]) for n in reached)
+
     def _compute(self, entry: str) -> list[ReachLost]:
         if self.old.function(entry) is None or self.new.function(entry) is None:
             return []  # gone or moved: the API codes report it
