@@ -121,4 +121,8 @@ def prefetch_tree_entries(snapshots: Iterable[Snapshot], modules: Iterable[str] 
 
         if "fork" not in multiprocessing.get_all_start_methods():
             return
+        if any(key.startswith("module:") for key in jobs):
+            # griffe (0.18 s to import, with griffecli, ctypes, email...) once, here: the
+            # children inherit it, and so does the behaviour child forked later
+            import driftaudit.snapshot.extract  # noqa: F401
         snapshot.prefetch = Prefetch(jobs, snapshot.store)
