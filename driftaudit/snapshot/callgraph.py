@@ -24,7 +24,7 @@ import weakref
 from dataclasses import dataclass, field
 
 from driftaudit.astwalk import children
-from driftaudit.pysource import dotted
+from driftaudit.pysource import dotted, read_bytes
 from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.guards import branch_guards
 
@@ -550,7 +550,7 @@ class CallGraph:
             hits: dict[str, list[str]] = {name: [] for name in missing}
             for module, relpath in snapshot.files.items():
                 try:
-                    text = (snapshot.tree.root / relpath).read_bytes()
+                    text = read_bytes(snapshot.tree.root / relpath)
                 except OSError:
                     continue  # an unreadable module (warned about by the snapshot)
                 for name, (raw, pattern) in patterns.items():

@@ -22,6 +22,7 @@ from stat import S_ISREG
 from typing import Any, TypeVar
 
 from driftaudit.cache import BlobStore
+from driftaudit.pysource import read_bytes
 from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.listing import UNREADABLE as _UNREADABLE
 from driftaudit.snapshot.listing import list_tree
@@ -345,7 +346,7 @@ class Snapshot:
         index: dict[str, list[str]] = {}
         for name, relpath in self.files.items():
             try:
-                data = (self.tree.root / relpath).read_bytes()
+                data = read_bytes(self.tree.root / relpath)
             except OSError:
                 continue  # warned about in _scan
             for match in _TOP_LEVEL_DEF_RE.finditer(b"\n" + data):

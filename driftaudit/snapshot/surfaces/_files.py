@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from driftaudit.pysource import dotted, parse_module, parse_region
+from driftaudit.pysource import dotted, parse_module, parse_region, read_bytes
 
 __all__ = ["dotted"]  # shared with the usage layer, defined in driftaudit.pysource
 
@@ -65,7 +65,7 @@ class TreeScan:
             self._hits = {declared: [] for declared in _PREFILTERS}
             for path in _candidates(self.root / "sglang"):
                 try:
-                    data = Path(path).read_bytes()
+                    data = read_bytes(path)
                 except OSError:
                     continue
                 for declared, found in self._hits.items():
@@ -126,7 +126,7 @@ def iter_sources(
     root_text = str(Path(root))
     for path in candidates:
         try:
-            data = Path(path).read_bytes()
+            data = read_bytes(path)
         except OSError:
             continue
         if needles and not any(n.search(data) for n in needles):

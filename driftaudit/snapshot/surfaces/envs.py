@@ -68,7 +68,8 @@ _READ_NEEDLE = re.compile(rb"SGL(?:ANG)?_[A-Z0-9_]+[\"']")
 _NAME_NEEDLE = re.compile(rb"SGL(?:ANG)?_[A-Z0-9]")  # any mention, for `retired`
 _NAME_RE = re.compile(r"SGL(?:ANG)?_[A-Z0-9_]+")
 _REGISTRY_NEEDLE = re.compile(rb"= *Env[A-Z]\w*\(")
-_LINE_NEEDLES = prefilter(_READ_NEEDLE, _REGISTRY_NEEDLE)
+_LINE_NEEDLES = (_READ_NEEDLE, _REGISTRY_NEEDLE)
+_FILE_NEEDLES = prefilter(*_LINE_NEEDLES, _NAME_NEEDLE)  # a file that names one at all
 _WRITERS = {"setenv", "delenv", "putenv", "unsetenv"}
 _ENVIRON_METHODS = {"get", "pop", "setdefault"}
 _TYPE_WORDS = ("bool", "int", "float", "str", "list", "tuple", "json", "path")
@@ -131,7 +132,7 @@ def extract_env_vars(root: Path) -> dict[str, EnvVar]:
     reads: dict[str, EnvVar] = {}
     mentions: dict[str, set[tuple[str, int]]] = {}  # name -> (file, line) of each mention
     explained: dict[str, list[tuple[str, int, int, str]]] = {}  # definitions and notices
-    for rel, text in iter_sources(root, (*_LINE_NEEDLES, _NAME_NEEDLE)):
+    for rel, text in iter_sources(root, _FILE_NEEDLES):
         _mentions(rel, text, mentions)
         lines = match_lines(text.encode(), _LINE_NEEDLES)
         for tree in parse_around(text, rel, lines):
