@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from driftaudit.cache import BlobStore
@@ -155,6 +157,7 @@ def test_module_call_data_is_cached_by_content(tmp_path, monkeypatch) -> None:
         raise AssertionError("parsed again")
 
     monkeypatch.setattr(callgraph, "extract_calls", no_parse)
+    monkeypatch.setattr(callgraph, "function_calls_at", no_parse)  # the calls were kept too
     warm = graph(tmp_path, OLD, name="copy", store=store)  # same files, another folder
     assert "sglang.srt.pool.Pool.clear" in warm.reach(f"{R}.Runner.__init__", 3)
 
@@ -209,3 +212,58 @@ def test_a_loss_is_only_looked_for_where_a_reached_function_sets_a_read_attribut
     assert not differ.can_lose_sets(entry, {"nothing_sets_this"})
     assert not differ.can_lose_sets(f"{R}.Runner.gone", {"tokens"})  # not a function
     assert not differ.new._data  # the question never opened a module of the new tree
+
+
+def _every_def(tree):
+    from driftaudit.astwalk import walk_statements
+
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+    return [n for n in walk_statements(tree) if isinstance(n, defs)]
+
+
+@pytest.mark.parametrize("path", sorted(OLD) + ["sglang/srt/worker.py"])
+def test_a_function_read_alone_gives_the_calls_a_read_of_its_module_gives(path, monkeypatch):
+    code = {**OLD, **NEW}[path] + TRICKY
+    data = callgraph.extract_calls("sglang.srt.m", code)
+    lines = code.split("\n")
+    by_place = {(n.lineno, n.col_offset): n for n in _every_def(ast.parse(code))}
+    assert len(by_place) == len(data["functions"])
+    for info in data["functions"].values():
+        whole = callgraph.function_calls(by_place[info["line"], info["indent"]])
+        assert callgraph.function_calls_at(lines, info) == whole
+        # a region that does not parse alone: the whole module is read instead
+        monkeypatch.setattr(callgraph, "parse_region", lambda *a: None)
+        assert callgraph.function_calls_at(lines, info) == whole
+        monkeypatch.undo()
+
+
+TRICKY = '''
+
+class Tricky:
+    @property
+    def text(self):
+        return """
+not indented: a string
+""" + self.helper()
+
+    async def fetch(self, x: "Pool"):
+        def inner():
+            return self.nested()
+        pool = Pool(1)
+        pool.clear()
+        x.clear()
+        return inner
+'''
+
+
+def test_only_the_functions_a_walk_reaches_are_read(tmp_path, monkeypatch):
+    read = []
+    real = callgraph.function_calls
+    monkeypatch.setattr(callgraph, "function_calls", lambda fn: read.append(fn.name) or real(fn))
+    g = graph(tmp_path, OLD)
+    g.reach(f"{R}.Runner.init_memory_pool", 2)
+    assert read == ["init_memory_pool", "clear"]  # not the module's other functions
+    # callers: only the functions that spell the callee's name are read
+    read.clear()
+    assert g.callers(f"{R}.Runner.get_size", [R]) == [f"{R}.Runner.initialize"]
+    assert read == ["initialize"]

@@ -23,12 +23,12 @@ import re
 import weakref
 from dataclasses import dataclass, field
 
-from driftaudit.astwalk import children
-from driftaudit.pysource import dotted, read_bytes
+from driftaudit.astwalk import block_children, children, walk_statements
+from driftaudit.pysource import PARSE_ERRORS, any_within, dotted, parse_region, read_bytes
 from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.guards import branch_guards
 
-CALLGRAPH_VERSION = "5"
+CALLGRAPH_VERSION = "6"
 # store -> key -> the call data built in this process and not stored yet: a file the two
 # trees share is read once (the graphs store what they built at the end, `save`)
 _BUILT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -72,80 +72,141 @@ _STATEMENTS = frozenset(ast.stmt.__subclasses__())
 _LEAVES = frozenset((ast.Name, ast.Constant))
 
 
-class _FunctionScan:
-    """The calls of one function body (nested functions and classes excluded): one
-    iterative walk (an ast.NodeVisitor is twice as slow on sglang's large modules)."""
+def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str | None, dict, set]:
+    """The name of the function's own object (its first parameter), its typed parameters
+    (name -> annotated class) and every parameter name."""
+    args = fn.args
+    every = args.posonlyargs + args.args + args.kwonlyargs
+    params = {a.arg: name for a in every if (name := _annotation_name(a.annotation))}
+    self_name = (args.posonlyargs + args.args)[0].arg if args.args else None
+    return self_name, params, {a.arg for a in every}
 
-    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, str]):
-        self.calls: list[list] = []
-        self.sets: set[str] = set()
-        self.attrs = attrs  # the class's attribute types, filled from this body too
-        self.local_types: dict[str, str] = {}
-        self.params: dict[str, str] = {}
-        args = fn.args
-        for arg in args.posonlyargs + args.args + args.kwonlyargs:
-            if (name := _annotation_name(arg.annotation)) is not None:
-                self.params[arg.arg] = name
-        self.self_name = (args.posonlyargs + args.args)[0].arg if args.args else None
-        self.statements = 0
-        self.guards: list[list] = []  # see guards.py
-        names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-        on_locals: list[tuple[str, str, int]] = []  # var.meth(...): typed after the walk
-        stack: list[ast.AST] = list(fn.body)
-        # dispatch on the exact class (the hot loop of a cold run): the same tests as
-        # isinstance, as ast's node classes are not subclassed
-        while stack:
-            node = stack.pop()
-            cls = node.__class__
-            if cls in _LEAVES:
-                continue  # a name or a constant: no call, no statement below
-            if cls in _NESTED_CLASSES:
-                continue  # its own node
-            if cls is ast.Call:
-                self._call(node, on_locals)
-            elif cls in _STATEMENTS:
-                self.statements += 1
-                if cls is ast.If:
-                    self.guards += branch_guards(node, self.self_name, names)
-                elif cls is ast.Assign:
-                    for target in node.targets:
-                        self._store(target, node.value)
-                elif cls is ast.AnnAssign:
-                    self._store(node.target, node.value, node.annotation)
-            stack.extend(children(node))
-        for var, meth, line in on_locals:
-            kind = self.local_types.get(var) or self.params.get(var)
-            self.calls.append(["name", f"{kind}.{meth}" if kind else f"{var}.{meth}", line])
 
-    def _store(self, target: ast.expr, value: ast.expr | None, annotation=None) -> None:
-        if isinstance(target, ast.Attribute) and _is_name(target.value, self.self_name):
-            self.sets.add(target.attr)
-            kind = _annotation_name(annotation) or _constructed(value)
-            if kind is None and isinstance(value, ast.Name):
-                kind = self.params.get(value.id)
-            if kind is not None:
-                self.attrs.setdefault(target.attr, kind)
-        elif isinstance(target, ast.Name) and (kind := _constructed(value)) is not None:
-            self.local_types[target.id] = kind
+def function_facts(fn: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, str]) -> dict:
+    """What one function body (nested functions and classes excluded) says without its
+    expressions: the attributes it sets on its object, its statements, its branch guards;
+    the class's attribute types are filled from its stores (`attrs`). A walk of the
+    statements alone: the calls, which need every expression, are read only for the
+    functions a walk reaches (`function_calls`)."""
+    self_name, params, names = _signature(fn)
+    sets: set[str] = set()
+    statements = 0
+    guards: list[list] = []  # see guards.py
+    # the order of `function_calls`'s walk, less its expressions (they hold no statement):
+    # the first store of an attribute types it
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls in _NESTED_CLASSES:
+            continue  # its own node
+        if cls in _STATEMENTS:
+            statements += 1
+            if cls is ast.If:
+                guards += branch_guards(node, self_name, names)
+            elif cls is ast.Assign:
+                for target in node.targets:
+                    _store(target, node.value, None, self_name, params, sets, attrs)
+            elif cls is ast.AnnAssign:
+                _store(node.target, node.value, node.annotation, self_name, params, sets, attrs)
+        stack.extend(block_children(node))
+    return {
+        "line": fn.lineno,
+        "end": fn.end_lineno or fn.lineno,
+        "indent": fn.col_offset,
+        "sets": sorted(sets),
+        "statements": statements,  # nested functions and classes not counted
+        "guards": guards,
+    }
 
-    def _call(self, node: ast.Call, on_locals: list) -> None:
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            receiver = func.value
-            if _is_name(receiver, self.self_name) or (
-                isinstance(receiver, ast.Call) and dotted(receiver.func) == "type"
-            ):
-                self.calls.append(["self", func.attr, node.lineno])
-            elif isinstance(receiver, ast.Call) and dotted(receiver.func) == "super":
-                self.calls.append(["super", func.attr, node.lineno])
-            elif isinstance(receiver, ast.Attribute) and _is_name(receiver.value, self.self_name):
-                self.calls.append(["attr", receiver.attr, func.attr, node.lineno])
-            elif isinstance(receiver, ast.Name):
-                on_locals.append((receiver.id, func.attr, node.lineno))
-            elif (name := dotted(func)) is not None:
-                self.calls.append(["name", name, node.lineno])
-        elif isinstance(func, ast.Name):
-            self.calls.append(["name", func.id, node.lineno])
+
+def _store(target, value, annotation, self_name, params, sets: set, attrs: dict) -> None:
+    if isinstance(target, ast.Attribute) and _is_name(target.value, self_name):
+        sets.add(target.attr)
+        kind = _annotation_name(annotation) or _constructed(value)
+        if kind is None and isinstance(value, ast.Name):
+            kind = params.get(value.id)
+        if kind is not None:
+            attrs.setdefault(target.attr, kind)
+
+
+def function_calls(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[list]:
+    """The calls of one function body (nested functions and classes excluded), unresolved:
+    `self.meth()`, `super().meth()`, `self.x.meth()`, `name(...)`/`name.attr(...)` and
+    `var.meth()` typed by `var = Cls(...)` or a typed parameter. One iterative walk (an
+    ast.NodeVisitor is twice as slow on sglang's large modules)."""
+    self_name, params, _ = _signature(fn)
+    calls: list[list] = []
+    local_types: dict[str, str] = {}
+    on_locals: list[tuple[str, str, int]] = []  # var.meth(...): typed after the walk
+    stack: list[ast.AST] = list(fn.body)
+    # dispatch on the exact class (the hot loop of a cold run): the same tests as
+    # isinstance, as ast's node classes are not subclassed
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls in _LEAVES:
+            continue  # a name or a constant: no call, no statement below
+        if cls in _NESTED_CLASSES:
+            continue  # its own node
+        if cls is ast.Call:
+            _call(node, self_name, calls, on_locals)
+        elif cls is ast.Assign:
+            for target in node.targets:
+                if isinstance(target, ast.Name) and (kind := _constructed(node.value)):
+                    local_types[target.id] = kind
+        elif cls is ast.AnnAssign:
+            if isinstance(node.target, ast.Name) and (kind := _constructed(node.value)):
+                local_types[node.target.id] = kind
+        stack.extend(children(node))
+    for var, meth, line in on_locals:
+        kind = local_types.get(var) or params.get(var)
+        calls.append(["name", f"{kind}.{meth}" if kind else f"{var}.{meth}", line])
+    return calls
+
+
+def _call(node: ast.Call, self_name: str | None, calls: list, on_locals: list) -> None:
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        receiver = func.value
+        if _is_name(receiver, self_name) or (
+            isinstance(receiver, ast.Call) and dotted(receiver.func) == "type"
+        ):
+            calls.append(["self", func.attr, node.lineno])
+        elif isinstance(receiver, ast.Call) and dotted(receiver.func) == "super":
+            calls.append(["super", func.attr, node.lineno])
+        elif isinstance(receiver, ast.Attribute) and _is_name(receiver.value, self_name):
+            calls.append(["attr", receiver.attr, func.attr, node.lineno])
+        elif isinstance(receiver, ast.Name):
+            on_locals.append((receiver.id, func.attr, node.lineno))
+        elif (name := dotted(func)) is not None:
+            calls.append(["name", name, node.lineno])
+    elif isinstance(func, ast.Name):
+        calls.append(["name", func.id, node.lineno])
+
+
+def function_calls_at(lines: list[str], info: dict) -> list[list]:
+    """`function_calls` of the function `info` (its facts) describes, in a module of these
+    source lines: only its own lines are parsed (`pysource.parse_region`), or the whole
+    module when they do not parse alone."""
+    first, last, indent = info["line"], info["end"], info["indent"]
+    region = parse_region("\n".join(lines[first - 1 : last]) + "\n", first, indent > 0)
+    fn = region.body[0] if region is not None and region.body else None
+    if not _is_def_at(fn, first, indent):
+        try:
+            module = ast.parse("\n".join(lines))
+        except PARSE_ERRORS:
+            return []
+        fn = next((n for n in walk_statements(module) if _is_def_at(n, first, indent)), None)
+    return function_calls(fn) if fn is not None else []
+
+
+def _is_def_at(node, line: int, column: int) -> bool:
+    return (
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.lineno == line
+        and node.col_offset == column
+    )
 
 
 def _last(call: list) -> str:
@@ -167,7 +228,9 @@ def _import_target(module: str, is_package: bool, node: ast.ImportFrom) -> str:
 
 
 def extract_calls(module: str, code: str, is_package: bool = False) -> dict:
-    """The call data of one module (JSON-ready)."""
+    """The call data of one module (JSON-ready): its imports, definitions and classes,
+    and each function's facts (`function_facts`: its `calls` are added when a walk first
+    needs them, `CallGraph.calls`)."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -178,14 +241,7 @@ def extract_calls(module: str, code: str, is_package: bool = False) -> dict:
     functions: dict[str, dict] = {}
 
     def scan_function(node, qualname: str, attrs: dict[str, str]) -> None:
-        scan = _FunctionScan(node, attrs)
-        functions[qualname] = {
-            "line": node.lineno,
-            "calls": scan.calls,
-            "sets": sorted(scan.sets),
-            "statements": scan.statements,  # nested functions and classes not counted
-            "guards": scan.guards,
-        }
+        functions[qualname] = function_facts(node, attrs)
         visit_body(node.body, qualname + ".", {})
 
     def visit_body(body: list[ast.stmt], prefix: str, attrs: dict[str, str]) -> None:
@@ -265,15 +321,19 @@ class CallGraph:
     _data: dict[str, dict] = field(default_factory=dict)
     _expanded: set[str] = field(default_factory=set)
     _resolved: dict[tuple[str, str], str | None] = field(default_factory=dict)
-    _unsaved: list[tuple[str, bytes]] = field(default_factory=list)
+    _unsaved: dict[str, dict] = field(default_factory=dict)  # key -> data built or grown
+    _keys: dict[str, str] = field(default_factory=dict)  # module -> its data's store key
+    _lines: dict[str, list[str]] = field(default_factory=dict)  # module -> its source lines
 
     def save(self) -> None:
         """Write the module call data built in this run to the store (one transaction)."""
-        self.snapshot.store.put_many(self._unsaved)
+        self.snapshot.store.put_many(
+            [(k, json.dumps(d, separators=(",", ":")).encode()) for k, d in self._unsaved.items()]
+        )
         built = _BUILT.get(self.snapshot.store, {})
-        for key, _ in self._unsaved:
+        for key in self._unsaved:
             built.pop(key, None)
-        self._unsaved = []
+        self._unsaved = {}
 
     # ---- module data (cached by content) ------------------------------------------------
 
@@ -299,11 +359,37 @@ class CallGraph:
         if data is None:
             is_package = snapshot.files[module].endswith("__init__.py")
             with gc_paused():
-                data = extract_calls(module, snapshot.source(module) or "", is_package)
-            self._unsaved.append((key, json.dumps(data, separators=(",", ":")).encode()))
+                data = extract_calls(module, self._source(module), is_package)
+            self._unsaved[key] = data
             built[key] = data
         self._data[module] = data
+        self._keys[module] = key
         return data
+
+    def _source(self, module: str) -> str:
+        source = self.snapshot.source(module) or ""
+        self._lines[module] = source.split("\n")  # as ast numbers lines (read_text: "\n" only)
+        return source
+
+    def calls(self, node: str) -> list[list]:
+        """The call records of a function node ([] when it is not a function): read from
+        its body when first asked (a region of its module parsed), then kept with the
+        module's data."""
+        where = self.split(node)
+        info = self.function(node)
+        if where is None or info is None:
+            return []
+        calls = info.get("calls")
+        if calls is None:
+            with gc_paused():
+                calls = info["calls"] = function_calls_at(self._module_lines(where[0]), info)
+            self._unsaved[self._keys[where[0]]] = self._data[where[0]]
+        return calls
+
+    def _module_lines(self, module: str) -> list[str]:
+        if module not in self._lines:
+            self._source(module)
+        return self._lines[module]
 
     # ---- names -> nodes ---------------------------------------------------------------
 
@@ -423,8 +509,7 @@ class CallGraph:
         """The functions `node` calls (resolved; expands the graph)."""
         if node not in self._expanded:
             self._expanded.add(node)
-            info = self.function(node)
-            for call in info["calls"] if info else ():
+            for call in self.calls(node):
                 self._resolve_call(node, call)
         return list(self._edges.get(node, ()))
 
@@ -503,10 +588,9 @@ class CallGraph:
     def calls_unknown(self, node: str, name: str) -> bool:
         """Does `node` call a function named `name` that the graph cannot resolve (a
         receiver of unknown type: `self.runner.execute()` with `self.runner = x.runner`)?"""
-        info = self.function(node)
         return any(
             _last(call) == name and self._resolve_call(node, call) is None
-            for call in (info["calls"] if info else ())
+            for call in self.calls(node)
         )
 
     def callers(self, node: str, modules: list[str]) -> list[str]:
@@ -514,13 +598,19 @@ class CallGraph:
         resolved: finding callers does not expand the graph around them)."""
         found = []
         name = node.rpartition(".")[2]
+        word = re.compile(rf"\b{re.escape(name)}\b")
         for module in modules:
             data = self.module_data(module)
-            for qualname, info in data["functions"].items() if data else ():
+            if not data:
+                continue
+            # a call of `name` spells it: only the functions whose lines do are read
+            lines = self._module_lines(module)
+            spelled = [n for n, line in enumerate(lines, 1) if word.search(line)]
+            for qualname, info in data["functions"].items():
                 caller = f"{module}.{qualname}"
-                if caller == node:
+                if caller == node or not any_within(spelled, info["line"], info["end"]):
                     continue
-                for call in info["calls"]:
+                for call in self.calls(caller):
                     if _last(call) == name and self._resolve_call(caller, call) == node:
                         found.append(caller)
                         break
