@@ -18,10 +18,12 @@ name left (`calls_unknown`).
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import re
 import weakref
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from driftaudit.astwalk import block_children, children, walk_statements
 from driftaudit.pysource import PARSE_ERRORS, any_within, dotted, parse_region, read_bytes
@@ -323,7 +325,9 @@ class CallGraph:
     _resolved: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _unsaved: dict[str, dict] = field(default_factory=dict)  # key -> data built or grown
     _keys: dict[str, str] = field(default_factory=dict)  # module -> its data's store key
+    _texts: dict[str, str] = field(default_factory=dict)  # module -> its source
     _lines: dict[str, list[str]] = field(default_factory=dict)  # module -> its source lines
+    _starts: dict[str, list[int]] = field(default_factory=dict)  # module -> line offsets
 
     def save(self) -> None:
         """Write the module call data built in this run to the store (one transaction)."""
@@ -367,7 +371,7 @@ class CallGraph:
         return data
 
     def _source(self, module: str) -> str:
-        source = self.snapshot.source(module) or ""
+        source = self._texts[module] = self.snapshot.source(module) or ""
         self._lines[module] = source.split("\n")  # as ast numbers lines (read_text: "\n" only)
         return source
 
@@ -385,6 +389,15 @@ class CallGraph:
                 calls = info["calls"] = function_calls_at(self._module_lines(where[0]), info)
             self._unsaved[self._keys[where[0]]] = self._data[where[0]]
         return calls
+
+    def _lines_spelling(self, module: str, word: re.Pattern[str]) -> list[int]:
+        """The numbers of the lines of `module` where `word` matches, ascending."""
+        lines = self._module_lines(module)
+        starts = self._starts.get(module)
+        if starts is None:  # the offset each line starts at
+            starts = self._starts[module] = list(accumulate((len(x) + 1 for x in lines), initial=0))
+        text = self._texts[module]
+        return sorted({bisect.bisect_right(starts, m.start()) for m in word.finditer(text)})
 
     def _module_lines(self, module: str) -> list[str]:
         if module not in self._lines:
@@ -604,8 +617,7 @@ class CallGraph:
             if not data:
                 continue
             # a call of `name` spells it: only the functions whose lines do are read
-            lines = self._module_lines(module)
-            spelled = [n for n, line in enumerate(lines, 1) if word.search(line)]
+            spelled = self._lines_spelling(module, word)
             for qualname, info in data["functions"].items():
                 caller = f"{module}.{qualname}"
                 if caller == node or not any_within(spelled, info["line"], info["end"]):
