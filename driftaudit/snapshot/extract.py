@@ -14,6 +14,7 @@ from pathlib import Path
 import griffe
 
 from driftaudit.astwalk import block_children, children, walk, walk_statements
+from driftaudit.pysource import any_within, lines_spelling
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module, Obj, Param
 
 _MAX_VALUE = 120
@@ -130,6 +131,7 @@ class SglangFacts(griffe.Extension):
         self.registered: dict[str, int] = {}  # names passed to module-level calls
         self.yields = True  # has the module's text a `yield`
         self.lines: list[str] | None = None  # its lines, when they can tell which function
+        self.setattr_lines: list[int] | None = []  # that spell `setattr` (None: unknown)
 
     def on_module_node(self, *, node, agent, **kwargs) -> None:
         if isinstance(node, ast.Module):
@@ -138,6 +140,10 @@ class SglangFacts(griffe.Extension):
             # "\r" ends a line for the parser and not for split: then every function may
             self.lines = code.split("\n") if "yield" in code and "\r" not in code else None
             self.yields = "yield" in code
+            if "setattr" not in code:
+                self.setattr_lines = []
+            else:  # with a "\r", split does not number lines as the parser does
+                self.setattr_lines = None if "\r" in code else lines_spelling(code, ["setattr"])
 
     def on_function_instance(self, *, node, func, agent, **kwargs) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -158,9 +164,10 @@ class SglangFacts(griffe.Extension):
     def on_class_instance(self, *, node, cls, agent, **kwargs) -> None:
         if cls.parent is not None and cls.parent.is_module:
             self.classes[cls.name] = cls
-        # no `setattr` in the module's text: no class of it calls setattr (a cheap test)
-        if isinstance(node, ast.ClassDef) and "setattr" in agent.code and sets_own_attributes(node):
-            cls.extra["driftaudit"]["registry"] = True
+        # only a method whose lines spell `setattr` can call it (a cheap test)
+        if isinstance(node, ast.ClassDef) and self.setattr_lines != []:
+            if sets_own_attributes(node, self.setattr_lines):
+                cls.extra["driftaudit"]["registry"] = True
 
 
 def registered_names(module: ast.Module) -> dict[str, int]:
@@ -179,10 +186,14 @@ def registered_names(module: ast.Module) -> dict[str, int]:
     return found
 
 
-def sets_own_attributes(node: ast.ClassDef) -> bool:
-    """A class method that calls `setattr(cls, ...)`: a registry adding members."""
+def sets_own_attributes(node: ast.ClassDef, lines: list[int] | None = None) -> bool:
+    """A class method that calls `setattr(cls, ...)`: a registry adding members (`lines`:
+    those that spell `setattr`, ascending; a method on no such line is not walked)."""
     for method in node.body:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        end = method.end_lineno or method.lineno
+        if lines is not None and not any_within(lines, method.lineno, end):
             continue
         me = method.args.args[0].arg
         for call in walk(method):
