@@ -114,9 +114,14 @@ def run_compare(
     old, new = _snapshots(old_tree, new_tree, cache_dir)
     from driftaudit.snapshot.prefetch import imported_modules, prefetch_tree_entries
 
+    # cold: built in a second process while usage runs; with the models of the modules
+    # the consumer imports, their call data (DA702 walks both trees) and the old tree's
+    # function fingerprints (DA701 looks for copies there) from the same parse
     prefetch_tree_entries(
-        [old, new], imported_modules(f.text for f in files.python())
-    )  # cold: built in a second process while usage runs
+        [old, new],
+        imported_modules(f.text for f in files.python()),
+        side=[("calls", "prints"), ("calls",)],
+    )
     timings["resolve"] = time.perf_counter() - start
     if pins is None:
         from driftaudit.usage.pins import read_pins

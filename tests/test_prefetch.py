@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from driftaudit.cache import BlobStore
-from driftaudit.snapshot import Snapshot, prefetch
+from driftaudit.snapshot import Snapshot, callgraph, fingerprints, prefetch
 from driftaudit.sources.tree import tree_from_root
 
 FIXTURES = Path(__file__).parent / "fixtures" / "codes"
@@ -29,7 +30,8 @@ def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_child_builds_what_the_lookups_would(tmp_path, two_cores):
     snapshots = _snapshots(tmp_path)
-    prefetch.prefetch_tree_entries(snapshots, ["sglang.srt.server_args", "sglang.srt.spec"])
+    guessed = ["sglang.srt.server_args", "sglang.srt.spec"]
+    prefetch.prefetch_tree_entries(snapshots, guessed, side=[("calls", "prints"), ("calls",)])
     assert snapshots[0].prefetch is not snapshots[1].prefetch  # a child per tree
     for snapshot in snapshots:
         assert snapshot.prefetch is not None
@@ -40,7 +42,21 @@ def test_the_child_builds_what_the_lookups_would(tmp_path, two_cores):
         entries.update(snapshot.module_entry(modules[0]))
         snapshot.prefetch.join()
         for key, compute in entries.items():
-            assert snapshot.store.get(key) == compute(), key
+            value = compute()
+            for k, v in value if isinstance(value, list) else [(key, value)]:
+                assert snapshot.store.get(k) == v, k
+    # read from the same parse as the models, what the behaviour checks would build
+    old, new = snapshots
+    for snapshot, module in ((old, "sglang.srt.server_args"), (new, "sglang.srt.spec")):
+        key = callgraph.data_key(module, snapshot.file_digest(module))
+        expected = callgraph.extract_calls(module, snapshot.source(module))
+        assert json.loads(snapshot.store.get(key)) == expected
+    module = "sglang.srt.server_args"
+    key = fingerprints.prints_key(module, old.file_digest(module))
+    prints = fingerprints.extract_prints(module, old.source(module))
+    assert old.store.get(key) == fingerprints.encode_prints(prints)
+    module = "sglang.srt.spec"  # fingerprints are asked of the old tree only
+    assert new.store.get(fingerprints.prints_key(module, new.file_digest(module))) is None
 
 
 def test_the_modules_a_consumer_imports_are_guessed():

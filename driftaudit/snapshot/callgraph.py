@@ -229,13 +229,25 @@ def _import_target(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def data_key(module: str, digest: str) -> str:
+    """The store key of a module's call data (its file's content digest)."""
+    return f"callgraph:{CALLGRAPH_VERSION}:{module}:{digest}"
+
+
 def extract_calls(module: str, code: str, is_package: bool = False) -> dict:
     """The call data of one module (JSON-ready): its imports, definitions and classes,
     and each function's facts (`function_facts`: its `calls` are added when a walk first
     needs them, `CallGraph.calls`)."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except PARSE_ERRORS:
+        tree = None
+    return calls_of_tree(module, tree, is_package)
+
+
+def calls_of_tree(module: str, tree: ast.Module | None, is_package: bool = False) -> dict:
+    """`extract_calls` of a module already parsed (None: it does not parse)."""
+    if tree is None:
         return {"imports": {}, "defs": [], "classes": {}, "functions": {}}
     imports: dict[str, str] = {}
     defs: list[str] = []
@@ -349,7 +361,7 @@ class CallGraph:
         if digest is None:
             self._data[module] = None
             return None
-        key = f"callgraph:{CALLGRAPH_VERSION}:{module}:{digest}"
+        key = data_key(module, digest)
         built = _BUILT.setdefault(snapshot.store, {})
         data = built.get(key)  # the other tree's graph built it (the same file in both)
         cached = snapshot.store.get(key) if data is None else None

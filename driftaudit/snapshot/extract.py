@@ -132,9 +132,11 @@ class SglangFacts(griffe.Extension):
         self.yields = True  # has the module's text a `yield`
         self.lines: list[str] | None = None  # its lines, when they can tell which function
         self.setattr_lines: list[int] | None = []  # that spell `setattr` (None: unknown)
+        self.tree: ast.Module | None = None  # the module's syntax tree, as griffe parsed it
 
     def on_module_node(self, *, node, agent, **kwargs) -> None:
         if isinstance(node, ast.Module):
+            self.tree = node
             self.registered = registered_names(node)
             code = agent.code
             # "\r" ends a line for the parser and not for split: then every function may
@@ -287,12 +289,17 @@ _FACTS = SglangFacts()
 _EXTENSIONS = None
 
 
-def extract_module(module_name: str, relpath: str, code: str) -> Module:
-    """Parse one file into a `Module`; a file that does not parse gives parse_error."""
+def extract_module(
+    module_name: str, relpath: str, code: str, trees: list[ast.Module] | None = None
+) -> Module:
+    """Parse one file into a `Module`; a file that does not parse gives parse_error. The
+    syntax tree griffe visited (left as `ast.parse` gives it) is appended to `trees`, for
+    the other readers of the module."""
     global _EXTENSIONS
     if _EXTENSIONS is None:
         _EXTENSIONS = griffe.load_extensions(_FACTS)
     _FACTS.classes = {}
+    _FACTS.tree = None
     module = Module(module_name, relpath)
     try:
         visited = griffe.visit(
@@ -309,6 +316,10 @@ def extract_module(module_name: str, relpath: str, code: str) -> Module:
     except Exception as exc:  # noqa: BLE001 - griffe failed on code Python accepts
         module.parse_error = f"griffe could not read it: {type(exc).__name__}: {exc}"
         return module
+    finally:
+        if trees is not None and _FACTS.tree is not None:
+            trees.append(_FACTS.tree)
+        _FACTS.tree = None
     try:
         _add_members(module, visited)
         module.exports = _literal_exports(visited)

@@ -57,6 +57,13 @@ def _extract_prints(module: str, code: str, min_tokens: int, only: str | None):
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
+    return prints_of_tree(module, tree, min_tokens, only)
+
+
+def prints_of_tree(
+    module: str, tree: ast.Module, min_tokens: int = MIN_TOKENS, only: str | None = None
+) -> list[FunctionPrint]:
+    """`extract_prints` of a module already parsed."""
     prints = []
     for qualname, fn in functions(tree):
         if only is not None and qualname != only:
@@ -71,13 +78,22 @@ def _extract_prints(module: str, code: str, min_tokens: int, only: str | None):
     return prints
 
 
+def prints_key(module: str, digest: str) -> str:
+    """The store key of a module's fingerprints (its file's content digest)."""
+    return f"fingerprints:{FINGERPRINTS_VERSION}:{module}:{digest}"
+
+
+def encode_prints(prints: list[FunctionPrint]) -> bytes:
+    return json.dumps([p.to_json() for p in prints]).encode()
+
+
 def module_prints(snapshot, module: str, unsaved: list | None = None) -> list[FunctionPrint]:
     """The fingerprints of one module of a snapshot (cached by content). New entries go
     to `unsaved` when given (for the caller to write in one transaction)."""
     digest = snapshot.file_digest(module)
     if digest is None:
         return []
-    key = f"fingerprints:{FINGERPRINTS_VERSION}:{module}:{digest}"
+    key = prints_key(module, digest)
     cached = snapshot.store.get(key)
     if cached is not None:
         try:
@@ -85,7 +101,7 @@ def module_prints(snapshot, module: str, unsaved: list | None = None) -> list[Fu
         except (ValueError, TypeError, KeyError, AttributeError, IndexError):
             pass  # a corrupt entry, or one of another shape: rebuilt
     prints = extract_prints(module, snapshot.source(module) or "")
-    data = json.dumps([p.to_json() for p in prints]).encode()
+    data = encode_prints(prints)
     if unsaved is None:
         snapshot.store.put(key, data)
     else:

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 MIN_FILES = 500  # a tree with fewer modules builds its entries faster than a fork pays off
 
+# a job's value: the entry's bytes, or (key, bytes) of it and of entries read alongside
+Job = bytes | list[tuple[str, bytes]]
+
 
 class Prefetch:
     """The child building `jobs` (key -> compute), in order (`driftaudit.forked`): it
@@ -38,7 +41,7 @@ class Prefetch:
     process never decodes what it does not ask for. A key this process asks for before
     the child started it is taken over (this process computes it; the child skips it)."""
 
-    def __init__(self, jobs: dict[str, Callable[[], bytes]], store: BlobStore):
+    def __init__(self, jobs: dict[str, Callable[[], Job]], store: BlobStore):
         from driftaudit.forked import Forked
 
         self.keys = set(jobs)
@@ -48,10 +51,14 @@ class Prefetch:
             gc.disable()  # it builds trees of models: the collector would walk them all
             helper.append(BlobStore.helper(store.path))
 
-        def storing(key: str, compute: Callable[[], bytes]) -> Callable[[], None]:
+        def storing(key: str, compute: Callable[[], Job]) -> Callable[[], None]:
             def job() -> None:
-                if key not in helper[0]:  # the parent did not wait for it
-                    helper[0].put(key, compute())
+                store = helper[0]
+                if key in store:  # the parent did not wait for it
+                    return
+                value = compute()
+                entries = value if isinstance(value, list) else [(key, value)]
+                store.put_many([(k, v) for k, v in entries if k == key or k not in store])
 
             return job
 
@@ -96,21 +103,28 @@ def imported_modules(texts: Iterable[str | None]) -> list[str]:
     return list(names)
 
 
-def prefetch_tree_entries(snapshots: Iterable[Snapshot], modules: Iterable[str] = ()) -> None:
+def prefetch_tree_entries(
+    snapshots: Iterable[Snapshot],
+    modules: Iterable[str] = (),
+    side: Iterable[tuple[str, ...]] = (),
+) -> None:
     """Start building, for each tree, its uncached tree-wide entries, then the models of
-    `modules` (a guess: a lookup never waits for one of those). A child per tree: the
+    `modules` (a guess: a lookup never waits for one of those), each with what `side`
+    asks for that tree (`Snapshot.module_entry`: the call data and fingerprints from the
+    same parse; the behaviour checks read them from the store). A child per tree: the
     trees' entries are independent, and one child building both was the critical path
     of a cold run on miles (3.5 s of work, while the other processes waited for it)."""
     if _cores() < 2:
         return
     modules = list(modules)
-    for snapshot in snapshots:
+    sides = list(side)
+    for number, snapshot in enumerate(snapshots):
         if len(snapshot.files) < MIN_FILES:
             continue
         wide = list(snapshot.tree_entries().items())
         guessed: dict[str, Callable[[], bytes]] = {}
         for name in modules:
-            guessed.update(snapshot.module_entry(name))
+            guessed.update(snapshot.module_entry(name, *sides[number : number + 1]))
         # ServerArgs and the name index, the modules the consumer imports, then the
         # surfaces: the order a run asks for them
         ordered = wide[:2] + list(guessed.items()) + wide[2:]

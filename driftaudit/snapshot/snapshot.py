@@ -80,6 +80,16 @@ def _encode(data: Any) -> bytes:
 
 def _extract_job(job: tuple[str, str, str]) -> tuple[str, bytes]:
     name, relpath, root = job
+    return name, _extract_entries(name, relpath, root)[0][1]
+
+
+def _extract_entries(
+    name: str, relpath: str, root: str, digest: str = "", side: tuple[str, ...] = ()
+) -> list[tuple[str, bytes]]:
+    """(key, value) of the module's model, first, then of what `side` asks for, read from
+    the same syntax tree: "calls" (its call data, callgraph.py), "prints" (its function
+    fingerprints, fingerprints.py): one parse where three readers need the module. The
+    model's key is left empty: the caller knows it."""
     try:
         path = Path(root) / relpath
         if not S_ISREG(path.stat().st_mode):
@@ -87,11 +97,25 @@ def _extract_job(job: tuple[str, str, str]) -> tuple[str, bytes]:
         code = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:  # dangling link, no permission: known to exist, not what it holds
         module = Module(name, relpath, parse_error=f"unreadable: {exc.strerror}")
-        return name, _encode(module.to_json())
+        return [("", _encode(module.to_json()))]
     from driftaudit.snapshot.extract import extract_module  # griffe: only when extracting
 
-    module = extract_module(name, relpath, code)
-    return name, _encode(module.to_json())
+    trees: list = []
+    module = extract_module(name, relpath, code, trees if side else None)
+    entries = [("", _encode(module.to_json()))]
+    tree = trees[0] if trees else None
+    if tree is not None and "calls" in side:
+        from driftaudit.snapshot import callgraph
+
+
+        data = callgraph.calls_of_tree(name, tree, relpath.endswith("__init__.py"))
+        entries.append((callgraph.data_key(name, digest), _encode(data)))
+    if tree is not None and "prints" in side:
+        from driftaudit.snapshot import fingerprints
+
+        prints = fingerprints.prints_of_tree(name, tree)
+        entries.append((fingerprints.prints_key(name, digest), fingerprints.encode_prints(prints)))
+    return entries
 
 
 class Snapshot:
@@ -201,12 +225,22 @@ class Snapshot:
         self._modules[name] = self._with_surfaces(module)
         return module
 
-    def module_entry(self, name: str) -> dict[str, Callable[[], bytes]]:
-        """key -> compute of the cached model of module `name` (none: not a readable file)."""
+    def module_entry(
+        self, name: str, side: tuple[str, ...] = ()
+    ) -> dict[str, Callable[[], list[tuple[str, bytes]]]]:
+        """key -> compute of the cached model of module `name` (none: not a readable file):
+        its (key, value) entries, the model's first, then what `side` asks for from the
+        same parse (see `_extract_entries`)."""
         if name not in self.files or self._digests[name].startswith(_UNREADABLE):
             return {}
-        job = (name, self.files[name], str(self.tree.root))
-        return {self._key(name): lambda: _extract_job(job)[1]}
+        key, relpath, digest = self._key(name), self.files[name], self._digests[name]
+        root = str(self.tree.root)
+
+        def compute() -> list[tuple[str, bytes]]:
+            entries = _extract_entries(name, relpath, root, digest, side)
+            return [(key, entries[0][1]), *entries[1:]]
+
+        return {key: compute}
 
     def _module_loader(self, name: str) -> Callable[[Any], Module]:
         """Module.from_json, refusing an entry that holds another module."""
