@@ -231,6 +231,16 @@ def test_text_patterns_skip_comment_lines_and_python_strings(tmp_path):
     ],
 )
 def test_a_text_pattern_names_the_text_every_match_contains(regex, needed):
-    from driftaudit.match.packs import required_text
+    from driftaudit.regexes import required_text
 
     assert required_text(regex) == needed
+
+
+def test_a_bytes_pattern_names_the_bytes_every_match_contains():
+    import re
+
+    from driftaudit.regexes import required_bytes
+
+    assert required_bytes(re.compile(rb"= *Env[A-Z]\w*\(")) == b"Env"
+    assert required_bytes(re.compile(rb"SGL(?:ANG)?_[A-Z0-9_]+")) == b"SGL"
+    assert required_bytes(re.compile(rb"meta_info", re.I)) is None

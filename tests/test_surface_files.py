@@ -186,8 +186,8 @@ def test_a_tree_scan_answers_iter_sources_with_one_read(tmp_path, monkeypatch):
     assert [rel for rel, _ in alone[0]] == ["sglang/a.py", "sglang/srt/b.py", "sglang/srt/sub/e.py"]
     scan = TreeScan(root)
     reads = []
-    read_bytes = type(root).read_bytes
-    monkeypatch.setattr(type(root), "read_bytes", lambda p: reads.append(p) or read_bytes(p))
+    read_bytes = _files.read_bytes
+    monkeypatch.setattr(_files, "read_bytes", lambda p: reads.append(p) or read_bytes(p))
     with shared_reads(scan):
         shared = [list(iter_sources(root, needle, under)) for needle, under in cases]
         first_pass = len(reads)

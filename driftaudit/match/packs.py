@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
 import re
 from collections import defaultdict
@@ -17,6 +16,7 @@ from driftaudit.findings import Finding, Fix
 from driftaudit.match.members import MemberMatcher
 from driftaudit.packs import MAX_TEXT_LINE, PackEntry
 from driftaudit.pysource import Columns
+from driftaudit.regexes import required_text
 from driftaudit.usage import (
     AttributeNameUsage,
     CallUsage,
@@ -232,36 +232,6 @@ def _entry_symbol(entry: PackEntry) -> str | None:
 
 def _first_sentence(text: str) -> str:
     return text.split(". ")[0].rstrip(".")
-
-
-@functools.cache
-def required_text(regex: str) -> str | None:
-    """The longest run of plain characters at the top level of `regex`: every match
-    contains it (None: there is none, or the pattern ignores case). Read from the
-    pattern as `re` parses it (a private module: any surprise gives None)."""
-    try:
-        try:
-            from re import _constants as constants
-            from re import _parser as parser
-        except ImportError:  # Python 3.10
-            import sre_constants as constants
-            import sre_parse as parser
-        parsed = parser.parse(regex)
-        flags = getattr(getattr(parsed, "state", None), "flags", None)
-        if flags is None:
-            flags = parsed.pattern.flags
-        if flags & re.IGNORECASE:
-            return None
-        best, run = "", []
-        for op, argument in parsed:
-            if op is constants.LITERAL:
-                run.append(chr(argument))
-            else:  # a class, a group, a repeat or an anchor: the run ends here
-                best, run = max(best, "".join(run), key=len), []
-        best = max(best, "".join(run), key=len)
-    except Exception:  # noqa: BLE001 -- no hint: every line is searched, as before
-        return None
-    return best or None
 
 
 def _passes(pattern: dict, shape) -> bool:
