@@ -18,7 +18,6 @@ name left (`calls_unknown`).
 from __future__ import annotations
 
 import ast
-import bisect
 import json
 import re
 import weakref
@@ -26,7 +25,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 from driftaudit.astwalk import block_children, children, walk_statements
-from driftaudit.pysource import PARSE_ERRORS, any_within, dotted, parse_region, read_bytes
+from driftaudit.pysource import PARSE_ERRORS, dotted, parse_region, read_bytes
 from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.guards import branch_guards
 
@@ -402,14 +401,15 @@ class CallGraph:
             self._unsaved[self._keys[where[0]]] = self._data[where[0]]
         return calls
 
-    def _lines_spelling(self, module: str, word: re.Pattern[str]) -> list[int]:
-        """The numbers of the lines of `module` where `word` matches, ascending."""
-        lines = self._module_lines(module)
+    def _spells(self, module: str, info: dict, word: re.Pattern[str]) -> bool:
+        """Does `word` match in the lines of the function `info` describes?"""
+        self._module_lines(module)
         starts = self._starts.get(module)
         if starts is None:  # the offset each line starts at
+            lines = self._lines[module]
             starts = self._starts[module] = list(accumulate((len(x) + 1 for x in lines), initial=0))
-        text = self._texts[module]
-        return sorted({bisect.bisect_right(starts, m.start()) for m in word.finditer(text)})
+        last = min(info["end"], len(starts) - 1)
+        return word.search(self._texts[module], starts[info["line"] - 1], starts[last]) is not None
 
     def _module_lines(self, module: str) -> list[str]:
         if module not in self._lines:
@@ -628,11 +628,10 @@ class CallGraph:
             data = self.module_data(module)
             if not data:
                 continue
-            # a call of `name` spells it: only the functions whose lines do are read
-            spelled = self._lines_spelling(module, word)
             for qualname, info in data["functions"].items():
                 caller = f"{module}.{qualname}"
-                if caller == node or not any_within(spelled, info["line"], info["end"]):
+                # a call of `name` spells it: only the functions whose lines do are read
+                if caller == node or not self._spells(module, info, word):
                     continue
                 for call in self.calls(caller):
                     if _last(call) == name and self._resolve_call(caller, call) == node:
