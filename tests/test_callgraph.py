@@ -207,10 +207,17 @@ def test_a_loss_is_only_looked_for_where_a_reached_function_sets_a_read_attribut
     store = BlobStore(tmp_path / "cache.sqlite")
     differ = ReachDiffer(graph(tmp_path, OLD, store=store), graph(tmp_path, NEW, "new", store))
     entry = f"{R}.Runner.__init__"
-    assert differ.can_lose_sets(entry, {"tokens"})  # init_memory_pool sets it, within depth
-    assert differ.can_lose_sets(entry, {"free"})  # Pool.clear, two calls down
-    assert not differ.can_lose_sets(entry, {"nothing_sets_this"})
-    assert not differ.can_lose_sets(f"{R}.Runner.gone", {"tokens"})  # not a function
+    runner, pool = f"{R}.Runner", "sglang.srt.pool.Pool"
+    # init_memory_pool sets it, within depth, on the runner (read on a runner)
+    assert differ.can_lose_sets(entry, {"tokens": {runner}})
+    assert differ.can_lose_sets(entry, {"free": {pool}})  # Pool.clear, two calls down
+    # set on a pool, read on a runner: the read is of another object's attribute
+    assert not differ.can_lose_sets(entry, {"free": {runner}})
+    # set by Base.setup on the runner (a Base): read on the runner, its subclass
+    assert differ.can_lose_sets(entry, {"ready": {runner}})
+    assert not differ.can_lose_sets(entry, {"ready": {pool}})
+    assert not differ.can_lose_sets(entry, {"nothing_sets_this": {runner}})
+    assert not differ.can_lose_sets(f"{R}.Runner.gone", {"tokens": {runner}})  # not a function
     assert not differ.new._data  # the question never opened a module of the new tree
 
 

@@ -91,15 +91,22 @@ class ReachDiffer:
             self._lost[entry] = self._compute(entry)
         return self._lost[entry]
 
-    def can_lose_sets(self, entry: str, attrs: set[str]) -> bool:
-        """Could `entry` lose code that assigns one of `attrs`? Only what the old tree
-        reaches can be lost, and a loss names what the lost functions set: when none of
-        them assigns one, the question needs no walk of the new tree (the widest part of
-        a reach, `depth + slack` deep, and its callers' search)."""
+    def can_lose_sets(self, entry: str, reads: dict[str, set[str]]) -> bool:
+        """Could `entry` lose code that assigns an attribute the consumer reads on an object
+        of that code's class (`reads`: attribute -> the classes it is read on)? Only what the
+        old tree reaches can be lost, a loss names what the lost functions set on their own
+        object, and a finding needs a read of one of those on an object of the lost method's
+        class or a subclass (`match/reach.py::relied_on`): when no reached function sets such
+        an attribute, the question needs no walk of the new tree (the widest part of a reach,
+        `depth + slack` deep, and its callers' search)."""
         if self.old.function(entry) is None:
             return False
-        reached = self.old.reach(entry, self.depth)
-        return any(not attrs.isdisjoint(self.old.function(n)["sets"]) for n in reached)
+        for node in self.old.reach(entry, self.depth):
+            readers = [c for a in self.old.function(node)["sets"] for c in reads.get(a, ())]
+            owner = self.old.owner_class(node) if readers else None
+            if owner is not None and any(self.old.inherits(c, owner) for c in readers):
+                return True
+        return False
 
     def _compute(self, entry: str) -> list[ReachLost]:
         if self.old.function(entry) is None or self.new.function(entry) is None:

@@ -85,8 +85,7 @@ def reach_findings(usages: UsageSet, old, new, types: TypeResolver, files=None) 
     """DA702 findings; `files`: the consumer's sglang files (path -> (text, tree)), for
     the values it gives."""
     differ = ReachDiffer(CallGraph(old), CallGraph(new))
-    reads = typed_reads(usages, types)
-    wanted = set(reads)  # a finding needs a lost function that sets one of these
+    reads = typed_reads(usages, types)  # a finding needs a lost function that sets one
     values = ConsumerValues(usages, types, files if files is not None else {}, old)
     sites: dict[tuple, list] = {}  # (file, entry, overrides) -> its call sites, in order
     for usage, entry, overrides in _entries(usages, differ.old, types):
@@ -97,7 +96,7 @@ def reach_findings(usages: UsageSet, old, new, types: TypeResolver, files=None) 
         cls = differ.old.owner_class(entry)
         every = memo.get(entry, list)
         if every is MISSING or not all(isinstance(c, ReachLost) for c in every):
-            if not differ.can_lose_sets(entry, wanted):
+            if not differ.can_lose_sets(entry, reads):
                 # nothing it could lose sets what the consumer reads: no finding, and
                 # nothing memoised (another consumer may read other attributes)
                 continue

@@ -498,6 +498,22 @@ class CallGraph:
                     return found
         return None
 
+    def inherits(self, cls: str, base: str, seen: frozenset = frozenset()) -> bool:
+        """Is `cls` the class `base`, or a subclass of it through sglang bases?"""
+        if cls == base:
+            return True
+        if cls in seen or len(seen) > _MAX_ALIAS_HOPS:
+            return False
+        where = self.split(cls)
+        data = self.module_data(where[0]) if where else None
+        if not data or where[1] not in data["classes"]:
+            return False
+        for name in data["classes"][where[1]]["bases"]:
+            node = self.resolve_in(where[0], name)
+            if node is not None and self.inherits(node, base, seen | {cls}):
+                return True
+        return False
+
     def attribute_type(self, cls: str, attr: str, seen: frozenset = frozenset()) -> str | None:
         """The class of `self.<attr>` on `cls` (or its sglang bases), when typed."""
         if cls in seen or len(seen) > _MAX_ALIAS_HOPS:
