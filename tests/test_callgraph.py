@@ -274,3 +274,19 @@ def test_only_the_functions_a_walk_reaches_are_read(tmp_path, monkeypatch):
     read.clear()
     assert g.callers(f"{R}.Runner.get_size", [R]) == [f"{R}.Runner.initialize"]
     assert read == ["initialize"]
+
+
+def test_where_the_new_tree_calls_a_lost_callee_from_is_looked_for_only_when_asked(tmp_path):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    differ = ReachDiffer(graph(tmp_path, OLD, store=store), graph(tmp_path, NEW, "new", store))
+    entry = f"{R}.Runner.__init__"
+    lost = differ.lost(entry, callers=False)
+    assert [c.callee for c in lost] == [f"{R}.Runner.init_memory_pool"]
+    assert lost[0].new_callers == [] and lost[0].new_location is None
+    assert "sglang.srt.worker" not in differ.new._data  # the callers' module: not read yet
+    assert differ.find_callers(entry, lost)
+    assert lost[0].new_callers[0] == [
+        f"{R}.Runner.alloc_memory_pool",
+        "sglang.srt.worker.TpWorker.__init__",
+    ]
+    assert not differ.find_callers(entry, lost)  # found once

@@ -39,6 +39,7 @@ class ReachLost(Change):
     # [subject, op, values], subject `self.<attr>` of the entry's object or `param:<name>`
     # of the entry; a caller that never meets one never reached the callee in either tree
     guards: list[list] = field(default_factory=list)
+    callers_found: bool = False  # new_callers looked for (`ReachDiffer.find_callers`)
 
     code = codes.REACH_LOST
 
@@ -85,11 +86,26 @@ class ReachDiffer:
         self._lost: dict[str, list[ReachLost]] = {}
         self._callers: dict[str, list[list[str]]] = {}
 
-    def lost(self, entry: str) -> list[ReachLost]:
-        """The roots of what `entry` no longer reaches (entry: a canonical function node)."""
+    def lost(self, entry: str, callers: bool = True) -> list[ReachLost]:
+        """The roots of what `entry` no longer reaches (entry: a canonical function node);
+        with `callers`, where the new tree calls each from (else `find_callers`, later)."""
         if entry not in self._lost:
             self._lost[entry] = self._compute(entry)
+        if callers:
+            self.find_callers(entry, self._lost[entry])
         return self._lost[entry]
+
+    def find_callers(self, entry: str, changes: list[ReachLost]) -> bool:
+        """Fill in where the new tree calls each lost callee of `entry` from, where not
+        done yet (True when any was). A search of the new tree's text and of the modules
+        that match: a caller asks only for the losses it reports."""
+        pending = [change for change in changes if not change.callers_found]
+        if not pending:
+            return False
+        self._add_new_callers(pending, set(self.new.reach(entry, self.depth + self.slack)))
+        for change in pending:
+            change.callers_found = True
+        return True
 
     def can_lose_sets(self, entry: str, reads: dict[str, set[str]]) -> bool:
         """Could `entry` lose code that assigns an attribute the consumer reads on an object
@@ -150,7 +166,6 @@ class ReachDiffer:
                     guards=self._guards(path),
                 )
             )
-        self._add_new_callers(changes, set(new_reach))
         return changes
 
     def _guards(self, path: list[str]) -> list[list]:

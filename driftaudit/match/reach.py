@@ -100,7 +100,7 @@ def reach_findings(usages: UsageSet, old, new, types: TypeResolver, files=None) 
                 # nothing it could lose sets what the consumer reads: no finding, and
                 # nothing memoised (another consumer may read other attributes)
                 continue
-            every = differ.lost(entry)
+            every = differ.lost(entry, callers=False)  # looked for once a finding needs them
             memo.put(entry, every)
         lost = [
             (change, relied_on(change, reads, differ.old))
@@ -109,6 +109,8 @@ def reach_findings(usages: UsageSet, old, new, types: TypeResolver, files=None) 
         ]
         if any(attrs for _, attrs in lost):  # the consumer relies on what one of them did:
             # all are named (what the new callers call is the fix), those it relies on first
+            if differ.find_callers(entry, every):
+                memo.put(entry, every)
             ranked = sorted(lost, key=lambda item: (not item[1], item[0].callee))
             findings.append(_finding(calls, entry, ranked))
     memo.flush()
