@@ -114,14 +114,13 @@ def run_compare(
     old, new = _snapshots(old_tree, new_tree, cache_dir)
     from driftaudit.snapshot.prefetch import imported_modules, prefetch_tree_entries
 
-    # cold: built in a second process while usage runs; with the models of the modules
-    # the consumer imports, their call data (DA702 walks both trees) and the old tree's
-    # function fingerprints (DA701 looks for copies there) from the same parse
-    prefetch_tree_entries(
-        [old, new],
-        imported_modules(f.text for f in files.python()),
-        side=[("calls", "prints"), ("calls",)],
-    )
+    imported = imported_modules(f.text for f in files.python())
+    # the modules the consumer imports: their models come with their call data (DA702
+    # walks both trees) and the old tree's function fingerprints (DA701 looks for copies
+    # there) from the same parse, whichever process extracts them
+    old.side = dict.fromkeys(imported, ("calls", "prints"))
+    new.side = dict.fromkeys(imported, ("calls",))
+    prefetch_tree_entries([old, new], imported)  # cold: built in a child while usage runs
     timings["resolve"] = time.perf_counter() - start
     if pins is None:
         from driftaudit.usage.pins import read_pins

@@ -31,7 +31,9 @@ def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_child_builds_what_the_lookups_would(tmp_path, two_cores):
     snapshots = _snapshots(tmp_path)
     guessed = ["sglang.srt.server_args", "sglang.srt.spec"]
-    prefetch.prefetch_tree_entries(snapshots, guessed, side=[("calls", "prints"), ("calls",)])
+    for snapshot, side in zip(snapshots, [("calls", "prints"), ("calls",)], strict=True):
+        snapshot.side = dict.fromkeys(guessed, side)
+    prefetch.prefetch_tree_entries(snapshots, guessed)
     assert snapshots[0].prefetch is not snapshots[1].prefetch  # a child per tree
     for snapshot in snapshots:
         assert snapshot.prefetch is not None

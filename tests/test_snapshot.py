@@ -89,7 +89,7 @@ def test_warm_snapshot_is_read_from_the_cache(tmp_path, monkeypatch):
     def fail(*args):
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(snapshot_module, "_extract_job", fail)
+    monkeypatch.setattr(snapshot_module, "_extract_entries", fail)
     again = _snapshot(tmp_path, store)
     assert len(again.load_all(workers=1)) == len(TREE)
 

@@ -103,28 +103,23 @@ def imported_modules(texts: Iterable[str | None]) -> list[str]:
     return list(names)
 
 
-def prefetch_tree_entries(
-    snapshots: Iterable[Snapshot],
-    modules: Iterable[str] = (),
-    side: Iterable[tuple[str, ...]] = (),
-) -> None:
+def prefetch_tree_entries(snapshots: Iterable[Snapshot], modules: Iterable[str] = ()) -> None:
     """Start building, for each tree, its uncached tree-wide entries, then the models of
-    `modules` (a guess: a lookup never waits for one of those), each with what `side`
-    asks for that tree (`Snapshot.module_entry`: the call data and fingerprints from the
-    same parse; the behaviour checks read them from the store). A child per tree: the
-    trees' entries are independent, and one child building both was the critical path
-    of a cold run on miles (3.5 s of work, while the other processes waited for it)."""
+    `modules` (a guess: a lookup never waits for one of those), each with what the
+    snapshot's `side` asks of it from the same parse (`Snapshot.module_entry`). A child
+    per tree: the trees' entries are independent, and one child building both was the
+    critical path of a cold run on miles (3.5 s of work, while the other processes
+    waited for it)."""
     if _cores() < 2:
         return
     modules = list(modules)
-    sides = list(side)
-    for number, snapshot in enumerate(snapshots):
+    for snapshot in snapshots:
         if len(snapshot.files) < MIN_FILES:
             continue
         wide = list(snapshot.tree_entries().items())
         guessed: dict[str, Callable[[], bytes]] = {}
         for name in modules:
-            guessed.update(snapshot.module_entry(name, *sides[number : number + 1]))
+            guessed.update(snapshot.module_entry(name))
         # ServerArgs and the name index, the modules the consumer imports, then the
         # surfaces: the order a run asks for them
         ordered = wide[:2] + list(guessed.items()) + wide[2:]

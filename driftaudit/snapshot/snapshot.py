@@ -138,6 +138,10 @@ class Snapshot:
         self._surfaces: dict[str, object] = {}
         self._reads = TreeScan(tree.root)  # the surfaces' one read of the tree, when cold
         self.prefetch: Prefetch | None = None  # a child building the tree-wide entries
+        # module -> what other readers of it the extraction of its model also serves, from
+        # the same parse ("calls", "prints": see `_extract_entries`): set for the modules
+        # the consumer imports, which the behaviour checks read too
+        self.side: dict[str, tuple[str, ...]] = {}
 
     # ---- the tree -------------------------------------------------------------
 
@@ -219,22 +223,25 @@ class Snapshot:
             with gc_paused():
                 module = Module.from_json(json.loads(_extract_job(job)[1]))
         else:
-            module = self._get_or_compute(
-                self._key(name), lambda: _extract_job(job)[1], self._module_loader(name)
-            )
+            (key, compute), = self.module_entry(name).items()
+
+            def model() -> bytes:  # what the same parse gave the other readers is kept too
+                entries = compute()
+                self.store.put_many(entries[1:])
+                return entries[0][1]
+
+            module = self._get_or_compute(key, model, self._module_loader(name))
         self._modules[name] = self._with_surfaces(module)
         return module
 
-    def module_entry(
-        self, name: str, side: tuple[str, ...] = ()
-    ) -> dict[str, Callable[[], list[tuple[str, bytes]]]]:
+    def module_entry(self, name: str) -> dict[str, Callable[[], list[tuple[str, bytes]]]]:
         """key -> compute of the cached model of module `name` (none: not a readable file):
-        its (key, value) entries, the model's first, then what `side` asks for from the
-        same parse (see `_extract_entries`)."""
+        its (key, value) entries, the model's first, then what `self.side` asks of the
+        module from the same parse (see `_extract_entries`)."""
         if name not in self.files or self._digests[name].startswith(_UNREADABLE):
             return {}
         key, relpath, digest = self._key(name), self.files[name], self._digests[name]
-        root = str(self.tree.root)
+        root, side = str(self.tree.root), self.side.get(name, ())
 
         def compute() -> list[tuple[str, bytes]]:
             entries = _extract_entries(name, relpath, root, digest, side)

@@ -111,7 +111,7 @@ def test_warm_run_does_not_parse_sglang_again(release_cache, example_result, mon
     def parse(*args):
         raise AssertionError("sglang parsed again on a warm run")
 
-    monkeypatch.setattr(snapshot_module, "_extract_job", parse)
+    monkeypatch.setattr(snapshot_module, "_extract_entries", parse)
     again = run_compare(EXAMPLE, "0.5.9", "0.5.14", release_cache)
     assert [f.as_dict() for f in again.findings] == [f.as_dict() for f in example_result.findings]
 
