@@ -36,24 +36,23 @@ Job = bytes | list[tuple[str, bytes]]
 
 class Prefetch:
     """The child building `jobs` (key -> compute), in order (`driftaudit.forked`): it
-    stores each result in the cache itself (`BlobStore.helper`: its own connection;
-    SQLite serialises the writers) and reports each key as started and as done, so this
-    process never decodes what it does not ask for. A key this process asks for before
-    the child started it is taken over (this process computes it; the child skips it)."""
+    stores each result in the cache itself (`store` reopened in the child: a connection
+    of its own, which the jobs use too; SQLite serialises the writers) and reports each
+    key as started and as done, so this process never decodes what it does not ask
+    for. A key this process asks for before the child started it is taken over (this
+    process computes it; the child skips it)."""
 
     def __init__(self, jobs: dict[str, Callable[[], Job]], store: BlobStore):
         from driftaudit.forked import Forked
 
         self.keys = set(jobs)
-        helper: list[BlobStore] = []
 
         def before() -> None:  # in the child, which ends when its jobs are done
             gc.disable()  # it builds trees of models: the collector would walk them all
-            helper.append(BlobStore.helper(store.path))
+            store.reopen_in_child()
 
         def storing(key: str, compute: Callable[[], Job]) -> Callable[[], None]:
             def job() -> None:
-                store = helper[0]
                 if key in store:  # the parent did not wait for it
                     return
                 value = compute()

@@ -83,6 +83,17 @@ def _extract_job(job: tuple[str, str, str]) -> tuple[str, bytes]:
     return name, _extract_entries(name, relpath, root)[0][1]
 
 
+def _side_key(kind: str, name: str, digest: str) -> str:
+    """The store key of what `kind` ("calls", "prints") keeps of module `name`."""
+    if kind == "calls":
+        from driftaudit.snapshot.callgraph import data_key
+
+        return data_key(name, digest)
+    from driftaudit.snapshot.fingerprints import prints_key
+
+    return prints_key(name, digest)
+
+
 def _extract_entries(
     name: str, relpath: str, root: str, digest: str = "", side: tuple[str, ...] = ()
 ) -> list[tuple[str, bytes]]:
@@ -105,16 +116,15 @@ def _extract_entries(
     entries = [("", _encode(module.to_json()))]
     tree = trees[0] if trees else None
     if tree is not None and "calls" in side:
-        from driftaudit.snapshot import callgraph
+        from driftaudit.snapshot.callgraph import calls_of_tree
 
-
-        data = callgraph.calls_of_tree(name, tree, relpath.endswith("__init__.py"))
-        entries.append((callgraph.data_key(name, digest), _encode(data)))
+        data = calls_of_tree(name, tree, relpath.endswith("__init__.py"))
+        entries.append((_side_key("calls", name, digest), _encode(data)))
     if tree is not None and "prints" in side:
-        from driftaudit.snapshot import fingerprints
+        from driftaudit.snapshot.fingerprints import encode_prints, prints_of_tree
 
-        prints = fingerprints.prints_of_tree(name, tree)
-        entries.append((fingerprints.prints_key(name, digest), fingerprints.encode_prints(prints)))
+        prints = encode_prints(prints_of_tree(name, tree))
+        entries.append((_side_key("prints", name, digest), prints))
     return entries
 
 
@@ -244,7 +254,8 @@ class Snapshot:
         root, side = str(self.tree.root), self.side.get(name, ())
 
         def compute() -> list[tuple[str, bytes]]:
-            entries = _extract_entries(name, relpath, root, digest, side)
+            wanted = tuple(k for k in side if _side_key(k, name, digest) not in self.store)
+            entries = _extract_entries(name, relpath, root, digest, wanted)
             return [(key, entries[0][1]), *entries[1:]]
 
         return {key: compute}
