@@ -262,6 +262,52 @@ def test_retired_env_vars(tmp_path):
     assert EnvVar.from_json(found["SGLANG_DROPPED"].to_json()) == found["SGLANG_DROPPED"]
 
 
+def _by_name_equals_whole(root, batches) -> None:
+    """Each batch of names read alone (`names`, with and without the tree's index) gives
+    the entries the whole surface has for them and for the other spelling of their
+    prefix, and no other."""
+    from driftaudit.snapshot.surfaces.envs import env_index, scope_of
+
+    whole = extract_env_vars(root)
+    index = env_index(root)
+    for names in batches:
+        want = {k: v.to_json() for k, v in whole.items() if k in scope_of(names)}
+        for by_index in (None, index):
+            got = extract_env_vars(root, names, by_index)
+            assert {k: v.to_json() for k, v in got.items()} == want, names
+
+
+def test_env_vars_read_by_name_are_the_whole_surfaces(tmp_path):
+    for files in (RETIRED, None):
+        root = write_tree(tmp_path / str(bool(files)), files) if files else _tree(tmp_path)
+        names = sorted(extract_env_vars(root))
+        _by_name_equals_whole(root, [[n] for n in names] + [names, ["SGLANG_ABSENT"]])
+
+
+def test_a_run_reads_the_env_vars_it_names(tmp_path, monkeypatch):
+    """`Snapshot.env_vars` reads the files that spell the names asked for, keeps each
+    entry under a key of its own, and a second snapshot of the tree reads none."""
+    from driftaudit.cache import BlobStore
+    from driftaudit.snapshot import Snapshot
+    from driftaudit.snapshot.surfaces import envs
+    from driftaudit.sources.tree import tree_from_root
+
+    store = BlobStore(tmp_path / "cache.sqlite")
+    root = write_tree(tmp_path / "tree", RETIRED)
+    snapshot = Snapshot(tree_from_root("t", "directory", root), store)
+    read = []
+    real = envs.read_bytes
+    monkeypatch.setattr(envs, "read_bytes", lambda p: read.append(str(p)) or real(p))
+    found = snapshot.env_vars({"SGLANG_TWIN", "SGLANG_ABSENT"})
+    assert set(found) == {"SGLANG_TWIN", "SGL_TWIN"}  # the other spelling comes along
+    assert sorted(r.rsplit("/", 1)[-1] for r in read) == ["environ.py", "hooks.py"]
+    assert snapshot.env_names_in("sglang/srt/hooks.py")[:2] == ["SGLANG_CHATTY", "SGLANG_HALF"]
+    read.clear()
+    again = Snapshot(tree_from_root("t", "directory", root), store)
+    assert again.env_vars({"SGLANG_TWIN", "SGLANG_ABSENT"}) == found
+    assert read == []
+
+
 # ---------------------------------------------------------------- real releases
 
 
@@ -316,3 +362,31 @@ def test_real_0_5_9_registry(release_cache):
     assert sum(v.kind == "registry" for v in found.values()) >= 200
     assert found["IS_BLACKWELL"].type == "EnvBool"
     assert "SGL_DISABLE_TP_MEMORY_INBALANCE_CHECK" in found
+
+
+@pytest.mark.integration
+def test_real_env_vars_by_name_are_the_whole_surfaces(release_cache):
+    """Names read alone give the whole surface's entries, on real releases; and what the
+    env-var check reads of both trees for the names a consumer sets gives the changes the
+    whole surfaces give (renames by alias, by prefix, of the opposite sense)."""
+    import random
+
+    from driftaudit.cache import BlobStore
+    from driftaudit.drift.surfaces import env_tables, env_var_unused
+    from driftaudit.snapshot import Snapshot
+    from driftaudit.sources import resolve_spec
+
+    trees = [resolve_spec(v, release_cache) for v in ("0.5.22", "0.5.23")]
+    random.seed(7)
+    whole = [extract_env_vars(t.root) for t in trees]
+    names = sorted(whole[0])
+    _by_name_equals_whole(trees[1].root, [random.sample(names, 12) for _ in range(12)])
+    store = BlobStore(release_cache / "snapshots-env-by-name.sqlite")
+    old, new = (Snapshot(t, store) for t in trees)
+    unused = {n: env_var_unused(n, *whole) for n in names}
+    asked = [n for n, change in unused.items() if change is not None]
+    assert any(unused[n].replacement for n in asked)  # renames are among them
+    for batch in [asked, *[random.sample(names, 10) for _ in range(6)]]:
+        tables = env_tables(old, new, set(batch))
+        for name in batch:
+            assert env_var_unused(name, *tables) == unused[name], name

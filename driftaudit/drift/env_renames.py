@@ -45,7 +45,7 @@ def find_replacement(
     name: str, old: dict[str, EnvVar], new: dict[str, EnvVar]
 ) -> EnvReplacement | None:
     """The variable that takes over `name` (read in `old`, not in `new`), or None."""
-    target = _mapped(name, old)
+    target = mapped_to(name, old)
     if target and target in new and target != name:
         return EnvReplacement(target, "alias", _opposite(name, target))
     if name.startswith("SGL_"):
@@ -69,7 +69,7 @@ def find_replacement(
     return EnvReplacement(candidates[0], "similar", _opposite(name, candidates[0]))
 
 
-def _mapped(name: str, tree: dict[str, EnvVar]) -> str | None:
+def mapped_to(name: str, tree: dict[str, EnvVar]) -> str | None:
     """The name `tree` forwards `name` to: its `deprecated` note naming one variable."""
     env = tree.get(name)
     note = (env.deprecated or "") if env else ""

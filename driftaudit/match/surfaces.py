@@ -22,6 +22,7 @@ from driftaudit.drift.surfaces import (
     RequestFieldRemoved,
     RouteMethodChanged,
     RouteRemoved,
+    env_tables,
     env_var_unused,
 )
 from driftaudit.errors import DriftauditError
@@ -460,7 +461,8 @@ class SurfaceMatcher:
     def env_findings(self, surfaces: SurfaceUsages) -> list[Finding]:
         if not surfaces.envs:
             return []
-        old, new = self.differ.old.surface("env_vars"), self.differ.new.surface("env_vars")
+        names = {usage.name for usage in surfaces.envs}
+        old, new = env_tables(self.differ.old, self.differ.new, names)
         findings = []
         for usage in surfaces.envs:
             change = env_var_unused(usage.name, old, new)

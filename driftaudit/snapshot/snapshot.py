@@ -28,8 +28,9 @@ from driftaudit.snapshot.listing import UNREADABLE as _UNREADABLE
 from driftaudit.snapshot.listing import list_tree
 from driftaudit.snapshot.model import EXTRACTOR_VERSION, Alias, Attribute, Class, Module, Obj
 from driftaudit.snapshot.prefetch import Prefetch
-from driftaudit.snapshot.surfaces import serverargs
+from driftaudit.snapshot.surfaces import envs, serverargs
 from driftaudit.snapshot.surfaces._files import TreeScan, shared_reads
+from driftaudit.snapshot.surfaces.envs import EnvVar
 from driftaudit.snapshot.surfaces.registry import SURFACES, SURFACES_VERSION
 from driftaudit.snapshot.surfaces.serverargs import ServerArgsModel
 from driftaudit.sources.tree import SourceTree
@@ -146,6 +147,8 @@ class Snapshot:
         self._server_args: ServerArgsModel | bool | None = None
         self._resolved: dict[str, tuple[Resolved | None, int]] = {}
         self._surfaces: dict[str, object] = {}
+        self._env: dict[str, EnvVar | None] = {}  # the env-var entries read by name so far
+        self._env_index: envs.EnvIndex | None = None
         self._reads = TreeScan(tree.root)  # the surfaces' one read of the tree, when cold
         self.prefetch: Prefetch | None = None  # a child building the tree-wide entries
         # module -> what other readers of it the extraction of its model also serves, from
@@ -280,7 +283,10 @@ class Snapshot:
         entries = {self._server_args_key(): self._extract_server_args}
         entries[self._names_key()] = self._scan_names
         for name in SURFACES:  # declared in the order matching reads them
-            entries[self._surface_key(name)] = partial(self._extract_surface, name)
+            if name == "env_vars":  # a run asks for the variables the consumer names
+                entries[self._env_index_key()] = self._build_env_index
+            else:
+                entries[self._surface_key(name)] = partial(self._extract_surface, name)
         return entries
 
     def server_args(self) -> ServerArgsModel | None:
@@ -320,6 +326,62 @@ class Snapshot:
         surface = SURFACES[name]
         with shared_reads(self._reads):  # the surfaces of a cold run read the tree once
             return _encode(surface.dump(surface.extract(self.tree.root)))
+
+    # ---- environment variables, by name -----------------------------------------------
+
+    def env_vars(self, names: Iterable[str]) -> dict[str, EnvVar]:
+        """The entries of the env-var surface for `names` (and the other spelling of
+        their legacy prefix), as the whole surface has them, without reading the whole
+        surface: each name is read from the files that spell it (`envs.EnvIndex`) and
+        kept under a key of its own. A name the tree does not read has no entry."""
+        scope = envs.scope_of(names)
+        missing = [n for n in sorted(scope) if n not in self._env]
+        keys = {n: self._env_key(n) for n in missing}
+        stored = self.store.get_many(list(keys.values())) if missing else {}
+        unread = []
+        for name in missing:
+            try:
+                data = json.loads(stored[keys[name]])
+                self._env[name] = EnvVar.from_json(data) if data is not None else None
+            except (KeyError, *_CORRUPT):  # not stored, or a corrupt entry: read now
+                unread.append(name)
+        if unread:
+            read = self._read_env_vars(unread)
+            self._env.update((n, read.get(n)) for n in unread)
+            self.store.put_many(
+                [(keys[n], _encode(e.to_json() if (e := read.get(n)) else None)) for n in unread]
+            )
+        return {n: e for n in sorted(scope) if (e := self._env[n]) is not None}
+
+    def env_names_in(self, rel: str) -> list[str]:
+        """The variable names file `rel` of the tree spells (the candidates of a rename)."""
+        index = self.env_index()
+        position = index.files.index(rel) if rel in index.files else None
+        return sorted(n for n, files in index.names.items() if position in files)
+
+    def _read_env_vars(self, names: list[str]) -> dict[str, EnvVar]:
+        if "env_vars" in self._surfaces or self._surface_key("env_vars") in self.store:
+            return self.surface("env_vars")  # the whole surface is there already
+        with gc_paused():
+            return envs.extract_env_vars(self.tree.root, names, self.env_index())
+
+    def env_index(self) -> envs.EnvIndex:
+        """Which files of the tree spell each variable name (cached with the tree)."""
+        if self._env_index is None:
+            self._env_index = self._get_or_compute(
+                self._env_index_key(), self._build_env_index, envs.EnvIndex.from_json
+            )
+        return self._env_index
+
+    def _env_index_key(self) -> str:
+        return f"envindex:{SURFACES_VERSION}:{self.digest}"
+
+    def _env_key(self, name: str) -> str:
+        return f"env:{SURFACES_VERSION}:{self.digest}:{name}"
+
+    def _build_env_index(self) -> bytes:
+        with shared_reads(self._reads):  # the surfaces of a cold run read the tree once
+            return _encode(envs.env_index(self.tree.root).to_json())
 
     def _with_surfaces(self, module: Module) -> Module:
         """ServerArgs gets its fields as members, whatever the layout that declares them

@@ -48,10 +48,12 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from driftaudit.astwalk import walk
+from driftaudit.pysource import read_bytes
 from driftaudit.snapshot.surfaces._files import (
     const_str,
     dotted,
@@ -126,13 +128,21 @@ class EnvVar:
         )
 
 
-def extract_env_vars(root: Path) -> dict[str, EnvVar]:
-    """name -> EnvVar for every environment variable of the tree, sorted by name."""
+def extract_env_vars(
+    root: Path, names: Iterable[str] | None = None, index: EnvIndex | None = None
+) -> dict[str, EnvVar]:
+    """name -> EnvVar for every environment variable of the tree, sorted by name; with
+    `names`, for those alone (and the other spelling of their legacy prefix), read from
+    the files that spell one (`index`, the tree's `env_index`, lists them; else every
+    file is looked at): all a name's entry comes from lies in those files (its reads and
+    registry definition, the notices and mentions that retire it), so each is what the
+    whole tree gives (a consumer audit asks for a handful of the tree's 600)."""
+    scope = None if names is None else scope_of(names)
     registry: dict[str, EnvVar] = {}
     reads: dict[str, EnvVar] = {}
     mentions: dict[str, set[tuple[str, int]]] = {}  # name -> (file, line) of each mention
     explained: dict[str, list[tuple[str, int, int, str]]] = {}  # definitions and notices
-    for rel, text in iter_sources(root, _FILE_NEEDLES):
+    for rel, text in _env_sources(root, scope, index):
         _mentions(rel, text, mentions)
         lines = match_lines(text.encode(), _LINE_NEEDLES)
         for tree in parse_around(text, rel, lines):
@@ -155,8 +165,72 @@ def extract_env_vars(root: Path) -> dict[str, EnvVar]:
                 if notices
                 else "registered but never read"
             )
+    if scope is not None:  # the other names of the files read: not from all their files
+        merged = {name: entry for name, entry in merged.items() if name in scope}
     _read_natively(root, [e for e in merged.values() if e.retired])
     return dict(sorted(merged.items()))
+
+
+@dataclass
+class EnvIndex:
+    """Which files of a tree spell each name (as `_mentions` reads names): what a query
+    for a few names must read. `files` in the order the tree is read (`iter_sources`),
+    `names` maps a name to the positions in `files` of those that spell it."""
+
+    files: list[str]
+    names: dict[str, list[int]]
+
+    def to_json(self) -> dict:
+        return {"files": self.files, "names": self.names}
+
+    @classmethod
+    def from_json(cls, data: dict) -> EnvIndex:
+        return cls(data["files"], data["names"])
+
+    def files_spelling(self, names: Iterable[str]) -> list[str]:
+        """The files that spell one of `names`, in the order the tree is read."""
+        return [self.files[i] for i in sorted({i for n in names for i in self.names.get(n, ())})]
+
+
+def env_index(root: Path) -> EnvIndex:
+    """The tree's `EnvIndex` (one read of the files that name a variable at all)."""
+    files: list[str] = []
+    names: dict[str, list[int]] = {}
+    for rel, text in iter_sources(root, _FILE_NEEDLES):
+        for name in dict.fromkeys(_NAME_RE.findall(text)):
+            names.setdefault(name, []).append(len(files))
+        files.append(rel)
+    return EnvIndex(files, names)
+
+
+def _env_sources(root: Path, scope: set[str] | None, index: EnvIndex | None):
+    """(rel, text) of the files an extraction for `scope` reads (None: every one), in
+    the order the tree is read."""
+    if scope is None or index is None or not all(_NAME_RE.fullmatch(n) for n in scope):
+        for rel, text in iter_sources(root, _FILE_NEEDLES):
+            if scope is None or _spells_any(text, scope):
+                yield rel, text
+        return
+    for rel in index.files_spelling(scope):
+        try:
+            data = read_bytes(Path(root) / rel)
+        except OSError:
+            continue
+        yield rel, data.decode("utf-8", errors="replace")
+
+
+def scope_of(names: Iterable[str]) -> set[str]:
+    """`names` and the other spelling of their legacy prefix (SGL_X <-> SGLANG_X): an
+    entry's `retired` reads the mentions of both."""
+    return {spelling for name in names for spelling in (name, _twin(name))}
+
+
+def _spells_any(text: str, names: set[str]) -> bool:
+    """Does `text` spell one of `names` as a whole name (the mentions `_mentions` reads)?
+    A name another pattern would not find is looked for as plain text."""
+    if not names.isdisjoint(_NAME_RE.findall(text)):
+        return True
+    return any(name in text for name in names if not _NAME_RE.fullmatch(name))
 
 
 def _read_natively(root: Path, retired: list[EnvVar]) -> None:
