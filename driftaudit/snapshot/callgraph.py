@@ -21,6 +21,7 @@ import ast
 import json
 import re
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -480,58 +481,55 @@ class CallGraph:
         self._resolved[key] = found
         return found
 
-    def method(self, cls: str, name: str, seen: frozenset = frozenset()) -> str | None:
-        """`name` looked up on class `cls` and its sglang bases (first hit, MRO-like)."""
-        if cls in seen or len(seen) > _MAX_ALIAS_HOPS:
-            return None
+    def _class(self, cls: str) -> tuple[str, str, dict] | None:
+        """(module, qualified name, call data) of class node `cls`, if it is one."""
         where = self.split(cls)
         data = self.module_data(where[0]) if where else None
         if not data or where[1] not in data["classes"]:
             return None
-        if f"{where[1]}.{name}" in data["functions"]:
+        return where[0], where[1], data
+
+    def _bases(self, module: str, info: dict) -> Iterator[str]:
+        """The class nodes of a class's sglang bases (`info`: its call data), in order,
+        each resolved when the caller gets to it."""
+        for base in info["bases"]:
+            if (node := self.resolve_in(module, base)) is not None:
+                yield node
+
+    def method(self, cls: str, name: str, seen: frozenset = frozenset()) -> str | None:
+        """`name` looked up on class `cls` and its sglang bases (first hit, MRO-like)."""
+        if cls in seen or len(seen) > _MAX_ALIAS_HOPS or (found := self._class(cls)) is None:
+            return None
+        module, qualname, data = found
+        if f"{qualname}.{name}" in data["functions"]:
             return f"{cls}.{name}"
-        for base in data["classes"][where[1]]["bases"]:
-            base_node = self.resolve_in(where[0], base)
-            if base_node is not None:
-                found = self.method(base_node, name, seen | {cls})
-                if found is not None:
-                    return found
+        for base in self._bases(module, data["classes"][qualname]):
+            if (hit := self.method(base, name, seen | {cls})) is not None:
+                return hit
         return None
 
     def inherits(self, cls: str, base: str, seen: frozenset = frozenset()) -> bool:
         """Is `cls` the class `base`, or a subclass of it through sglang bases?"""
         if cls == base:
             return True
-        if cls in seen or len(seen) > _MAX_ALIAS_HOPS:
+        if cls in seen or len(seen) > _MAX_ALIAS_HOPS or (found := self._class(cls)) is None:
             return False
-        where = self.split(cls)
-        data = self.module_data(where[0]) if where else None
-        if not data or where[1] not in data["classes"]:
-            return False
-        for name in data["classes"][where[1]]["bases"]:
-            node = self.resolve_in(where[0], name)
-            if node is not None and self.inherits(node, base, seen | {cls}):
-                return True
-        return False
+        module, qualname, data = found
+        bases = self._bases(module, data["classes"][qualname])
+        return any(self.inherits(node, base, seen | {cls}) for node in bases)
 
     def attribute_type(self, cls: str, attr: str, seen: frozenset = frozenset()) -> str | None:
         """The class of `self.<attr>` on `cls` (or its sglang bases), when typed."""
-        if cls in seen or len(seen) > _MAX_ALIAS_HOPS:
+        if cls in seen or len(seen) > _MAX_ALIAS_HOPS or (found := self._class(cls)) is None:
             return None
-        where = self.split(cls)
-        data = self.module_data(where[0]) if where else None
-        if not data or where[1] not in data["classes"]:
-            return None
-        info = data["classes"][where[1]]
+        module, qualname, data = found
+        info = data["classes"][qualname]
         if attr in info["attrs"]:
-            found = self.resolve_in(where[0], info["attrs"][attr])
-            return found if found and self.is_class(found) else None
-        for base in info["bases"]:
-            base_node = self.resolve_in(where[0], base)
-            if base_node is not None:
-                found = self.attribute_type(base_node, attr, seen | {cls})
-                if found is not None:
-                    return found
+            typed = self.resolve_in(module, info["attrs"][attr])
+            return typed if typed and self.is_class(typed) else None
+        for base in self._bases(module, info):
+            if (hit := self.attribute_type(base, attr, seen | {cls})) is not None:
+                return hit
         return None
 
     def callable_node(self, node: str | None) -> str | None:
@@ -578,13 +576,12 @@ class CallGraph:
         return target
 
     def _super_method(self, cls: str, name: str) -> str | None:
-        module, qualname = self.split(cls)
-        data = self.module_data(module)
-        for base in data["classes"][qualname]["bases"]:
-            base_node = self.resolve_in(module, base)
-            found = self.method(base_node, name) if base_node else None
-            if found is not None:
-                return found
+        if (found := self._class(cls)) is None:
+            return None
+        module, qualname, data = found
+        for base in self._bases(module, data["classes"][qualname]):
+            if (hit := self.method(base, name)) is not None:
+                return hit
         return None
 
     def location(self, node: str, line: int | None = None) -> str | None:
