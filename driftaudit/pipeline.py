@@ -120,7 +120,10 @@ def run_compare(
     # there) from the same parse, whichever process extracts them
     old.side = dict.fromkeys(imported, ("calls", "prints"))
     new.side = dict.fromkeys(imported, ("calls",))
-    prefetch_tree_entries([old, new], imported)  # cold: built in a child while usage runs
+    from driftaudit.usage.surfaces.scan import env_names_spelled
+
+    # cold: built in a child per tree while usage runs
+    prefetch_tree_entries([old, new], imported, env_names_spelled(files))
     timings["resolve"] = time.perf_counter() - start
     if pins is None:
         from driftaudit.usage.pins import read_pins

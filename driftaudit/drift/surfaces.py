@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from driftaudit import codes
 from driftaudit.drift.changes import Change
-from driftaudit.drift.env_renames import EnvReplacement, find_replacement, mapped_to
+from driftaudit.drift.env_renames import EnvReplacement, find_replacement, mapped_to, similar
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.surfaces.envs import EnvVar
 from driftaudit.snapshot.surfaces.requirements import diff_requirements
@@ -165,8 +165,9 @@ def env_tables(
     """The entries of each tree's env-var surface that `env_var_unused` reads for
     `names`, as the whole surfaces have them (`Snapshot.env_vars`, by name): the names
     and the other spelling of their prefix, what the old tree aliases them to, and, for
-    a name read in the old tree and not in the new one, every variable the new tree's
-    file of that name spells (the candidates of a rename, `find_replacement`), in both."""
+    a name read in the old tree and not in the new one, the variables the new tree's
+    file of that name spells whose names say the same (`find_replacement`'s candidates
+    of a rename), in both."""
     old_envs = old.env_vars(names)
     aliases = {t for n in names if (t := mapped_to(n, old_envs))}
     new_envs = new.env_vars(names | aliases)
@@ -177,7 +178,10 @@ def env_tables(
         and not old_envs[n].retired
         and (n not in new_envs or new_envs[n].retired)
     ]
-    candidates = {c for f in {old_envs[n].file for n in unused} for c in new.env_names_in(f)}
+    # a rename's candidates: the names of the file that read it, that say the same
+    candidates = {
+        c for n in unused for c in new.env_names_in(old_envs[n].file) if similar(n, c)
+    }
     if candidates:
         new_envs.update(new.env_vars(candidates))
         old_envs.update(old.env_vars(candidates))

@@ -102,7 +102,9 @@ def imported_modules(texts: Iterable[str | None]) -> list[str]:
     return list(names)
 
 
-def prefetch_tree_entries(snapshots: Iterable[Snapshot], modules: Iterable[str] = ()) -> None:
+def prefetch_tree_entries(
+    snapshots: Iterable[Snapshot], modules: Iterable[str] = (), env_names: Iterable[str] = ()
+) -> None:
     """Start building, for each tree, its uncached tree-wide entries, then the models of
     `modules` (a guess: a lookup never waits for one of those), each with what the
     snapshot's `side` asks of it from the same parse (`Snapshot.module_entry`). A child
@@ -120,8 +122,12 @@ def prefetch_tree_entries(snapshots: Iterable[Snapshot], modules: Iterable[str] 
         for name in modules:
             guessed.update(snapshot.module_entry(name))
         # ServerArgs and the name index, the modules the consumer imports, then the
-        # surfaces: the order a run asks for them
+        # surfaces (with the entries of the env vars the consumer names after the tree's
+        # index of them): the order a run asks for them
         ordered = wide[:2] + list(guessed.items()) + wide[2:]
+        at = next((i for i, (key, _) in enumerate(ordered) if key.startswith("envindex:")), None)
+        if at is not None:
+            ordered[at + 1 : at + 1] = list(snapshot.env_entry(env_names).items())
         jobs = {key: compute for key, compute in ordered if key not in snapshot.store}
         if not jobs:
             continue

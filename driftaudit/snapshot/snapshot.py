@@ -10,6 +10,7 @@ another release with the same file) never parses it again.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import re
@@ -149,6 +150,7 @@ class Snapshot:
         self._surfaces: dict[str, object] = {}
         self._env: dict[str, EnvVar | None] = {}  # the env-var entries read by name so far
         self._env_index: envs.EnvIndex | None = None
+        self._env_job: tuple[str, set[str]] | None = None  # (key, names) read ahead
         self._reads = TreeScan(tree.root)  # the surfaces' one read of the tree, when cold
         self.prefetch: Prefetch | None = None  # a child building the tree-wide entries
         # module -> what other readers of it the extraction of its model also serves, from
@@ -335,6 +337,9 @@ class Snapshot:
         surface: each name is read from the files that spell it (`envs.EnvIndex`) and
         kept under a key of its own. A name the tree does not read has no entry."""
         scope = envs.scope_of(names)
+        job = self._env_job
+        if job is not None and self.prefetch is not None and scope <= job[1]:
+            self.prefetch.wait(job[0], take=False)  # the child reads them for the run
         missing = [n for n in sorted(scope) if n not in self._env]
         keys = {n: self._env_key(n) for n in missing}
         stored = self.store.get_many(list(keys.values())) if missing else {}
@@ -352,6 +357,26 @@ class Snapshot:
                 [(keys[n], _encode(e.to_json() if (e := read.get(n)) else None)) for n in unread]
             )
         return {n: e for n in sorted(scope) if (e := self._env[n]) is not None}
+
+    def env_entry(self, names: Iterable[str]) -> dict[str, Callable[[], list]]:
+        """key -> compute of the entries of `names` (`env_vars`), for a child to read
+        ahead (their (key, value) entries; the key itself names the question)."""
+        scope = envs.scope_of(names)
+        if not scope:
+            return {}
+        question = hashlib.sha256("\0".join(sorted(scope)).encode()).hexdigest()
+        key = f"envnames:{SURFACES_VERSION}:{self.digest}:{question}"
+        self._env_job = (key, scope)
+
+        def compute() -> list[tuple[str, bytes]]:
+            keys = {self._env_key(n): n for n in sorted(scope)}
+            stored = self.store.get_many(list(keys))
+            unread = [n for k, n in keys.items() if k not in stored]
+            read = self._read_env_vars(unread) if unread else {}
+            return [(self._env_key(n), _encode(e.to_json() if (e := read.get(n)) else None))
+                    for n in unread]  # fmt: skip
+
+        return {key: compute}
 
     def env_names_in(self, rel: str) -> list[str]:
         """The variable names file `rel` of the tree spells (the candidates of a rename)."""

@@ -21,7 +21,7 @@ from driftaudit.usage.surfaces.prefixes import Prefixes, detect_prefixes, norm_p
 from driftaudit.usage.surfaces.python_files import PyFile, find_all, py_candidates
 from driftaudit.usage.surfaces.python_scan import Helper, PendingCall, resolve_helpers
 from driftaudit.usage.surfaces.shell import ShellScan
-from driftaudit.usage.surfaces.sink import Sink, Text
+from driftaudit.usage.surfaces.sink import ENV_NAME, Sink, Text
 from driftaudit.usage.surfaces.toml import scan_toml
 
 _SHEBANG = re.compile(r"#![^\n]*\b(?:ba|da|k|z)?sh\b")
@@ -43,6 +43,18 @@ _SCANNERS: dict[str, Callable[[Sink], None]] = {
     "json": scan_json,
     "toml": scan_toml,
 }
+
+
+def env_names_spelled(files: ConsumerFiles) -> set[str]:
+    """Every `SGLANG_*`/`SGL_*` name the consumer's files spell: the env-var usages the
+    scanners find name some of them (a cold run reads the trees' entries for them ahead,
+    `snapshot/prefetch.py`)."""
+    names: set[str] = set()
+    for file in files:
+        text = file.text
+        if text and "SGL" in text:
+            names.update(ENV_NAME.findall(text))
+    return names
 
 
 def kind_of(name: str) -> str | None:
