@@ -140,3 +140,33 @@ def test_a_job_not_taken_over_is_waited_for(tmp_path):
     child.wait("b", take=False)  # not started yet: waits for the child to build it
     assert store.get("b") == b"2"
     child.join()
+
+
+def test_the_child_reads_the_env_vars_the_consumer_names(tmp_path, two_cores):
+    from driftaudit.snapshot.surfaces.envs import EnvVar
+
+    store = BlobStore(tmp_path / "cache.sqlite")
+    root = FIXTURES / "DA504" / "old"
+    snapshot = Snapshot(tree_from_root("old", "directory", root), store)
+    whole = snapshot.surface("env_vars")
+    name = next(iter(whole))
+    store = BlobStore(tmp_path / "cold.sqlite")  # nothing built yet
+    snapshot = Snapshot(tree_from_root("old", "directory", root), store)
+    prefetch.prefetch_tree_entries([snapshot], env_names=[name, "SGLANG_NOT_READ"])
+    assert snapshot.prefetch is not None
+    snapshot.prefetch.join()
+    stored = json.loads(store.get(snapshot._env_key(name)))
+    assert EnvVar.from_json(stored) == whole[name]
+    assert json.loads(store.get(snapshot._env_key("SGLANG_NOT_READ"))) is None
+    assert snapshot.env_vars({name}) == {n: e for n, e in whole.items() if n == name}
+
+
+def test_the_env_var_names_a_consumer_spells(tmp_path):
+    from driftaudit.usage.files import ConsumerFiles
+    from driftaudit.usage.surfaces.scan import env_names_spelled
+
+    (tmp_path / "run.sh").write_text("export SGLANG_A=1 SGL_B=2\necho $MY_SGLANG_C\n")
+    (tmp_path / "app.py").write_text('os.environ["SGLANG_D"] = "1"  # SGLANG_\n')
+    (tmp_path / "README.md").write_text("no names here\n")
+    spelled = env_names_spelled(ConsumerFiles(tmp_path))
+    assert spelled == {"SGLANG_A", "SGL_B", "SGLANG_C", "SGLANG_D"}
