@@ -170,3 +170,15 @@ def test_the_env_var_names_a_consumer_spells(tmp_path):
     (tmp_path / "README.md").write_text("no names here\n")
     spelled = env_names_spelled(ConsumerFiles(tmp_path))
     assert spelled == {"SGLANG_A", "SGL_B", "SGLANG_C", "SGLANG_D"}
+
+
+def test_a_warm_tree_starts_no_child_for_the_env_vars_either(tmp_path, two_cores):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    root = FIXTURES / "DA504" / "old"
+    snapshot = Snapshot(tree_from_root("old", "directory", root), store)
+    store.put_many([(k, f()) for k, f in snapshot.tree_entries().items()])
+    names = ["SGLANG_NOT_READ", *snapshot.surface("env_vars")]
+    snapshot.env_vars(names)  # each name's entry kept
+    again = Snapshot(tree_from_root("old", "directory", root), store)
+    prefetch.prefetch_tree_entries([again], env_names=names)
+    assert again.prefetch is None

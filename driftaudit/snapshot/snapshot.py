@@ -362,8 +362,9 @@ class Snapshot:
         """key -> compute of the entries of `names` (`env_vars`), for a child to read
         ahead (their (key, value) entries; the key itself names the question)."""
         scope = envs.scope_of(names)
-        if not scope:
-            return {}
+        stored = self.store.get_many([self._env_key(n) for n in scope]) if scope else {}
+        if len(stored) == len(scope):
+            return {}  # all read already (a warm tree): nothing for a child to do
         question = hashlib.sha256("\0".join(sorted(scope)).encode()).hexdigest()
         key = f"envnames:{SURFACES_VERSION}:{self.digest}:{question}"
         self._env_job = (key, scope)
