@@ -232,15 +232,15 @@ def _every_def(tree):
 def test_a_function_read_alone_gives_the_calls_a_read_of_its_module_gives(path, monkeypatch):
     code = {**OLD, **NEW}[path] + TRICKY
     data = callgraph.extract_calls("sglang.srt.m", code)
-    lines = code.split("\n")
+    source = callgraph.SourceText(code)
     by_place = {(n.lineno, n.col_offset): n for n in _every_def(ast.parse(code))}
     assert len(by_place) == len(data["functions"])
     for info in data["functions"].values():
         whole = callgraph.function_calls(by_place[info["line"], info["indent"]])
-        assert callgraph.function_calls_at(lines, info) == whole
+        assert callgraph.function_calls_at(source, info) == whole
         # a region that does not parse alone: the whole module is read instead
         monkeypatch.setattr(callgraph, "parse_region", lambda *a: None)
-        assert callgraph.function_calls_at(lines, info) == whole
+        assert callgraph.function_calls_at(source, info) == whole
         monkeypatch.undo()
 
 

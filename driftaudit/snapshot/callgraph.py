@@ -187,16 +187,37 @@ def _call(node: ast.Call, self_name: str | None, calls: list, on_locals: list) -
         calls.append(["name", func.id, node.lineno])
 
 
-def function_calls_at(lines: list[str], info: dict) -> list[list]:
-    """`function_calls` of the function `info` (its facts) describes, in a module of these
-    source lines: only its own lines are parsed (`pysource.parse_region`), or the whole
-    module when they do not parse alone."""
+class SourceText:
+    """A module's text and where each of its lines starts (lines as `ast` numbers them:
+    `Snapshot.source` reads with universal newlines, so "\n" alone ends one)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = list(accumulate((len(line) + 1 for line in text.split("\n")), initial=0))
+
+    def _end(self, last: int) -> int:
+        return self.starts[min(last, len(self.starts) - 1)]
+
+    def lines(self, first: int, last: int) -> str:
+        """Lines `first` to `last` (1-based, inclusive), each ended by a newline."""
+        region = self.text[self.starts[first - 1] : self._end(last)]
+        return region if region.endswith("\n") else region + "\n"
+
+    def spells(self, word: re.Pattern[str], first: int, last: int) -> bool:
+        """Does `word` match in lines `first` to `last`?"""
+        return word.search(self.text, self.starts[first - 1], self._end(last)) is not None
+
+
+def function_calls_at(source: SourceText, info: dict) -> list[list]:
+    """`function_calls` of the function `info` (its facts) describes, in a module of this
+    source: only its own lines are parsed (`pysource.parse_region`), or the whole module
+    when they do not parse alone."""
     first, last, indent = info["line"], info["end"], info["indent"]
-    region = parse_region("\n".join(lines[first - 1 : last]) + "\n", first, indent > 0)
+    region = parse_region(source.lines(first, last), first, indent > 0)
     fn = region.body[0] if region is not None and region.body else None
     if not _is_def_at(fn, first, indent):
         try:
-            module = ast.parse("\n".join(lines))
+            module = ast.parse(source.text)
         except PARSE_ERRORS:
             return []
         fn = next((n for n in walk_statements(module) if _is_def_at(n, first, indent)), None)
@@ -337,9 +358,7 @@ class CallGraph:
     _resolved: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _unsaved: dict[str, dict] = field(default_factory=dict)  # key -> data built or grown
     _keys: dict[str, str] = field(default_factory=dict)  # module -> its data's store key
-    _texts: dict[str, str] = field(default_factory=dict)  # module -> its source
-    _lines: dict[str, list[str]] = field(default_factory=dict)  # module -> its source lines
-    _starts: dict[str, list[int]] = field(default_factory=dict)  # module -> line offsets
+    _sources: dict[str, SourceText] = field(default_factory=dict)  # read so far
 
     def save(self) -> None:
         """Write the module call data built in this run to the store (one transaction)."""
@@ -375,17 +394,17 @@ class CallGraph:
         if data is None:
             is_package = snapshot.files[module].endswith("__init__.py")
             with gc_paused():
-                data = extract_calls(module, self._source(module), is_package)
+                data = extract_calls(module, self._source(module).text, is_package)
             self._unsaved[key] = data
             built[key] = data
         self._data[module] = data
         self._keys[module] = key
         return data
 
-    def _source(self, module: str) -> str:
-        source = self._texts[module] = self.snapshot.source(module) or ""
-        self._lines[module] = source.split("\n")  # as ast numbers lines (read_text: "\n" only)
-        return source
+    def _source(self, module: str) -> SourceText:
+        if module not in self._sources:
+            self._sources[module] = SourceText(self.snapshot.source(module) or "")
+        return self._sources[module]
 
     def calls(self, node: str) -> list[list]:
         """The call records of a function node ([] when it is not a function): read from
@@ -398,24 +417,9 @@ class CallGraph:
         calls = info.get("calls")
         if calls is None:
             with gc_paused():
-                calls = info["calls"] = function_calls_at(self._module_lines(where[0]), info)
+                calls = info["calls"] = function_calls_at(self._source(where[0]), info)
             self._unsaved[self._keys[where[0]]] = self._data[where[0]]
         return calls
-
-    def _spells(self, module: str, info: dict, word: re.Pattern[str]) -> bool:
-        """Does `word` match in the lines of the function `info` describes?"""
-        self._module_lines(module)
-        starts = self._starts.get(module)
-        if starts is None:  # the offset each line starts at
-            lines = self._lines[module]
-            starts = self._starts[module] = list(accumulate((len(x) + 1 for x in lines), initial=0))
-        last = min(info["end"], len(starts) - 1)
-        return word.search(self._texts[module], starts[info["line"] - 1], starts[last]) is not None
-
-    def _module_lines(self, module: str) -> list[str]:
-        if module not in self._lines:
-            self._source(module)
-        return self._lines[module]
 
     # ---- names -> nodes ---------------------------------------------------------------
 
@@ -641,10 +645,11 @@ class CallGraph:
             data = self.module_data(module)
             if not data:
                 continue
+            source = self._source(module)
             for qualname, info in data["functions"].items():
                 caller = f"{module}.{qualname}"
                 # a call of `name` spells it: only the functions whose lines do are read
-                if caller == node or not self._spells(module, info, word):
+                if caller == node or not source.spells(word, info["line"], info["end"]):
                     continue
                 for call in self.calls(caller):
                     if _last(call) == name and self._resolve_call(caller, call) == node:
