@@ -113,21 +113,17 @@ def prefetch_tree_entries(
     waited for it)."""
     if _cores() < 2:
         return
-    modules = list(modules)
+    modules, env_names = list(modules), list(env_names)
     for snapshot in snapshots:
         if len(snapshot.files) < MIN_FILES:
             continue
-        wide = list(snapshot.tree_entries().items())
+        wide = list(snapshot.tree_entries(env_names).items())
         guessed: dict[str, Callable[[], bytes]] = {}
         for name in modules:
             guessed.update(snapshot.module_entry(name))
         # ServerArgs and the name index, the modules the consumer imports, then the
-        # surfaces (with the entries of the env vars the consumer names after the tree's
-        # index of them): the order a run asks for them
+        # surfaces: the order a run asks for them
         ordered = wide[:2] + list(guessed.items()) + wide[2:]
-        at = next((i for i, (key, _) in enumerate(ordered) if key.startswith("envindex:")), None)
-        if at is not None:
-            ordered[at + 1 : at + 1] = list(snapshot.env_entry(env_names).items())
         jobs = {key: compute for key, compute in ordered if key not in snapshot.store}
         if not jobs:
             continue

@@ -278,15 +278,17 @@ class Snapshot:
 
     # ---- sglang surfaces ------------------------------------------------------------
 
-    def tree_entries(self) -> dict[str, Callable[[], bytes]]:
+    def tree_entries(self, env_names: Iterable[str] = ()) -> dict[str, Callable[[], Any]]:
         """key -> compute of every cached entry built from the whole tree, not from what
         the consumer uses (built ahead by snapshot/prefetch.py on a cold run), in the
-        order a run first asks for them."""
+        order a run first asks for them; the env-var surface is asked for by name: the
+        tree's index of the names, then the entries of `env_names` (`env_entry`)."""
         entries = {self._server_args_key(): self._extract_server_args}
         entries[self._names_key()] = self._scan_names
         for name in SURFACES:  # declared in the order matching reads them
-            if name == "env_vars":  # a run asks for the variables the consumer names
+            if name == "env_vars":
                 entries[self._env_index_key()] = self._build_env_index
+                entries.update(self.env_entry(env_names))
             else:
                 entries[self._surface_key(name)] = partial(self._extract_surface, name)
         return entries
@@ -340,23 +342,30 @@ class Snapshot:
         job = self._env_job
         if job is not None and self.prefetch is not None and scope <= job[1]:
             self.prefetch.wait(job[0], take=False)  # the child reads them for the run
-        missing = [n for n in sorted(scope) if n not in self._env]
-        keys = {n: self._env_key(n) for n in missing}
-        stored = self.store.get_many(list(keys.values())) if missing else {}
+        found, read = self._load_env([n for n in sorted(scope) if n not in self._env])
+        self._env.update(found)
+        self.store.put_many(read)
+        return {n: e for n in sorted(scope) if (e := self._env[n]) is not None}
+
+    def _load_env(
+        self, names: list[str]
+    ) -> tuple[dict[str, EnvVar | None], list[tuple[str, bytes]]]:
+        """name -> its entry (None: the tree does not read it) for `names`, from the store
+        or else read now; and the (key, value) of those read now, to store."""
+        keys = {n: self._env_key(n) for n in names}
+        stored = self.store.get_many(list(keys.values())) if names else {}
+        found: dict[str, EnvVar | None] = {}
         unread = []
-        for name in missing:
+        for name in names:
             try:
                 data = json.loads(stored[keys[name]])
-                self._env[name] = EnvVar.from_json(data) if data is not None else None
+                found[name] = EnvVar.from_json(data) if data is not None else None
             except (KeyError, *_CORRUPT):  # not stored, or a corrupt entry: read now
                 unread.append(name)
-        if unread:
-            read = self._read_env_vars(unread)
-            self._env.update((n, read.get(n)) for n in unread)
-            self.store.put_many(
-                [(keys[n], _encode(e.to_json() if (e := read.get(n)) else None)) for n in unread]
-            )
-        return {n: e for n in sorted(scope) if (e := self._env[n]) is not None}
+        read = self._read_env_vars(unread) if unread else {}
+        found.update((n, read.get(n)) for n in unread)
+        new = [(keys[n], _encode(e.to_json() if (e := read.get(n)) else None)) for n in unread]
+        return found, new
 
     def env_entry(self, names: Iterable[str]) -> dict[str, Callable[[], list]]:
         """key -> compute of the entries of `names` (`env_vars`), for a child to read
@@ -369,15 +378,7 @@ class Snapshot:
         key = f"envnames:{SURFACES_VERSION}:{self.digest}:{question}"
         self._env_job = (key, scope)
 
-        def compute() -> list[tuple[str, bytes]]:
-            keys = {self._env_key(n): n for n in sorted(scope)}
-            stored = self.store.get_many(list(keys))
-            unread = [n for k, n in keys.items() if k not in stored]
-            read = self._read_env_vars(unread) if unread else {}
-            return [(self._env_key(n), _encode(e.to_json() if (e := read.get(n)) else None))
-                    for n in unread]  # fmt: skip
-
-        return {key: compute}
+        return {key: lambda: self._load_env(sorted(scope))[1]}
 
     def env_names_in(self, rel: str) -> list[str]:
         """The variable names file `rel` of the tree spells (the candidates of a rename)."""
