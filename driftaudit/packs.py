@@ -8,9 +8,11 @@ uses every entry with A < introduced <= B. Packs are validated on load; an error
 names the file and the entry.
 
 The packs shipped with driftaudit live in the repository's top-level `rules/`, which
-the build maps to the package `driftaudit.builtin_packs` (see setup.py): they are read
-with importlib.resources, so an installed wheel, `pip install --user` and an editable
-checkout all find them.
+the build maps to the package `driftaudit.builtin_packs` (see setup.py): an installed
+copy reads them with importlib.resources; imported from a checkout (the tests, `python -m
+driftaudit` in the repository), where no build has mapped them, it reads `rules/` itself
+(`builtin_packs`). tests/test_packaging.py checks that both give the same packs and the
+same findings.
 """
 
 from __future__ import annotations
@@ -82,7 +84,16 @@ def pack_directories(extra: list[Path] | None = None) -> list[Path | Traversable
             if not directory.is_dir():
                 raise DriftauditError(f"packs directory {str(directory)!r} does not exist")
         return list(extra)
-    return [resources.files(BUILTIN_PACKS)]
+    return [builtin_packs()]
+
+
+def builtin_packs() -> Path | Traversable:
+    """The packs shipped with driftaudit: the installed package `driftaudit.builtin_packs`,
+    or, for a package imported from its checkout, the repository's `rules/` beside it."""
+    try:
+        return resources.files(BUILTIN_PACKS)
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[1] / "rules"
 
 
 def load_packs(
@@ -91,7 +102,7 @@ def load_packs(
     """Every valid entry that applies to old -> new (all entries when versions unknown)."""
     entries: list[PackEntry] = []
     seen: set[str] = set()
-    builtin = resources.files(BUILTIN_PACKS)
+    builtin = builtin_packs()
     for directory in directories:
         # the shipped packs' codemods are checked by the test suite (test_packs), not on
         # every run: that check builds the primitives, and they import libcst

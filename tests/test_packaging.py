@@ -4,6 +4,7 @@ setuptools from the package index (build isolation), hence the integration mark.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -45,8 +46,12 @@ def test_wheel_holds_the_packs_as_package_data(wheel: Path):
     assert not [n for n in names if "share/driftaudit" in n or ".data/data" in n]
 
 
-def test_installed_wheel_finds_the_builtin_packs(wheel: Path, tmp_path: Path):
-    env = tmp_path / "venv"
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory) -> tuple[Path, str]:
+    """A fresh venv with the wheel installed (non-editable): its python and site dir.
+    It borrows this one's dependencies (griffe, libcst, packaging), but driftaudit
+    itself comes from the wheel installed in it."""
+    env = tmp_path_factory.mktemp("venv")
     venv.create(env, with_pip=False)
     python = env / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
     subprocess.run(
@@ -64,8 +69,6 @@ def test_installed_wheel_finds_the_builtin_packs(wheel: Path, tmp_path: Path):
         ],
         check=True,
     )
-    # the fresh venv borrows this one's dependencies (griffe, libcst, packaging), but
-    # driftaudit itself comes from the wheel installed in it
     site = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         check=True,
@@ -73,6 +76,11 @@ def test_installed_wheel_finds_the_builtin_packs(wheel: Path, tmp_path: Path):
         text=True,
     ).stdout.strip()
     (Path(site) / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python, site
+
+
+def test_installed_wheel_finds_the_builtin_packs(installed, tmp_path: Path):
+    python, site = installed
     script = (
         "import driftaudit.packs as p\n"
         "dirs = p.pack_directories()\n"
@@ -91,3 +99,42 @@ def test_installed_wheel_finds_the_builtin_packs(wheel: Path, tmp_path: Path):
     module, packs, count = result.stdout.split("\n")[:3]
     assert module.startswith(site) and packs.startswith(site), result.stdout
     assert int(count) > 0
+
+
+PACK_CASES = sorted(p.name for p in (ROOT / "tests" / "fixtures" / "packs").iterdir())
+
+
+@pytest.mark.parametrize("case", PACK_CASES)
+def test_checkout_and_installed_wheel_give_the_same_report(installed, case, tmp_path: Path):
+    """The package imported from this checkout (as `python -m pytest` imports it) and
+    the installed wheel read the same packs and report the same findings."""
+    python, site = installed
+    root = ROOT / "tests" / "fixtures" / "packs" / case
+    reports = {}
+    for name, interpreter, cwd in (("checkout", sys.executable, ROOT), ("wheel", python, tmp_path)):
+        command = [
+            str(interpreter),
+            "-m",
+            "driftaudit",
+            "compare",
+            "--format",
+            "json",
+            "--old",
+            str(root / "old"),
+            "--new",
+            str(root / "new"),
+            str(root / "consumer"),
+            "--cache-dir",
+            str(tmp_path / f"cache-{name}"),
+            "--fail-on",
+            "never",
+        ]
+        where = "import driftaudit, sys; print(driftaudit.__file__)"
+        origin = subprocess.run(
+            [str(interpreter), "-c", where], cwd=cwd, check=True, capture_output=True, text=True
+        ).stdout
+        assert origin.startswith(str(ROOT / "driftaudit") if name == "checkout" else site)
+        out = subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True)
+        reports[name] = json.loads(out.stdout)["findings"]
+    assert reports["checkout"], "the fixture makes pack findings"
+    assert reports["checkout"] == reports["wheel"]
