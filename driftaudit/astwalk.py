@@ -110,4 +110,3 @@ class NodeVisitor(ast.NodeVisitor):
         visit = self.visit
         for child in children(node):
             visit(child)
-

@@ -290,8 +290,6 @@ def _note_skipped(skipped: list, shown: int = 10) -> None:
         print(f"driftaudit: note: {len(skipped) - shown} more files not read", file=sys.stderr)
 
 
-
-
 def _baseline_path(args, config) -> Path | None:
     """--baseline, else (for check, or to update one) [tool.driftaudit] baseline or the
     default file in the consumer."""

@@ -231,8 +231,7 @@ ENUM_MEMBER_REMOVED = _code(
     "AttributeError where it is used.",
     "ForwardMode.DUMMY_FIRST",
     "Use the member that replaced it.",
-    "unsafe: renamed to the new member with the most similar name; its value or meaning "
-    "may differ",
+    "unsafe: renamed to the new member with the most similar name; its value or meaning may differ",
 )
 
 RETURN_ARITY_CHANGED = _code(
@@ -362,7 +361,7 @@ FLAG_DEST_CHANGED = _code(
     "error",
     "An sglang CLI flag still parses, but argparse now stores it under another dest, and "
     "the consumer reads the old one: a wrapping parser's `args.sglang_<dest>`, "
-    "`getattr`/`hasattr(args, \"sglang_<dest>\")`, `parser.set_defaults(sglang_<dest>=...)`.",
+    '`getattr`/`hasattr(args, "sglang_<dest>")`, `parser.set_defaults(sglang_<dest>=...)`.',
     "The attribute read raises AttributeError, a `hasattr` guard is silently false, and a "
     "`set_defaults` entry sets a dest nobody reads (the flag keeps its own default).",
     "args.sglang_data_parallel_size  # --data-parallel-size is now an alias of --dp-size: "

@@ -72,8 +72,6 @@ def _walk(node: ast.AST) -> Iterator[ast.AST]:
         stack.extend(reversed(children(current)))
 
 
-
-
 def _constant(value: object) -> str:
     if isinstance(value, str):
         return repr(value) if len(value) <= _SHORT_STRING else "<str>"

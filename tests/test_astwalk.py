@@ -114,6 +114,16 @@ def test_the_fast_node_visitor_visits_what_ast_node_visitor_does():
         visitor.visit(tree)
         return visitor.seen
 
-    assert trail(astwalk.NodeVisitor) == trail(ast.NodeVisitor) == [
-        "B", "1", ".w", "z", "z", "y", "z",
-    ]
+    assert (
+        trail(astwalk.NodeVisitor)
+        == trail(ast.NodeVisitor)
+        == [
+            "B",
+            "1",
+            ".w",
+            "z",
+            "z",
+            "y",
+            "z",
+        ]
+    )

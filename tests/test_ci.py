@@ -44,4 +44,4 @@ def test_ci_runs_the_readme_commands_verbatim_after_a_fresh_venv():
 def test_ci_installs_nothing_editable_and_lints():
     lines = ci_lines()
     assert not [line for line in lines if re.search(r"pip install .*(-e\b|--editable)", line)]
-    assert "ruff check ." in lines
+    assert "ruff check ." in lines and "ruff format --check ." in lines

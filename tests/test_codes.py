@@ -68,8 +68,7 @@ EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9, ]+)")
 COMMENTED = {".py", ".sh", ".bash", ".yaml", ".yml", ".toml", ".txt", ".cfg", ".env"}
 
 # directory -> why the tool gets that fixture wrong today (a bug to fix); strict xfail
-XFAIL: dict[str, str] = {
-}
+XFAIL: dict[str, str] = {}
 # codes `compare` never reports (a changelog entry only): their fixture asserts `diff`
 DIFF_ONLY = {"DA206", "DA508", "DA509"}
 # codes whose findings sit in unified diffs, which have no comments: expected.json only

@@ -6,7 +6,7 @@ from __future__ import annotations
 from driftaudit.usage.dest_owners import DestOwners
 from driftaudit.usage.files import ConsumerFiles
 
-SOURCE = '''
+SOURCE = """
 import argparse
 from dataclasses import dataclass
 
@@ -32,7 +32,7 @@ def argv(cfg, args):
     if args.sglang_pp_size:
         flags += ["--pp-size"]
     return flags, dict(tp_size=cfg.sglang_tp_size)
-'''
+"""
 
 
 def test_declarations_and_emitted_flags_are_found(tmp_path):

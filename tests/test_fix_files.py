@@ -169,9 +169,7 @@ def test_undecodable_file_is_skipped_with_a_reason_and_the_others_fixed(tmp_path
     assert (consumer / "bad.py").read_bytes() == bad
     assert b"full_untruncated_fill_ids" in (consumer / "good.py").read_bytes()
     # the index cannot decode it: a DA001 finding, and no edit is ever made in it
-    assert any(
-        f.code.code == "DA001" and f.path == "bad.py" for f in result.compare.findings
-    )
+    assert any(f.code.code == "DA001" and f.path == "bad.py" for f in result.compare.findings)
     assert all(c.path != "bad.py" for c in result.changes)
 
 

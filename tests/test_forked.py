@@ -35,7 +35,7 @@ def _dies():
     os._exit(3)
 
 
-@pytest.mark.parametrize("compute", [_raises, _dies, lambda: (lambda: None)])  # last: no pickle
+@pytest.mark.parametrize("compute", [_raises, _dies, lambda: lambda: None])  # last: no pickle
 def test_a_failed_job_gives_no_value(compute):
     child = forked.Forked({"bad": compute, "after": lambda: "next"})
     assert child.result("bad") == (False, None)

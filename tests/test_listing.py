@@ -40,14 +40,18 @@ def test_the_manifest_lists_what_a_walk_lists(tmp_path, monkeypatch):
     from_manifest = listing.list_tree(tree, store, "v", lambda *a: told.append(a))
     monkeypatch.setattr(listing, "verified_manifest", lambda root: None)
     walked = listing.list_tree(tree, store, "v", lambda *a: told.append(a))
-    assert list(from_manifest.files.items()) == list(walked.files.items()) == [
-        ("sglang", "sglang/__init__.py"),
-        ("sglang.version", "sglang/version.py"),
-        ("sglang.srt", "sglang/srt/__init__.py"),
-        ("sglang.srt.z_last", "sglang/srt/z_last.py"),
-        ("sglang.srt.a", "sglang/srt/a/__init__.py"),
-        ("sglang.srt.a.mod", "sglang/srt/a/mod.py"),
-    ]
+    assert (
+        list(from_manifest.files.items())
+        == list(walked.files.items())
+        == [
+            ("sglang", "sglang/__init__.py"),
+            ("sglang.version", "sglang/version.py"),
+            ("sglang.srt", "sglang/srt/__init__.py"),
+            ("sglang.srt.z_last", "sglang/srt/z_last.py"),
+            ("sglang.srt.a", "sglang/srt/a/__init__.py"),
+            ("sglang.srt.a.mod", "sglang/srt/a/mod.py"),
+        ]
+    )
     assert from_manifest.packages == walked.packages
     assert "sglang.srt.templates" in walked.packages
     assert "sglang.srt.__pycache__" not in walked.packages

@@ -6,7 +6,7 @@ import pytest
 
 from driftaudit.pysource import statements
 
-_SOURCE = '''
+_SOURCE = """
 import a
 def f():
     import b
@@ -28,7 +28,7 @@ class K:
             for n in m:
                 while o:
                     import p
-'''
+"""
 
 
 def test_statements_are_every_statement_in_walk_order():
@@ -57,9 +57,11 @@ def test_statements_do_not_enter_expressions():
 def test_the_lines_that_spell_a_word(text, words, lines):
     from driftaudit.pysource import lines_spelling
 
-    assert lines_spelling(text, words) == lines == [
-        n for n, line in enumerate(text.split("\n"), 1) if any(w in line for w in words)
-    ]
+    assert (
+        lines_spelling(text, words)
+        == lines
+        == [n for n, line in enumerate(text.split("\n"), 1) if any(w in line for w in words)]
+    )
 
 
 def test_a_file_is_read_whole(tmp_path):

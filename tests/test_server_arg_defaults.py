@@ -9,7 +9,7 @@ from driftaudit.pipeline import run_compare
 
 from .conftest import write_tree
 
-SERVER_ARGS = '''import dataclasses
+SERVER_ARGS = """import dataclasses
 
 
 @dataclasses.dataclass
@@ -18,7 +18,7 @@ class ServerArgs:
     chunked_prefill_size: int = {chunk}
     enable_bounded_replay: bool = {replay}
     tp_size: int = 1
-'''
+"""
 
 
 def _tree(root: Path, version: str, chunk: int, replay: bool) -> Path:

@@ -9,29 +9,29 @@ from driftaudit.usage.collect import collect_usages
 from driftaudit.usage.file_cache import FileCache
 from driftaudit.usage.files import ConsumerFiles
 
-BASE = '''from sglang.srt.managers.scheduler import Scheduler
+BASE = """from sglang.srt.managers.scheduler import Scheduler
 
 
 class Base(Scheduler):
     def setup(self):
         self.ready = True
-'''
+"""
 
-USER = '''from pkg.base import Base
+USER = """from pkg.base import Base
 
 
 class Mine(Base):
     def run(self):
         self.ready = False
         return self.step(1, fast=True)
-'''
+"""
 
-CALLS = '''from sglang.srt.server_args import ServerArgs
+CALLS = """from sglang.srt.server_args import ServerArgs
 
 
 def make():
     return ServerArgs(model_path="m", tp_size=2)
-'''
+"""
 
 
 def _consumer(root: Path) -> Path:
@@ -68,7 +68,7 @@ def test_only_the_edited_file_is_visited_again(tmp_path):
     again = _same(root, cache_dir)
     assert again.hits == 3 and again.misses == 0
     calls = root / "pkg" / "calls.py"
-    calls.write_text(CALLS.replace('tp_size=2)', 'tp_size=2,\n        dp_size=1)'))
+    calls.write_text(CALLS.replace("tp_size=2)", "tp_size=2,\n        dp_size=1)"))
     edited = _same(root, cache_dir)
     assert (edited.hits, edited.misses) == (2, 1)
     usages, _ = _collect(root, None)

@@ -54,8 +54,15 @@ class Score:
     unjudged_rows: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
-        for name in ("labels", "found", "in_statement", "findings", "judged_true",
-                     "judged_false", "unjudged"):
+        for name in (
+            "labels",
+            "found",
+            "in_statement",
+            "findings",
+            "judged_true",
+            "judged_false",
+            "unjudged",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.seconds += other.seconds
         if other.checker_found is not None:
@@ -80,12 +87,16 @@ def checkout(repo: str, commit: str, mirrors: Path, dest: Path) -> None:
         git_dir = dest.parent / (repo.replace("/", "+") + ".git")
         if not git_dir.is_dir():
             url = f"https://github.com/{repo}.git"
-            subprocess.run(["git", "clone", "--bare", "--filter=blob:none", url, str(git_dir)],
-                           check=True, capture_output=True)
+            subprocess.run(
+                ["git", "clone", "--bare", "--filter=blob:none", url, str(git_dir)],
+                check=True,
+                capture_output=True,
+            )
     dest.mkdir(parents=True)
     with tempfile.TemporaryFile() as archive:
-        subprocess.run(["git", "--git-dir", str(git_dir), "archive", commit],
-                       check=True, stdout=archive)
+        subprocess.run(
+            ["git", "--git-dir", str(git_dir), "archive", commit], check=True, stdout=archive
+        )
         archive.seek(0)
         with tarfile.open(fileobj=archive) as tar:
             tar.extractall(dest, filter="data")
@@ -95,8 +106,20 @@ def run_driftaudit(case: dict, tree: Path, out: Path, cache: str | None) -> tupl
     cmd = [sys.executable, "-m", "driftaudit"]
     if cache:
         cmd += ["--cache-dir", cache]
-    cmd += ["compare", "--old", case["old"], "--new", case["new"], str(tree),
-            "--format", "json", "--output", str(out), "--fail-on", "never"]
+    cmd += [
+        "compare",
+        "--old",
+        case["old"],
+        "--new",
+        case["new"],
+        str(tree),
+        "--format",
+        "json",
+        "--output",
+        str(out),
+        "--fail-on",
+        "never",
+    ]
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     seconds = time.perf_counter() - start
@@ -153,7 +176,8 @@ def score_case(case: dict, findings: list) -> Score:
         else:
             s.unjudged += 1
             s.unjudged_rows.append(
-                f"{f['path']}:{f['line']} {f['rule']} {f['symbol']} :: {f['message'][:140]}")
+                f"{f['path']}:{f['line']} {f['rule']} {f['symbol']} :: {f['message'][:140]}"
+            )
     return s
 
 
@@ -187,18 +211,21 @@ def run_checker(kind: str, exe: Path, tree: Path, sglang_root: Path, work: Path)
     return rows
 
 
-def checker_recall(kind: str, exe: Path, case: dict, tree: Path, cache: Path,
-                   work: Path) -> tuple[int, int]:
+def checker_recall(
+    kind: str, exe: Path, case: dict, tree: Path, cache: Path, work: Path
+) -> tuple[int, int]:
     """(labels hit, lines with a diagnostic only the new tree yields)."""
     roots = [cache / "sources" / f"sglang-{v}" for v in (case["old"], case["new"])]
     old, new = (run_checker(kind, exe, tree, root, work) for root in roots)
     fresh = {(f, line) for f, line, msg in new if (f, line, msg) not in old}
-    hit = sum(any((lab["file"], line) in fresh for line in statement(lab))
-              for lab in case["labels"])
+    hit = sum(
+        any((lab["file"], line) in fresh for line in statement(lab)) for lab in case["labels"]
+    )
     return hit, len(fresh)
 
 
 # --- main -------------------------------------------------------------------------------
+
 
 def pct(a: int, b: int) -> str:
     return f"{100 * a / b:5.1f}%" if b else "   n/a"
@@ -207,21 +234,28 @@ def pct(a: int, b: int) -> str:
 def row(name: str, s: Score, checker: bool) -> str:
     judged = s.judged_true + s.judged_false
     near = s.found + s.in_statement
-    text = (f"{name:<28} {s.labels:>6} {s.found:>5} {pct(s.found, s.labels)} "
-            f"{near:>5} {pct(near, s.labels)} "
-            f"{s.findings:>8} {s.judged_true:>5} {s.judged_false:>5} {s.unjudged:>7} "
-            f"{pct(s.judged_true, judged)} {s.seconds:>6.1f}s")
+    text = (
+        f"{name:<28} {s.labels:>6} {s.found:>5} {pct(s.found, s.labels)} "
+        f"{near:>5} {pct(near, s.labels)} "
+        f"{s.findings:>8} {s.judged_true:>5} {s.judged_false:>5} {s.unjudged:>7} "
+        f"{pct(s.judged_true, judged)} {s.seconds:>6.1f}s"
+    )
     if checker:
         found = s.checker_found if s.checker_found is not None else 0
-        text += (f" {found:>5} {pct(found, s.labels)} {s.checker_lines:>5}"
-                 f" {s.checker_seconds:>6.1f}s")
+        text += (
+            f" {found:>5} {pct(found, s.labels)} {s.checker_lines:>5} {s.checker_seconds:>6.1f}s"
+        )
     return text
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"),
-                        help="dir of bare mirrors named owner+name/repo (else clone)")
+    parser.add_argument(
+        "--mirrors",
+        type=Path,
+        default=Path("/work/.mirror"),
+        help="dir of bare mirrors named owner+name/repo (else clone)",
+    )
     parser.add_argument("--case", nargs="*", default=[], help="case names (file stems)")
     parser.add_argument("--cache-dir", default=os.environ.get("DRIFTAUDIT_CACHE_DIR"))
     parser.add_argument("--type-checker", choices=["pyright", "mypy"])
@@ -236,15 +270,19 @@ def main() -> int:
         print("no cases", file=sys.stderr)
         return 2
     checker = checker_venv(args.type_checker, cache) if args.type_checker else None
-    header = (f"{'case':<28} {'labels':>6} {'found':>5} {'recall':>6} "
-              f"{'+stmt':>5} {'recall':>6} {'findings':>8} "
-              f"{'true':>5} {'false':>5} {'unjudged':>7} {'prec.':>6} {'time':>7}")
+    header = (
+        f"{'case':<28} {'labels':>6} {'found':>5} {'recall':>6} "
+        f"{'+stmt':>5} {'recall':>6} {'findings':>8} "
+        f"{'true':>5} {'false':>5} {'unjudged':>7} {'prec.':>6} {'time':>7}"
+    )
     if checker:
         header += f" {args.type_checker[:5]:>5} {'recall':>6} {'new':>5} {'time':>7}"
     print(header)
     total = Score(checker_found=0 if checker else None)
-    groups = {"development": Score(checker_found=0 if checker else None),
-              "hold-out": Score(checker_found=0 if checker else None)}
+    groups = {
+        "development": Score(checker_found=0 if checker else None),
+        "hold-out": Score(checker_found=0 if checker else None),
+    }
     dump = {}
     with tempfile.TemporaryDirectory(prefix="driftaudit-accuracy-") as tmp:
         work = Path(tmp)
@@ -252,8 +290,9 @@ def main() -> int:
             tree = work / name
             try:
                 checkout(case["repo"], case["commit"], args.mirrors, tree)
-                findings, seconds = run_driftaudit(case, tree, work / f"{name}.json",
-                                                   args.cache_dir)
+                findings, seconds = run_driftaudit(
+                    case, tree, work / f"{name}.json", args.cache_dir
+                )
             except (subprocess.CalledProcessError, RuntimeError) as exc:
                 print(f"{name:<28} error: {exc}")
                 continue
@@ -262,20 +301,23 @@ def main() -> int:
             if checker:
                 start = time.perf_counter()
                 s.checker_found, s.checker_lines = checker_recall(
-                    args.type_checker, checker, case, tree, cache, work)
+                    args.type_checker, checker, case, tree, cache, work
+                )
                 s.checker_seconds = time.perf_counter() - start
             total.add(s)
             groups["hold-out" if case.get("holdout") else "development"].add(s)
-            print(row(name + (" [H]" if case.get("holdout") else ""), s, bool(checker)),
-                  flush=True)
+            print(row(name + (" [H]" if case.get("holdout") else ""), s, bool(checker)), flush=True)
             if args.show_missed:
                 for m in s.missed:
                     print(f"    missed: {m}")
             if args.show_unjudged:
                 for u in s.unjudged_rows:
                     print(f"    unjudged: {u}")
-            dump[name] = {"score": s.__dict__, "holdout": bool(case.get("holdout")),
-                          "findings": findings}
+            dump[name] = {
+                "score": s.__dict__,
+                "holdout": bool(case.get("holdout")),
+                "findings": findings,
+            }
             shutil.rmtree(tree, ignore_errors=True)
     for group, score in groups.items():
         if score.findings or score.labels:

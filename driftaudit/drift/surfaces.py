@@ -174,14 +174,10 @@ def env_tables(
     unused = [
         n
         for n in names
-        if n in old_envs
-        and not old_envs[n].retired
-        and (n not in new_envs or new_envs[n].retired)
+        if n in old_envs and not old_envs[n].retired and (n not in new_envs or new_envs[n].retired)
     ]
     # a rename's candidates: the names of the file that read it, that say the same
-    candidates = {
-        c for n in unused for c in new.env_names_in(old_envs[n].file) if similar(n, c)
-    }
+    candidates = {c for n in unused for c in new.env_names_in(old_envs[n].file) if similar(n, c)}
     if candidates:
         new_envs.update(new.env_vars(candidates))
         old_envs.update(old.env_vars(candidates))

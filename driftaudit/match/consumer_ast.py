@@ -46,4 +46,3 @@ class SglangFiles(Mapping):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
-

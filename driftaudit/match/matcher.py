@@ -281,9 +281,7 @@ class _Matcher:
                 # renamed in place: still binds, but a new name often means a new meaning
                 message += " (renamed in place: check the value still means the same)"
                 fix = Fix(f"check the argument; pass it as `{now}=`")
-                findings.append(
-                    finding_at(usage, change, message, fix, severity="warning", at=at)
-                )
+                findings.append(finding_at(usage, change, message, fix, severity="warning", at=at))
             else:
                 fix = Fix(f"pass `{was}=` by keyword")
                 findings.append(finding_at(usage, change, message, fix, at=at))
@@ -374,7 +372,6 @@ class _Matcher:
         edit = {"kind": "pad-unpack", "slots": slots} if slots else None
         fix = Fix(f"unpack {change.new_arity} values{described}", edit)
         return [finding_at(usage, change, message, fix)]
-
 
     def _index(self, usage: IndexUsage, change: Change) -> list[Finding]:
         """`out[i]` of a result that became one object, or that no longer has an `i`th value."""

@@ -30,6 +30,7 @@ from driftaudit.usage.files import ConsumerFiles
 # A whole-line comment in Python, shell, Dockerfiles, YAML or TOML: text patterns skip it.
 _COMMENT = "#"
 
+
 class PackMatcher:
     def __init__(
         self,

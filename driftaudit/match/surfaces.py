@@ -184,15 +184,11 @@ class SurfaceMatcher:
         the plumbing's go (issue 9: one fact, one finding, at the flag)."""
         plumbing = {(u.path, u.line, u.column) for u in surfaces.flags if _is_attr(u)}
         plumbing |= {
-            (u.path, u.line, u.column)
-            for u in self.usages.usages
-            if isinstance(u, ClassFieldUsage)
+            (u.path, u.line, u.column) for u in self.usages.usages if isinstance(u, ClassFieldUsage)
         }
         literals = {(u.path, u.line, u.column) for u in surfaces.flags if not _is_attr(u)}
         at_literal = {
-            (f.path, f.code.code, f.symbol)
-            for f in findings
-            if (f.path, *f.fix_at) in literals
+            (f.path, f.code.code, f.symbol) for f in findings if (f.path, *f.fix_at) in literals
         }
         return [
             f
@@ -571,4 +567,3 @@ def _settled(usage, owner) -> bool:
         return False  # read where the name is not declared: maybe sglang's dest there
     wrapped = "--" + usage.written.replace("_", "-")
     return all(flag.split("=")[0] not in (wrapped, usage.flag) for _, _, flag in owner.emitted)
-

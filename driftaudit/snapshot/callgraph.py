@@ -41,8 +41,6 @@ _OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None)$")
 # ---- per-module call data -----------------------------------------------------------
 
 
-
-
 def _annotation_name(node: ast.expr | None) -> str | None:
     if node is None:
         return None

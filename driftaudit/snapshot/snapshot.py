@@ -238,7 +238,7 @@ class Snapshot:
             with gc_paused():
                 module = Module.from_json(json.loads(_extract_job(job)[1]))
         else:
-            (key, compute), = self.module_entry(name).items()
+            ((key, compute),) = self.module_entry(name).items()
 
             def model() -> bytes:  # what the same parse gave the other readers is kept too
                 entries = compute()

@@ -128,8 +128,7 @@ def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None)
         visit += [
             f
             for f in pending
-            if f.summary is not None
-            and (f.reaches_sglang or _imports_reexport(f.summary, exports))
+            if f.summary is not None and (f.reaches_sglang or _imports_reexport(f.summary, exports))
         ]
         reexporters = {f.module for f in visit if exports.exports_sglang(f.module)}
         pending = _mentioning(reexporters, [f for f in files if f.rel not in parsed])

@@ -95,9 +95,7 @@ class Fallbacks:
             head, fallback = _falls_back(node)
             if head is not None:
                 return self.never_none(fallback, depth + 1)
-            return self.never_none(node.body, depth + 1) and self.never_none(
-                node.orelse, depth + 1
-            )
+            return self.never_none(node.body, depth + 1) and self.never_none(node.orelse, depth + 1)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             return node.func.id in _BUILTINS and node.func.id not in self.assigned
         if isinstance(node, ast.Name):

@@ -98,9 +98,7 @@ def read_pins(consumer: ConsumerFiles | Path) -> list[Pin]:
     if declares:
         shared = _environments(includes)
         for pin in pins:
-            pin.with_sglang = any(
-                _together(pin, path, group, shared) for path, group in declares
-            )
+            pin.with_sglang = any(_together(pin, path, group, shared) for path, group in declares)
     return pins
 
 

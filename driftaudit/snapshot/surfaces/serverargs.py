@@ -510,8 +510,10 @@ def _refuses(statement: ast.stmt) -> bool:
     if isinstance(statement, ast.Raise):
         return True
     call = statement.value if isinstance(statement, ast.Expr) else None
-    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and (
-        call.func.attr == "error"
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and (call.func.attr == "error")
     )
 
 

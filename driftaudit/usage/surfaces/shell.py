@@ -181,7 +181,6 @@ def shell_segments(text: str, start: int = 0, end: int | None = None) -> list[li
 _PLAIN_RUN = re.compile(r"[^\s\\'\"$`();|&#]+")
 
 
-
 _CURL_DATA = {"-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json"}
 _CURL_DATA |= {"-F", "--form"}
 _CURL_VALUE_OPTS = {

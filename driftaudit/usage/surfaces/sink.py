@@ -50,7 +50,6 @@ class Text:
         return self.starts[line - 1] + column0
 
 
-
 @dataclass
 class FlagHit:
     index: int  # token index

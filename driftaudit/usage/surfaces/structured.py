@@ -129,7 +129,6 @@ class Structured:
             ShellScan(self.sink, self.context).scan(at, at + len(value), launched)
 
 
-
 FLOW_ITEM = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^,\[\]{}]+?)\s*(?:,|$)""")
 FLOW_PAIR = re.compile(r"""([\w.-]+|"[^"]*"|'[^']*')\s*[:=]\s*("[^"]*"|'[^']*'|[^,}]*)""")
 

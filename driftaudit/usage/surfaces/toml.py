@@ -127,4 +127,3 @@ def _scalar(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-

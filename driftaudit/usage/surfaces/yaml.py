@@ -160,9 +160,9 @@ def _item(node: yaml.ScalarNode) -> tuple[str, int]:
 def _finish(structured: Structured, seqs: list[Entry]) -> None:
     """Sequences: argv lists (launched when a sibling names the launcher, or under an
     sglang section), or plain values of their key."""
-    owners_with_launcher = {
-        id(e.parent) for e in seqs if has_launcher([t for t, _ in e.items])
-    } | {id(e.parent) for e in seqs if any(LAUNCHER_TEXT.search(t) for t, _ in e.items)}
+    owners_with_launcher = {id(e.parent) for e in seqs if has_launcher([t for t, _ in e.items])} | {
+        id(e.parent) for e in seqs if any(LAUNCHER_TEXT.search(t) for t, _ in e.items)
+    }
     for entry in seqs:
         tokens = [t for t, _ in entry.items]
         if any(t.startswith("--") for t in tokens):
