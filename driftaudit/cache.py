@@ -1,7 +1,8 @@
 """The on-disk cache: unpacked sglang releases and parsed module snapshots.
 
 Location: --cache-dir, else $DRIFTAUDIT_CACHE_DIR, else $XDG_CACHE_HOME/driftaudit,
-else ~/.cache/driftaudit.
+else ~/.cache/driftaudit. An empty (or blank) variable counts as unset, and a relative
+$XDG_CACHE_HOME is ignored, as the XDG spec says (the CLI refuses an empty --cache-dir).
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from pathlib import Path
 
 
 def default_cache_dir() -> Path:
-    if env := os.environ.get("DRIFTAUDIT_CACHE_DIR"):
+    if (env := os.environ.get("DRIFTAUDIT_CACHE_DIR", "")).strip():
         return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(Path.home(), ".cache")
     return Path(base) / "driftaudit"
 
 

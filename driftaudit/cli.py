@@ -16,9 +16,10 @@ from pathlib import Path
 from driftaudit import __version__
 from driftaudit.cache import default_cache_dir
 from driftaudit.check import triage
-from driftaudit.check.baseline import DEFAULT_BASELINE
+from driftaudit.check.baseline import DEFAULT_BASELINE, Baseline
 from driftaudit.codes import CODES, explain, lookup
 from driftaudit.config import load_config
+from driftaudit.confined import in_tree, write_bytes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import at_or_above
 from driftaudit.progress import progress
@@ -36,10 +37,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="driftaudit", description="Static API-drift auditor for sglang upgrades."
     )
     parser.add_argument("--version", action="version", version=f"driftaudit {__version__}")
-    parser.add_argument("--cache-dir", type=Path, help="default: ~/.cache/driftaudit")
+    # a string, not a Path: Path("") is ".", and an empty --cache-dir must be refused
+    parser.add_argument("--cache-dir", help="default: ~/.cache/driftaudit")
     # accepted after the command too: `driftaudit compare --cache-dir D ...`
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--cache-dir", type=Path, default=argparse.SUPPRESS)
+    common.add_argument("--cache-dir", default=argparse.SUPPRESS)
     run = argparse.ArgumentParser(add_help=False)
     run.add_argument(
         "--offline", action="store_true", help="no index look-up: latest = newest cached release"
@@ -171,8 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if argv is None:  # the process's own command (not a call from Python): it owns the GC
         _tune_gc(args.command)
-    cache_dir = args.cache_dir or default_cache_dir()
+    cache_dir = None
     try:
+        cache_dir = _cache_dir(args)
         if args.command != "rule":
             _check_cache_dir(cache_dir)
         if args.command in ("compare", "check"):
@@ -196,6 +199,25 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
 
 
+def _cache_dir(args) -> Path:
+    """--cache-dir, else the default (`cache.default_cache_dir`). An empty or blank name
+    is refused (Path("") is the working directory); so is a cache inside the audited
+    consumer, where a checkout could plant the releases and entries it trusts."""
+    if args.cache_dir is None:
+        cache_dir = default_cache_dir()
+    elif not args.cache_dir.strip():
+        raise DriftauditError("--cache-dir must not be empty")
+    else:
+        cache_dir = Path(args.cache_dir)
+    consumer = getattr(args, "path", None)
+    if consumer is not None and in_tree(consumer, cache_dir) is not None:
+        raise DriftauditError(
+            f"cache directory {str(cache_dir)!r} lies inside the audited consumer "
+            f"{str(consumer)!r}: a checkout could plant its entries; use another --cache-dir"
+        )
+    return cache_dir
+
+
 def _check_cache_dir(cache_dir: Path) -> None:
     """The cache must be a writable directory: say so in one line, before any work."""
     try:
@@ -216,19 +238,21 @@ def _check_cache_dir(cache_dir: Path) -> None:
 
 
 def _emit(text_or_render, args) -> None:
-    """Write JSON text (or a console rendering) to --output or stdout."""
+    """Write JSON text (or a console rendering) to --output or stdout. --output is the
+    user's word, written as `confined.write_bytes` writes: atomically, and never
+    through a symlink in the consumer tree."""
     if args.output is not None:
-        try:
-            args.output.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(text_or_render, str):
-                args.output.write_text(text_or_render, encoding="utf-8")
-            else:
-                from rich.console import Console  # only for console output
+        if isinstance(text_or_render, str):
+            text = text_or_render
+        else:
+            import io
 
-                with args.output.open("w", encoding="utf-8") as handle:
-                    text_or_render(Console(file=handle, soft_wrap=True, no_color=True))
-        except OSError as exc:
-            raise DriftauditError(f"cannot write {args.output}: {exc.strerror}") from None
+            from rich.console import Console  # only for console output
+
+            buffer = io.StringIO()
+            text_or_render(Console(file=buffer, soft_wrap=True, no_color=True))
+            text = buffer.getvalue()
+        write_bytes(getattr(args, "path", None), args.output, text.encode("utf-8"), "output")
     elif isinstance(text_or_render, str):
         sys.stdout.write(text_or_render)
     else:
@@ -245,6 +269,9 @@ def _compare(args, cache_dir: Path) -> int:
     if fail_on not in FAIL_ON:
         raise DriftauditError(f"fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
     exclude = [*config.exclude, *args.exclude]
+    baseline_path = _baseline_path(args, config)
+    # read first: a bad baseline is refused before the run
+    baseline = Baseline.load(baseline_path, args.path) if baseline_path else None
     with progress(not args.quiet):
         result = run_compare(
             args.path,
@@ -257,9 +284,9 @@ def _compare(args, cache_dir: Path) -> int:
             _allow_paths(args, config),
             use_cache=not args.no_cache,
         )
-    _note_skipped(result.files.skipped if result.files else [])
+    _note_skipped(result.files.skipped if result.files else [], args.quiet)
     files = result.files or ConsumerFiles(args.path, exclude)
-    gate = triage(result.findings, files, _baseline_path(args, config))
+    gate = triage(result.findings, files, baseline_path, baseline)
     if args.min_confidence == "certain":  # after triage: a suppression of it is still used
         gate.findings = [f for f in gate.findings if f.confidence == "certain"]
         gate.accepted = [f for f in gate.accepted if f.confidence == "certain"]
@@ -281,13 +308,19 @@ def _compare(args, cache_dir: Path) -> int:
     return EXIT_OK
 
 
-def _note_skipped(skipped: list, shown: int = 10) -> None:
-    """Consumer files the walk left out (a bad symlink, a FIFO, too large, unreadable):
-    one line each on stderr (Python ones are DA001 findings as well)."""
-    for item in skipped[:shown]:
+def _note_skipped(skipped: list, quiet: bool = False, shown: int = 10) -> None:
+    """What the walk left out, one line each on stderr: every folder that holds no
+    consumer source (a virtualenv, installed packages, build output), then up to `shown`
+    files (a bad symlink, a FIFO, too large, unreadable; Python ones and notebooks are
+    DA001 findings as well). -q silences them, as every note."""
+    if quiet:
+        return
+    folders = [item for item in skipped if item.rel.endswith("/")]
+    files = [item for item in skipped if not item.rel.endswith("/")]
+    for item in folders + files[:shown]:
         print(f"driftaudit: note: not read: {item.rel} ({item.reason})", file=sys.stderr)
-    if len(skipped) > shown:
-        print(f"driftaudit: note: {len(skipped) - shown} more files not read", file=sys.stderr)
+    if len(files) > shown:
+        print(f"driftaudit: note: {len(files) - shown} more files not read", file=sys.stderr)
 
 
 def _baseline_path(args, config) -> Path | None:
@@ -361,6 +394,8 @@ def _fix(args, cache_dir: Path) -> int:
     from driftaudit.pipeline import run_fix
 
     config, new = _consumer_settings(args, cache_dir)
+    baseline = args.baseline or args.path / (config.baseline or DEFAULT_BASELINE)
+    Baseline.load(baseline, args.path)  # a bad one is refused before the run
     with progress(not args.quiet):
         result = run_fix(
             args.path,
@@ -376,8 +411,9 @@ def _fix(args, cache_dir: Path) -> int:
             unsafe_fixes=args.unsafe_fixes,
             allow_paths=_allow_paths(args, config),
             use_cache=not args.no_cache,
-            baseline=args.baseline or args.path / (config.baseline or DEFAULT_BASELINE),
+            baseline=baseline,
         )
+    _note_skipped(result.compare.files.skipped if result.compare.files else [], args.quiet)
     if not args.apply:
         for change in result.changes:
             if change.changed:

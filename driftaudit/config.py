@@ -1,11 +1,15 @@
 """Settings from the consumer's `[tool.driftaudit]` (pyproject.toml) or driftaudit.toml.
 
-Keys: old, new, fail-on, baseline (the baseline file, relative to the consumer root),
+Keys: old, new, fail-on, baseline (the baseline file: a path inside the consumer,
+relative to its root, without `..`),
 exclude (list of globs), wrap-prefixes (the prefixes under
 which the consumer re-exposes sglang's flags, e.g. ["--sglang-"]; common ones are
 detected anyway). Command-line options win. Any other key, or a value of the wrong
 type, is an error that names it. `old`/`new` from config are release versions only
 unless the command line says --trust-config-paths (see README, Threat model).
+
+The files are read as `confined` reads a file the consumer names: a symlink that leaves
+the tree, a FIFO or a device is an error, never read.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from driftaudit.confined import consumer_name, read_bytes
 from driftaudit.errors import DriftauditError
 
 if sys.version_info >= (3, 11):
@@ -38,23 +43,33 @@ class Config:
 def load_config(root: Path) -> Config:
     for name, table_path in (("driftaudit.toml", ()), ("pyproject.toml", ("tool", "driftaudit"))):
         path = root / name
-        if not path.is_file():
+        data = read_bytes(root, path, "config")
+        if data is None:
             continue
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise DriftauditError(f"{path}: not valid TOML: {exc}") from None
-        except OSError as exc:
-            raise DriftauditError(f"{path}: cannot read: {exc.strerror}") from None
         where = "[" + ".".join(table_path) + "]" if table_path else "the top level"
-        for key in table_path:
-            data = data.get(key, {}) if isinstance(data, dict) else None
-            if not isinstance(data, dict):
-                raise DriftauditError(f"{path}: {where} must be a table")
-        if not data:
-            continue
-        return _from_table(data, path, where)
+        table = _table(parse_toml(data, path), table_path, path, where)
+        if table:
+            return _from_table(table, path, where)
     return Config()
+
+
+def parse_toml(data: bytes, path: Path) -> dict:
+    """The document, or a one-line error: not UTF-8, not TOML, nested deeper than
+    tomllib's recursion allows."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise DriftauditError(f"{path}: not valid TOML: {exc}") from None
+    except (RecursionError, MemoryError):
+        raise DriftauditError(f"{path}: not valid TOML: nested too deeply to read") from None
+
+
+def _table(data: dict, table_path: tuple[str, ...], path: Path, where: str) -> dict:
+    for key in table_path:
+        data = data.get(key, {}) if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            raise DriftauditError(f"{path}: {where} must be a table")
+    return data
 
 
 def _from_table(data: dict, path: Path, where: str) -> Config:
@@ -76,6 +91,8 @@ def _from_table(data: dict, path: Path, where: str) -> Config:
                 raise DriftauditError(f"{path}: {where} {key} must be a list of strings")
             if any(not e.strip() for e in value):
                 raise DriftauditError(f"{path}: {where} {key} must not hold an empty string")
+        if key == "baseline":
+            value = consumer_name(value, key, f"{path}: {where}")
         values[key] = value
     if unknown:
         known = ", ".join((*_STRINGS, *_LISTS))

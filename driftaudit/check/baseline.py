@@ -5,6 +5,11 @@ whitespace collapsed): it survives lines inserted above or below and re-indentat
 and goes stale when the line itself changes. Identical lines count: two accepted
 findings on two identical lines need two entries. Entries that match no finding any
 more are reported as DA003 (info).
+
+The file is read and written as `confined` says: in the consumer tree, a symlink out of
+it, a FIFO or a device is an error; a write follows no symlink and replaces the file
+atomically. An entry of the wrong shape (a `line` that is not a positive integer, a
+`path` that leaves the consumer) is an error that names it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pathlib import Path
 from driftaudit import __version__
 from driftaudit.check.sourcelines import line_text
 from driftaudit.codes import STALE_BASELINE_ENTRY
+from driftaudit.confined import read_bytes, write_bytes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 
@@ -38,20 +44,22 @@ class Baseline:
     entries: list[dict] = field(default_factory=list)  # fingerprint, rule, path, symbol, line
 
     @classmethod
-    def load(cls, path: Path) -> Baseline:
-        if not path.is_file():
+    def load(cls, path: Path, root: Path) -> Baseline:
+        """The baseline at `path` (empty when there is none); `root`: the consumer."""
+        data = read_bytes(root, path, "baseline")
+        if data is None:
             return cls()
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            entries = data["findings"]
-            if not all(
-                isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in entries
-            ):
-                raise TypeError
-        except (ValueError, KeyError, TypeError):
-            raise DriftauditError(
-                f"{path}: not a driftaudit baseline (rewrite it with --update-baseline)"
-            ) from None
+            document = json.loads(data.decode("utf-8"))
+        except (ValueError, RecursionError, MemoryError):  # UnicodeDecodeError is one
+            raise DriftauditError(f"{path}: {_NOT_A_BASELINE}") from None
+        entries = document.get("findings") if isinstance(document, dict) else None
+        if not isinstance(entries, list):
+            raise DriftauditError(f"{path}: {_NOT_A_BASELINE}")
+        for number, entry in enumerate(entries, 1):
+            problem = _entry_problem(entry)
+            if problem is not None:
+                raise DriftauditError(f"{path}: entry {number} {problem} ({_REWRITE})")
         return cls(entries)
 
     @classmethod
@@ -69,16 +77,14 @@ class Baseline:
             ]
         )
 
-    def write(self, path: Path) -> None:
+    def write(self, path: Path, root: Path) -> None:
         document = {
             "tool": {"name": "driftaudit", "version": __version__},
             "version": FORMAT_VERSION,
             "findings": sorted(self.entries, key=lambda e: (e["path"], e["line"], e["rule"])),
         }
-        try:
-            path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise DriftauditError(f"cannot write {path}: {exc.strerror}") from None
+        text = json.dumps(document, indent=2) + "\n"
+        write_bytes(root, path, text.encode("utf-8"), "baseline")
 
     def split(
         self, findings: list[Finding], root: Path
@@ -101,7 +107,7 @@ class Baseline:
                     Finding(
                         STALE_BASELINE_ENTRY,
                         entry.get("path", "?"),
-                        int(entry.get("line", 1) or 1),
+                        entry.get("line", 1),
                         1,
                         entry.get("symbol", ""),
                         f"stale baseline entry: no {entry.get('rule', '?')} finding matches it "
@@ -109,3 +115,29 @@ class Baseline:
                     )
                 )
         return new, known, stale
+
+
+_REWRITE = "rewrite it with --update-baseline"
+_NOT_A_BASELINE = f"not a driftaudit baseline ({_REWRITE})"
+# the fields an entry may hold besides its fingerprint, and what each must be
+_FIELDS = {"rule": str, "path": str, "symbol": str, "line": int}
+
+
+def _entry_problem(entry: object) -> str | None:
+    """What is wrong with one entry, or None. `path` and `line` end up in the report (a
+    stale entry is a DA003 finding there), so they must be a place in the consumer."""
+    if not isinstance(entry, dict):
+        return "is not an object"
+    if not isinstance(entry.get("fingerprint"), str):
+        return "has no fingerprint"
+    for name, kind in _FIELDS.items():
+        value = entry.get(name)
+        if name in entry and (not isinstance(value, kind) or isinstance(value, bool)):
+            return f"has a {name} that is not {'an integer' if kind is int else 'a string'}"
+    if entry.get("line", 1) < 1:
+        return "has a line below 1"
+    path = entry.get("path", "?")
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith("/") or ".." in parts or "\0" in path or not path.strip():
+        return f"has a path that is not in the consumer ({path!r})"
+    return None

@@ -30,21 +30,26 @@ class Gate:
 
     def write_baseline(self) -> None:
         if self.baseline_path is not None:
-            Baseline.of(self.accepted, self.root).write(self.baseline_path)
+            Baseline.of(self.accepted, self.root).write(self.baseline_path, self.root)
 
 
 def triage(
     findings: list[Finding],
     files: ConsumerFiles,
     baseline_path: Path | None = None,
+    baseline: Baseline | None = None,
 ) -> Gate:
+    """`baseline`: the one at `baseline_path`, when the caller has read it already (to
+    refuse a bad one before the run)."""
     root = files.root
     kept, suppressed = apply_suppressions(findings, scan_consumer(files))
     accepted = [f for f in kept if f.code.code not in _BOOKKEEPING]
     gate = Gate(root, kept, accepted, suppressed, [], baseline_path)
     if baseline_path is None:
         return gate
-    new, known, stale = Baseline.load(baseline_path).split(kept, root)
+    if baseline is None:
+        baseline = Baseline.load(baseline_path, root)
+    new, known, stale = baseline.split(kept, root)
     gate.findings = sorted(new + stale, key=Finding.sort_key)
     gate.known = known
     return gate

@@ -1,21 +1,27 @@
 """The text of a consumer file's lines, read once per file version (for fingerprints and
-regions)."""
+regions). Only a regular file in the consumer tree is read (a path from a baseline entry
+is the consumer's word: a symlink out of the tree or a device reads as no lines)."""
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
+
+from driftaudit.confined import read_bytes
+from driftaudit.errors import DriftauditError
 
 _WORD = re.compile(r"[\w.]+")
 
 
 @lru_cache(maxsize=256)
-def _lines(path: Path, stamp: tuple[int, int]) -> tuple[str, ...]:
+def _lines(root: Path, path: Path, stamp: tuple[int, int]) -> tuple[str, ...]:
     try:
-        return tuple(path.read_text(encoding="utf-8", errors="replace").splitlines())
-    except OSError:
+        data = read_bytes(root, path, "file")
+    except DriftauditError:
         return ()
+    return tuple(data.decode("utf-8", errors="replace").splitlines()) if data else ()
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -27,9 +33,12 @@ def _stamp(path: Path) -> tuple[int, int]:
 
 
 def line_text(root: Path, relpath: str, line: int) -> str:
-    """The line's text ('' when the file or line does not exist)."""
-    path = (root / relpath).resolve()
-    lines = _lines(path, _stamp(path))
+    """The line's text ('' when the file or line does not exist, or is not the tree's)."""
+    if os.path.isabs(relpath) or ".." in relpath.replace("\\", "/").split("/"):
+        return ""
+    root = Path(os.path.realpath(root))
+    path = root / relpath
+    lines = _lines(root, path, _stamp(path))
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 

@@ -138,7 +138,10 @@ def sglang_path(written: str) -> str | None:
     parts = written.split("/")
     for index in range(len(parts) - 2, -1, -1):
         if parts[index] == "sglang" and (index == 0 or parts[index - 1] in _PACKAGE_PARENTS):
-            return "/".join(parts[index:])
+            inside = parts[index:]
+            if any(part in ("", ".", "..") or "\0" in part for part in inside):
+                return None  # `sglang/../../etc/passwd` names no file of the tree
+            return "/".join(inside)
     return None
 
 
