@@ -223,6 +223,7 @@ def _audit(
     timings["match"] = time.perf_counter() - start
     start = time.perf_counter()
     findings += behaviour()
+    files.to_file_positions(findings)  # notebooks: where the code is in the .ipynb file
     files.release_trees()  # every stage has read them
     findings.sort(key=Finding.sort_key)
     timings["behaviour"] = time.perf_counter() - start

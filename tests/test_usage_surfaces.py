@@ -641,7 +641,9 @@ def test_skipped_folders_exclude_and_undecodable_files(tmp_path):
     files = {
         ".venv/lib/run.sh": "python -m sglang.launch_server --tp 1\n",
         "node_modules/x/run.sh": "python -m sglang.launch_server --tp 1\n",
-        "build/run.sh": "python -m sglang.launch_server --tp 1\n",
+        "build/lib/run.sh": "python -m sglang.launch_server --tp 1\n",  # setuptools output
+        "env/pyvenv.cfg": "home = /usr/bin\n",
+        "env/bin/run.sh": "python -m sglang.launch_server --tp 1\n",  # a virtualenv
         "scripts/skip_me.sh": "python -m sglang.launch_server --tp 1\n",
         "scripts/keep.sh": "python -m sglang.launch_server --dp 1\n",
         "broken.py": "def (:\n  'SGLANG_X'\n",

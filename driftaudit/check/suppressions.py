@@ -2,8 +2,9 @@
 finding's line (or on the first line of the call or statement it points into) silences
 it. Python comments are found with `tokenize` (a `#` inside a string is not a comment);
 shell, YAML, TOML, Dockerfiles and requirement files use `#` comments too and are read
-line by line. A suppression that silences nothing is itself
-reported (DA002), so stale ones do not pile up.
+line by line; a notebook's code cells are read as Python, and its suppressions placed
+where they stand in the `.ipynb` file, as its findings are. A suppression that silences
+nothing is itself reported (DA002), so stale ones do not pile up.
 """
 
 from __future__ import annotations
@@ -58,13 +59,15 @@ def _parse(comment: str) -> frozenset[str] | None:
     return frozenset(c.strip().upper() for c in codes.split(",") if c.strip())
 
 
-def _python_comments(text: str):
+def _python_comments(text: str) -> list[tuple[int, int, str]]:
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.COMMENT:
-                yield token.start[0], token.start[1] + 1, token.string
+        return [
+            (token.start[0], token.start[1] + 1, token.string)
+            for token in tokenize.generate_tokens(io.StringIO(text).readline)
+            if token.type == tokenize.COMMENT
+        ]
     except (tokenize.TokenError, SyntaxError):  # does not tokenize (DA001): read lines
-        yield from _hash_comments(text)
+        return list(_hash_comments(text))  # (not after the comments read so far: twice)
 
 
 def _hash_comments(text: str):
@@ -74,10 +77,11 @@ def _hash_comments(text: str):
             yield lineno, index + 1, line[index:]
 
 
-def scan_file(relpath: str, text: str | None) -> list[Suppression]:
+def scan_file(relpath: str, text: str | None, python: bool | None = None) -> list[Suppression]:
+    """`python`: whether `text` is Python (default: by the file's name)."""
     if text is None or "driftaudit" not in text.lower():
         return []
-    is_python = relpath.endswith((".py", ".pyi"))
+    is_python = relpath.endswith((".py", ".pyi")) if python is None else python
     comments = _python_comments(text) if is_python else _hash_comments(text)
     found = []
     for line, column, comment in comments:
@@ -101,9 +105,19 @@ def scan_consumer(files: ConsumerFiles) -> list[Suppression]:
     .gitignore applied, each file read once per run)."""
     found = []
     for file in files:
-        if _is_hash_commented(file.path):
+        if file.is_notebook:
+            found += [_placed(s, file) for s in scan_file(file.rel, file.text, python=True)]
+        elif _is_hash_commented(file.path):
             found += scan_file(file.rel, file.text)
     return found
+
+
+def _placed(suppression: Suppression, file) -> Suppression:
+    """A notebook's suppression, moved to where its comment is in the file."""
+    line, column = file.place(suppression.line, suppression.column)
+    end = file.place(suppression.line, suppression.column + suppression.length)
+    length = end[1] - column if end[0] == line else suppression.length
+    return Suppression(suppression.path, line, column, suppression.codes, length)
 
 
 def apply_suppressions(

@@ -2,14 +2,25 @@
 once, shared by usage collection, the surface scanners, rule-pack text patterns and the
 fixer.
 
-What is walked: every regular file below the root, outside virtualenvs, caches and
-hidden folders (`SKIP_DIRS`), outside the `--exclude`/config globs and what the
-consumer's `.gitignore` files ignore (both with gitignore semantics, via `pathspec`:
-`tests/` and `tests/**` cover nested files). Folder symlinks are not followed; a file
-symlink is read only when it points inside the tree. What is left out on the way (a
-dangling or looping symlink, a FIFO or device, a file over `MAX_FILE_BYTES`, one that
-cannot be read or vanished during the run) is listed in `skipped`; a Python file among
-them cannot be audited and is a parse failure (DA001).
+What is walked: every regular file below the root, outside the `--exclude`/config globs
+and what the consumer's `.gitignore` files ignore (both with gitignore semantics, via
+`pathspec`: `tests/` and `tests/**` cover nested files). Hidden folders (`.git`, `.venv`,
+`.tox`), `__pycache__` and `node_modules` are never walked. Other folders are known by
+what they hold, never by their name (a consumer package may be called `env` or `build`),
+and left out with a note in `skipped`: a virtualenv (`pyvenv.cfg`), a conda environment
+(`conda-meta/`), installed packages (a `*.dist-info` folder: site-packages, a `pip install
+--target` folder), setuptools' build output (only `lib*/`, `bdist.*/`, `temp.*/`,
+`scripts-*/` folders) and built distributions (only wheels and sdists). Folder symlinks
+are not followed; a file symlink is read only when it points inside the tree. What is
+left out on the way (a dangling or looping symlink, a FIFO or device, a file over
+`MAX_FILE_BYTES`, one that cannot be read or vanished during the run) is listed in
+`skipped`; a Python file or notebook among them cannot be audited and is a parse failure
+(DA001).
+
+Jupyter notebooks (`*.ipynb`) are Python files here: their text is the code of their code
+cells and their tree the cells' (`usage.notebooks`); `to_file_positions` moves what is
+found in them to where the code stands in the `.ipynb` file, and drops the edits: the
+fixer never rewrites a notebook, `fix` lists its findings for a human.
 """
 
 from __future__ import annotations
@@ -24,32 +35,23 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import pathspec
 
 from driftaudit.pysource import ParseProblem, decode_python, decode_text, parse_module, problem
+from driftaudit.usage.notebooks import Notebook, read_notebook
 
-SKIP_DIRS = {
-    ".git",
-    ".hg",
-    ".venv",
-    "venv",
-    "env",
-    "node_modules",
-    "__pycache__",
-    "build",
-    "dist",
-    ".tox",
-    ".nox",
-    ".eggs",
-    "site-packages",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-}
+if TYPE_CHECKING:
+    from driftaudit.findings import Finding
+
+SKIP_DIRS = {"__pycache__", "node_modules"}  # and every hidden folder
 T = TypeVar("T")
 MAX_FILE_BYTES = 4_000_000  # larger files are data (or generated), not read
+MAX_NOTEBOOK_BYTES = 32_000_000  # a notebook keeps its outputs (images): its code is small
+NOTEBOOK_SUFFIX = ".ipynb"
+_BUILD_FOLDER = re.compile(r"lib|lib\..+|bdist\..+|temp\..+|scripts-.+")
+_DISTRIBUTION = (".whl", ".tar.gz", ".zip", ".egg", ".tar.bz2", ".tar.xz")
 
 
 class Ignore:
@@ -118,7 +120,9 @@ class ConsumerFile:
         self.rel = rel
         self.path = files.root / rel
         self.size = size
-        self.is_python = rel.endswith(".py")
+        self.is_notebook = rel.endswith(NOTEBOOK_SUFFIX)
+        self.is_python = rel.endswith(".py") or self.is_notebook
+        self.notebook: Notebook | None = None  # a notebook's code, once read
         self.encoding = "utf-8"  # how to write it back (the fixer)
         self.newline = "\n"
         self.raw: str | None = None  # Python files: the text with the file's own line ends
@@ -130,7 +134,8 @@ class ConsumerFile:
 
     @property
     def module(self) -> str:
-        return module_name(self._files.root, self.path)
+        name = module_name(self._files.root, self.path)
+        return f"{name}:ipynb" if self.is_notebook else name  # imported by no module
 
     @property
     def is_package(self) -> bool:
@@ -153,6 +158,8 @@ class ConsumerFile:
             except OSError as exc:
                 self._files.skip(self, _reason(exc))
                 return None
+        if self.is_notebook:
+            return self._load_notebook(data)
         if self.is_python:
             try:
                 decoded = decode_python(data)
@@ -168,6 +175,28 @@ class ConsumerFile:
             self.raw, self.digest = decoded.raw, decoded.digest
         return decoded.text
 
+    def _load_notebook(self, data: bytes) -> str | None:
+        decoded = decode_text(data)
+        found = (
+            read_notebook(decoded.text)
+            if decoded is not None
+            else ParseProblem(1, 1, "not a notebook: not UTF-8")
+        )
+        if isinstance(found, ParseProblem):
+            self._files.fail(self, found)
+            return None
+        if isinstance(found, str):  # another language
+            self._files.skipped.append(Skipped(self.rel, found))
+            return None
+        self.notebook = found
+        return found.code
+
+    def place(self, line: int, column: int) -> tuple[int, int]:
+        """Where (line, column) of `text` is in the file: itself, but in a notebook."""
+        if self.notebook is None:
+            return line, column
+        return self.notebook.place(line, column)
+
     @property
     def parsed(self) -> bool:
         """Has the tree been asked for already (it then costs nothing)?"""
@@ -180,7 +209,11 @@ class ConsumerFile:
         if not self._parsed:
             self._parsed = True
             text = self.text
-            if text is not None:
+            if self.notebook is not None:
+                self._tree, found = self.notebook.parse(self.rel)
+                if found is not None:
+                    self._files.fail(self, found)
+            elif text is not None:
                 parsed = parse_module(text, self.rel)
                 if isinstance(parsed, ParseProblem):
                     self._files.fail(self, parsed)
@@ -253,7 +286,7 @@ class ConsumerFiles:
     def skip(self, file: ConsumerFile | str, reason: str) -> None:
         rel = file if isinstance(file, str) else file.rel
         self.skipped.append(Skipped(rel, reason))
-        if rel.endswith(".py"):
+        if rel.endswith((".py", NOTEBOOK_SUFFIX)):
             self.failures.setdefault(rel, ParseProblem(1, 1, f"not read: {reason}"))
 
     def fail(self, file: ConsumerFile, found: ParseProblem | BaseException) -> None:
@@ -261,6 +294,23 @@ class ConsumerFiles:
         if isinstance(found, BaseException):
             found = problem(found)
         self.failures.setdefault(file.rel, found)
+
+    def to_file_positions(self, findings: list[Finding]) -> None:
+        """Findings in notebooks: moved from the line and column of their code to the
+        place in the `.ipynb` file where that code stands, and left without an edit (the
+        fixer does not rewrite notebooks; the fix's description stays)."""
+        for finding in findings:
+            file = self.by_rel.get(finding.path)
+            if file is None or file.notebook is None:
+                continue
+            finding.line, finding.column = file.place(finding.line, finding.column)
+            end_line, end_column = finding.end_line or finding.line, finding.end_column
+            finding.end_line, finding.end_column = file.place(end_line, end_column or 1)
+            if finding.anchor is not None:
+                finding.anchor = file.place(*finding.anchor)
+            if finding.fix is not None:
+                finding.fix.edit = None
+                finding.fix.covered_by = None
 
     # ---- the walk --------------------------------------------------------------------
 
@@ -275,6 +325,10 @@ class ConsumerFiles:
                     entries = sorted(scan, key=lambda e: e.name)
             except OSError as exc:
                 self.skip(rel_dir or ".", _reason(exc))
+                continue
+            kind = _not_source(entries) if rel_dir else None  # the root: the user's word
+            if kind is not None:
+                self.skipped.append(Skipped(rel_dir + "/", kind))
                 continue
             gitignore = next((e for e in entries if e.name == ".gitignore"), None)
             ignore_file = None
@@ -326,8 +380,9 @@ class ConsumerFiles:
         if not stat.S_ISREG(info.st_mode):
             self.skip(rel, "not a regular file")
             return None
-        if info.st_size > MAX_FILE_BYTES:
-            self.skip(rel, f"larger than {MAX_FILE_BYTES // 1_000_000} MB")
+        limit = MAX_NOTEBOOK_BYTES if rel.endswith(NOTEBOOK_SUFFIX) else MAX_FILE_BYTES
+        if info.st_size > limit:
+            self.skip(rel, f"larger than {limit // 1_000_000} MB")
             return None
         return ConsumerFile(self, rel, info.st_size)
 
@@ -345,6 +400,33 @@ class ConsumerFiles:
             if spec.match(inner):
                 return True
         return False
+
+
+def _not_source(entries: list[os.DirEntry]) -> str | None:
+    """What a folder is when it holds no consumer source (see the module docstring),
+    judged by its entries; None for any other folder."""
+    folders: list[str] = []
+    files: list[str] = []
+    for entry in entries:
+        if entry.name.startswith("."):  # a .gitignore, a .DS_Store: says nothing
+            continue
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            is_dir = False
+        (folders if is_dir else files).append(entry.name)
+    if "pyvenv.cfg" in files:
+        return "a virtualenv: it holds pyvenv.cfg"
+    if "conda-meta" in folders:
+        return "a conda environment: it holds conda-meta/"
+    installed = next((name for name in folders if name.endswith(".dist-info")), None)
+    if installed is not None:
+        return f"installed packages: it holds {installed}/"
+    if folders and not files and all(_BUILD_FOLDER.fullmatch(name) for name in folders):
+        return "setuptools build output: only lib/, bdist.*/, temp.*/ folders"
+    if files and not folders and all(name.endswith(_DISTRIBUTION) for name in files):
+        return "built distributions: only wheels and sdists"
+    return None
 
 
 def _read_regular(path: Path) -> bytes:

@@ -225,7 +225,7 @@ def _from_requirements_txt(text: str):
 def _from_pyproject(text: str):
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError, MemoryError):  # nested too deeply
         return
     project = data.get("project") if isinstance(data.get("project"), dict) else {}
     strings: list[tuple[str, str | None]] = []

@@ -61,7 +61,7 @@ def kind_of(name: str) -> str | None:
     """Which scanner reads a file, by its name ("maybe-shell": an extensionless script
     whose shebang decides)."""
     lower = name.lower()
-    if lower.endswith(".py"):
+    if lower.endswith((".py", ".ipynb")):  # a notebook's text is its code cells
         return "python"
     if lower.endswith((".sh", ".bash")):
         return "shell"
