@@ -19,6 +19,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from driftaudit.cache import SCHEMA_VERSION, BlobStore
 from driftaudit.cli import main
@@ -519,3 +521,459 @@ def test_griffe_failing_on_a_module_leaves_it_opaque(monkeypatch):
     monkeypatch.setattr(griffe, "visit", broken)
     module = extract.extract_module("sglang.x", "sglang/x.py", "x = 1\n")
     assert module.members == {} and "griffe could not read it: KeyError" in module.parse_error
+
+
+# ---- paths the consumer names: read and written only inside its tree ----------------------
+
+CHECK = ["check", "--old", OLD, "--new", NEW]
+
+
+def _accepted(capsys, consumer: Path, cache: Path) -> str:
+    """A valid baseline of the consumer's findings (its text)."""
+    argv = [*CHECK, "--cache-dir", str(cache), "--update-baseline", str(consumer)]
+    assert _run(capsys, argv)[0] == 0
+    baseline = consumer / ".driftaudit-baseline.json"
+    text = baseline.read_text()
+    baseline.unlink()
+    return text
+
+
+@pytest.mark.parametrize("update", [False, True], ids=["check", "update-baseline"])
+def test_a_committed_baseline_symlink_out_of_the_tree_is_refused(capsys, tmp_path, update):
+    consumer, cache = _consumer(tmp_path), tmp_path / "k"
+    outside = tmp_path / "outside.json"
+    outside.write_text(_accepted(capsys, consumer, cache))
+    before = outside.read_text()
+    (consumer / ".driftaudit-baseline.json").symlink_to(outside)
+    argv = [*CHECK, "--cache-dir", str(cache), str(consumer)]
+    argv += ["--update-baseline"] if update else []
+    _one_line_error(capsys, argv, "symbolic link out of the consumer tree: not followed")
+    assert outside.read_text() == before
+
+
+def test_a_baseline_symlink_inside_the_tree_is_read_but_not_written_through(capsys, tmp_path):
+    consumer, cache = _consumer(tmp_path), tmp_path / "k"
+    (consumer / "ci").mkdir()
+    (consumer / "ci" / "accepted.json").write_text(_accepted(capsys, consumer, cache))
+    (consumer / ".driftaudit-baseline.json").symlink_to("ci/accepted.json")
+    code, _, err = _run(capsys, [*CHECK, "--cache-dir", str(cache), str(consumer)])
+    assert code == 0 and "known (in the baseline" in err
+    argv = [*CHECK, "--cache-dir", str(cache), "--update-baseline", str(consumer)]
+    _one_line_error(capsys, argv, "is a symbolic link in the consumer tree: not written")
+
+
+@pytest.mark.parametrize(
+    ("name", "needle"),
+    [
+        ("../../x.json", "must not leave the consumer ('..')"),
+        ("ci/../../x.json", "must not leave the consumer ('..')"),
+        ("/tmp/x.json", "must be a path inside the consumer"),
+        ("x\\u0000.json", "holds a NUL character"),
+    ],
+)
+@pytest.mark.parametrize("update", [False, True], ids=["check", "update-baseline"])
+def test_config_baseline_outside_the_tree_is_refused(capsys, tmp_path, name, needle, update):
+    consumer = _consumer(tmp_path / "a" / "b", f'[tool.driftaudit]\nbaseline = "{name}"\n')
+    argv = [*CHECK, "--cache-dir", str(tmp_path / "k"), str(consumer)]
+    argv += ["--update-baseline"] if update else []
+    _one_line_error(capsys, argv, needle)
+    assert not list(tmp_path.rglob("x.json")) and not Path("/tmp/x.json").exists()
+
+
+def test_config_baseline_through_a_folder_symlink_is_not_written(capsys, tmp_path):
+    consumer = _consumer(tmp_path, '[tool.driftaudit]\nbaseline = "ci/accepted.json"\n')
+    (tmp_path / "elsewhere").mkdir()
+    (consumer / "ci").symlink_to(tmp_path / "elsewhere")
+    argv = [*CHECK, "--cache-dir", str(tmp_path / "k"), "--update-baseline", str(consumer)]
+    _one_line_error(capsys, argv, "symbolic link")
+    assert not list((tmp_path / "elsewhere").iterdir())
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "driftaudit.toml"])
+def test_a_config_symlink_out_of_the_tree_is_not_read(capsys, tmp_path, name):
+    foreign = tmp_path / "foreign.toml"
+    table = "[tool.driftaudit]\n" if name == "pyproject.toml" else ""
+    foreign.write_text(f'{table}fail-on = "never"\n')
+    consumer = _consumer(tmp_path)
+    (consumer / name).symlink_to(foreign)
+    argv = [*CHECK, "--cache-dir", str(tmp_path / "k"), str(consumer)]
+    _one_line_error(capsys, argv, "symbolic link out of the consumer tree: not followed")
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_a_config_symlink_to_a_special_file_is_not_opened(capsys, tmp_path):
+    consumer = _consumer(tmp_path)
+    (consumer / "driftaudit.toml").symlink_to("/proc/self/environ")
+    argv = [*CHECK, "--cache-dir", str(tmp_path / "k"), str(consumer)]
+    _one_line_error(capsys, argv, "symbolic link out of the consumer tree")
+
+
+@pytest.mark.parametrize("name", ["driftaudit.toml", ".driftaudit-baseline.json"])
+def test_a_fifo_in_place_of_a_config_or_baseline_is_not_read(capsys, tmp_path, name):
+    consumer = _consumer(tmp_path)
+    os.mkfifo(consumer / name)  # opened for reading, it would block the run forever
+    argv = [*CHECK, "--cache-dir", str(tmp_path / "k"), str(consumer)]
+    _one_line_error(capsys, argv, "is not a regular file")
+
+
+def test_output_through_a_planted_symlink_is_refused(capsys, tmp_path):
+    consumer = _consumer(tmp_path)
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    (consumer / "driftaudit.sarif").symlink_to(victim)
+    argv = [*CHECK, "--cache-dir", str(tmp_path / "k"), "--fail-on", "never", "--format"]
+    argv += ["sarif", "--output", str(consumer / "driftaudit.sarif"), str(consumer)]
+    code, _, err = _run(capsys, argv)
+    assert code == 2 and err.strip().splitlines()[-1].endswith(
+        "is a symbolic link in the consumer tree: not written through "
+        "(remove it, or name another file on the command line)"
+    )
+    assert victim.read_text() == "keep\n"
+
+
+def test_output_is_written_atomically_and_devices_in_place(capsys, tmp_path):
+    consumer = _consumer(tmp_path)
+    report = tmp_path / "reports" / "out.json"
+    argv = [*CHECK, "--cache-dir", str(tmp_path / "k"), "--fail-on", "never", "--format"]
+    assert _run(capsys, [*argv, "json", "--output", str(report), str(consumer)])[0] == 0
+    assert json.loads(report.read_text())["findings"]
+    assert sorted(p.name for p in report.parent.iterdir()) == ["out.json"], "no temp file left"
+    assert _run(capsys, [*argv, "json", "--output", os.devnull, str(consumer)])[0] == 0
+
+
+def test_an_empty_cache_dir_is_refused(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(_consumer(tmp_path))
+    _one_line_error(capsys, [*CHECK, "--cache-dir", "", "."], "--cache-dir must not be empty")
+    assert sorted(p.name for p in Path.cwd().iterdir()) == ["calls.py"]
+
+
+def test_a_cache_dir_inside_the_consumer_is_refused(capsys, tmp_path):
+    consumer = _consumer(tmp_path)
+    argv = [*CHECK, "--cache-dir", str(consumer / ".cache"), str(consumer)]
+    _one_line_error(capsys, argv, "lies inside the audited consumer")
+    assert not (consumer / ".cache").exists()
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_cache_dir_variable_is_the_default(capsys, tmp_path, monkeypatch, value):
+    monkeypatch.setenv("DRIFTAUDIT_CACHE_DIR", value)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(_consumer(tmp_path))
+    assert _run(capsys, [*CHECK, "--fail-on", "never", "."])[0] == 0
+    assert sorted(p.name for p in Path.cwd().iterdir()) == ["calls.py"]
+    assert (tmp_path / "xdg" / "driftaudit").is_dir()
+
+
+def test_a_patch_naming_a_file_outside_the_sglang_tree_is_not_read(capsys, tmp_path):
+    """`sglang/../../secret.py` would be placed on a file next to each tree: a finding
+    would tell whether its text is what the patch guesses."""
+    roots = []
+    for name, token in (("o", "1"), ("n", "2")):
+        roots.append(_copy_tree(CASE / ("old" if name == "o" else "new"), tmp_path / name / "t"))
+        (tmp_path / name / "secret.py").write_text(f"TOKEN = {token}\n")
+    patch = "--- a/python/sglang/../../secret.py\n+++ b/python/sglang/../../secret.py\n"
+    patch += "@@ -1 +1 @@\n-TOKEN = 1\n+TOKEN = 3\n"
+    consumer = write_tree(tmp_path / "c", {"probe.patch": patch})
+    argv = ["compare", "--old", str(roots[0]), "--new", str(roots[1])]
+    argv += ["--cache-dir", str(tmp_path / "k"), "--format", "json", str(consumer)]
+    code, out, _ = _run(capsys, argv)
+    assert code == 0 and json.loads(out)["findings"] == []
+
+
+# ---- consumer input that must be a one-line error, never a traceback --------------------
+
+DEEP = 100_000
+
+
+@pytest.mark.parametrize(
+    "pyproject",
+    [
+        "[tool.driftaudit]\nexclude = " + "[" * DEEP + "]" * DEEP + "\n",
+        "[project]\ndependencies = " + "[" * DEEP + "]" * DEEP + "\n",
+        "x = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n",
+    ],
+    ids=["array", "dependencies", "inline-table"],
+)
+def test_a_deeply_nested_pyproject_is_one_line(capsys, tmp_path, pyproject):
+    consumer = _consumer(tmp_path, pyproject)
+    argv = [*CHECK, "--cache-dir", str(tmp_path / "k"), str(consumer)]
+    _one_line_error(capsys, argv, "not valid TOML: nested too deeply to read")
+
+
+@pytest.mark.parametrize(
+    ("baseline", "needle"),
+    [
+        ('{"findings": ' + "[" * DEEP + "]" * DEEP + "}", "not a driftaudit baseline"),
+        ('{"findings": [{"fingerprint": "x", "line": "x"}]}', "entry 1 has a line that is not"),
+        ('{"findings": [{"fingerprint": "x", "line": 1.5}]}', "entry 1 has a line that is not"),
+        ('{"findings": [{"fingerprint": "x", "line": true}]}', "entry 1 has a line that is not"),
+        ('{"findings": [{"fingerprint": "x", "line": 0}]}', "entry 1 has a line below 1"),
+        ('{"findings": [{"fingerprint": "x", "path": 3}]}', "entry 1 has a path that is not a"),
+        ('{"findings": [{"fingerprint": "x", "path": "/etc/passwd"}]}', "not in the consumer"),
+        ('{"findings": [{"fingerprint": "x", "path": "../x.py"}]}', "not in the consumer"),
+        ('{"findings": [{"fingerprint": "x", "symbol": null}]}', "has a symbol that is not"),
+        ('{"findings": [{"fingerprint": 1}]}', "entry 1 has no fingerprint"),
+        ('{"findings": [{"fingerprint": "x"}, 7]}', "entry 2 is not an object"),
+        ('{"findings": {"fingerprint": "x"}}', "not a driftaudit baseline"),
+        ("[]", "not a driftaudit baseline"),
+        ('{"findings": [1e999999]}', "entry 1 is not an object"),
+        ("\xff", "not a driftaudit baseline"),
+    ],
+)
+def test_a_bad_baseline_is_one_line(capsys, tmp_path, baseline, needle):
+    consumer = _consumer(tmp_path)
+    (consumer / ".driftaudit-baseline.json").write_text(baseline, encoding="latin-1")
+    argv = [*CHECK, "--cache-dir", str(tmp_path / "k"), str(consumer)]
+    _one_line_error(capsys, argv, needle)
+
+
+def test_a_stale_entry_at_a_symlink_to_a_device_is_not_read(capsys, tmp_path):
+    """A DA003 finding's region is read from its file: a baseline may name any path."""
+    consumer = _consumer(tmp_path)
+    (consumer / "zero.py").symlink_to("/dev/zero")
+    entry = {"fingerprint": "0" * 32, "rule": "DA201", "path": "zero.py", "symbol": "x"}
+    document = {"findings": [{**entry, "line": 1}]}
+    (consumer / ".driftaudit-baseline.json").write_text(json.dumps(document))
+    argv = [*CHECK, "--cache-dir", str(tmp_path / "k"), "--format", "sarif", str(consumer)]
+    code, out, _ = _run(capsys, argv)
+    assert code == 1 and "zero.py" in out
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+_ENTRY = st.fixed_dictionaries(
+    {},
+    optional={
+        "fingerprint": st.text(max_size=4) | _JSON,
+        "rule": st.text(max_size=4) | _JSON,
+        "path": st.sampled_from(["a.py", "../a.py", "/a", "", "a\0b", "ok/b.py"]) | _JSON,
+        "symbol": st.text(max_size=4) | _JSON,
+        "line": st.integers(-2, 3) | _JSON,
+    },
+)
+_BASELINE = st.fixed_dictionaries({}, optional={"findings": st.lists(_ENTRY, max_size=3) | _JSON})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document=_BASELINE | _JSON)
+def test_any_baseline_document_loads_or_is_refused_in_one_line(tmp_path_factory, document):
+    from driftaudit.check import triage
+    from driftaudit.check.baseline import Baseline
+    from driftaudit.usage.files import ConsumerFiles
+
+    consumer = _consumer(tmp_path_factory.mktemp("b"))
+    path = consumer / ".driftaudit-baseline.json"
+    path.write_text(json.dumps(document))
+    try:
+        baseline = Baseline.load(path, consumer)
+    except DriftauditError as exc:
+        assert "\n" not in str(exc)
+        return
+    # what loads, the gate can use: stale entries become findings the reports can show
+    from driftaudit import report
+    from driftaudit.sources.tree import tree_from_root
+
+    _, _, stale = baseline.split([], consumer)
+    for finding in stale:
+        assert isinstance(finding.path, str) and isinstance(finding.line, int)
+        assert finding.line >= 1 and ".." not in finding.path.split("/")
+    tree = tree_from_root("d", "directory", CASE / "old")
+    report.findings_sarif(stale, tree, tree, "c", consumer, consumer, "", [])
+    report.findings_markdown(stale, tree, tree, "c")
+    triage([], ConsumerFiles(consumer), path)
+
+
+_TOML_VALUE = st.recursive(
+    st.booleans() | st.integers() | st.text(max_size=8) | st.floats(allow_nan=False),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=8,
+)
+_PATHS = st.sampled_from(["../x.json", "/abs.json", "a/../b.json", "ok.json", "x\0", " "])
+_KEYS = st.sampled_from(
+    ["old", "new", "fail-on", "fail_on", "baseline", "exclude", "wrap-prefixes", "x"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(table=st.dictionaries(_KEYS, _TOML_VALUE | _PATHS, max_size=4))
+def test_any_config_table_loads_or_is_refused_in_one_line(table):
+    from driftaudit.config import Config, _from_table
+
+    try:
+        config = _from_table(table, Path("pyproject.toml"), "[tool.driftaudit]")
+    except DriftauditError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert isinstance(config, Config)
+    if config.baseline is not None:
+        assert not Path(config.baseline).is_absolute() and ".." not in Path(config.baseline).parts
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(alphabet="[]{}=\"'., \nax1tool.driftaudit", max_size=200))
+def test_any_pyproject_text_loads_or_is_refused_in_one_line(tmp_path_factory, text):
+    from driftaudit.config import load_config
+
+    consumer = tmp_path_factory.mktemp("p")
+    (consumer / "pyproject.toml").write_text(text)
+    try:
+        load_config(consumer)
+    except DriftauditError as exc:
+        assert "\n" not in str(exc)
+
+
+# ---- what the walk reads: folders by what they hold, notebooks -----------------------------
+
+REMOVED = FIXTURES / "codes" / "DA103"
+R_OLD, R_NEW = str(REMOVED / "old"), str(REMOVED / "new")
+IMPORT = "from sglang.srt.utils import removed_helper\n"
+
+
+def _audit(capsys, tmp_path: Path, consumer: Path, *extra: str) -> tuple[list[dict], str]:
+    argv = ["compare", "--old", R_OLD, "--new", R_NEW, "--cache-dir", str(tmp_path / "k")]
+    code, out, err = _run(capsys, [*argv, "--format", "json", *extra, str(consumer)])
+    assert code in (0, 1), err
+    return json.loads(out)["findings"], err
+
+
+@pytest.mark.parametrize("name", ["env", "build", "dist", "site-packages", "venv"])
+def test_a_consumer_package_named_like_an_environment_is_audited(capsys, tmp_path, name):
+    consumer = write_tree(tmp_path / "c", {f"{name}/__init__.py": IMPORT})
+    findings, err = _audit(capsys, tmp_path, consumer)
+    assert [(f["path"], f["rule"]) for f in findings] == [(f"{name}/__init__.py", "DA103")]
+    assert "not read" not in err
+
+
+SITE = "lib/python3.12/site-packages/m.py"
+
+
+@pytest.mark.parametrize(
+    ("files", "folder", "why"),
+    [
+        (
+            {"venv/pyvenv.cfg": "home = /usr/bin\n", f"venv/{SITE}": IMPORT},
+            "venv/",
+            "a virtualenv: it holds pyvenv.cfg",
+        ),
+        ({"tools/pyvenv.cfg": "home = /usr\n", f"tools/{SITE}": IMPORT}, "tools/", "a virtualenv"),
+        ({"env/conda-meta/history": "", f"env/{SITE}": IMPORT}, "env/", "a conda environment"),
+        (
+            {"vendor/sglang-0.1.dist-info/METADATA": "Name: sglang\n", "vendor/m.py": IMPORT},
+            "vendor/",
+            "installed packages: it holds sglang-0.1.dist-info/",
+        ),
+        (
+            {"build/lib/app/m.py": IMPORT, "build/bdist.linux-x86_64/y": ""},
+            "build/",
+            "setuptools build output",
+        ),
+        ({"dist/app-1.0-py3-none-any.whl": "PK", "dist/app-1.0.tar.gz": ""}, "dist/", "built"),
+    ],
+)
+def test_an_environment_in_the_tree_is_skipped_with_a_note(capsys, tmp_path, files, folder, why):
+    consumer = write_tree(tmp_path / "c", {"app.py": "x = 1\n", **files})
+    findings, err = _audit(capsys, tmp_path, consumer)
+    assert findings == []
+    assert f"driftaudit: note: not read: {folder} ({why}" in err
+
+
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# from sglang.srt.utils import x\n"]},
+        {
+            "cell_type": "code",
+            "execution_count": 1,
+            "metadata": {},
+            "outputs": [{"name": "stdout", "output_type": "stream", "text": [IMPORT]}],
+            "source": ["%load_ext autoreload\n", "!pip install sglang\n", IMPORT.rstrip("\n")],
+        },
+        {"cell_type": "code", "metadata": {}, "outputs": [], "source": "%%bash\n" + IMPORT},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "source": [
+                "import sglang.srt.utils as u\n",
+                'label = "caf\\u00e9 \\"q\\""; u.removed_helper()  # driftaudit: ignore[DA201]',
+            ],
+        },
+    ],
+    "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def _notebook(tmp_path: Path, document: dict = NOTEBOOK, ascii_only: bool = True) -> Path:
+    text = json.dumps(document, indent=1, ensure_ascii=ascii_only) + "\n"
+    return write_tree(tmp_path / "c", {"nb/demo.ipynb": text})
+
+
+def _at(consumer: Path, finding: dict) -> str:
+    """The text of the notebook file at a finding's place."""
+    line = (consumer / finding["path"]).read_text().splitlines()[finding["line"] - 1]
+    return line[finding["column"] - 1 : finding["end_column"] - 1]
+
+
+@pytest.mark.parametrize("ascii_only", [True, False], ids=["escaped", "utf-8"])
+def test_a_notebook_importing_a_removed_symbol_is_audited(capsys, tmp_path, ascii_only):
+    consumer = _notebook(tmp_path, ascii_only=ascii_only)
+    findings, _ = _audit(capsys, tmp_path, consumer)
+    placed = [(f["rule"], _at(consumer, f)) for f in findings]
+    assert placed == [
+        ("DA103", "removed_helper"),  # the import of cell 2 (its magics left out)
+        ("DA103", "removed_helper"),  # the attribute of cell 4, after escaped quotes
+        ("DA002", "# driftaudit: ignore[DA201]"),  # placed as the findings are
+    ]
+    lines = (consumer / "nb" / "demo.ipynb").read_text().splitlines()
+    assert all(IMPORT.strip() in lines[f["line"] - 1] for f in findings[:1])
+
+
+def test_a_suppression_in_a_notebook_silences_its_line(capsys, tmp_path):
+    document = json.loads(json.dumps(NOTEBOOK))
+    document["cells"][3]["source"][1] = "u.removed_helper()  # driftaudit: ignore[DA103]"
+    consumer = _notebook(tmp_path, document)
+    findings, _ = _audit(capsys, tmp_path, consumer)
+    assert [f["rule"] for f in findings] == ["DA103"]
+
+
+def test_a_notebook_cell_that_does_not_parse_is_DA001_and_the_rest_is_audited(capsys, tmp_path):
+    document = json.loads(json.dumps(NOTEBOOK))
+    document["cells"].insert(1, {"cell_type": "code", "source": ["def broken(:\n"]})
+    consumer = _notebook(tmp_path, document)
+    findings, _ = _audit(capsys, tmp_path, consumer)
+    assert [f["rule"] for f in findings] == ["DA001", "DA103", "DA103", "DA002"]
+    assert "def broken(:" in _at(consumer, {**findings[0], "column": 1, "end_column": 99})
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("{not json", "DA001"),
+        ("[" * DEEP + "]" * DEEP, "DA001"),
+        ('{"cells": 3}', "DA001"),
+        ('{"cells": [], "metadata": {"kernelspec": {"language": "R"}}}', None),
+    ],
+    ids=["invalid", "deep", "no-cells", "another-language"],
+)
+def test_a_notebook_that_is_not_one_is_a_finding_or_a_note(capsys, tmp_path, text, rule):
+    consumer = write_tree(tmp_path / "c", {"nb.ipynb": text})
+    findings, err = _audit(capsys, tmp_path, consumer)
+    assert [f["rule"] for f in findings] == ([rule] if rule else [])
+    if rule is None:
+        assert "not read: nb.ipynb (a notebook in r, not Python)" in err
+
+
+def test_fix_does_not_rewrite_a_notebook_and_lists_it(capsys, tmp_path):
+    moved = FIXTURES / "codes" / "DA102"
+    source = (moved / "consumer" / "pkg" / "top.py").read_text().splitlines()[0]
+    document = {"cells": [{"cell_type": "code", "source": [source]}], "nbformat": 4}
+    consumer = write_tree(tmp_path / "c", {"demo.ipynb": json.dumps(document, indent=1)})
+    before = (consumer / "demo.ipynb").read_bytes()
+    argv = ["fix", "--old", str(moved / "old"), "--new", str(moved / "new"), "--apply"]
+    code, _, err = _run(capsys, [*argv, "--cache-dir", str(tmp_path / "k"), str(consumer)])
+    assert code == 0 and (consumer / "demo.ipynb").read_bytes() == before
+    assert "1 findings need a human" in err and "demo.ipynb:" in err
