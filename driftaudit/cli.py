@@ -23,7 +23,7 @@ from driftaudit.confined import in_tree, write_bytes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import at_or_above
 from driftaudit.progress import progress
-from driftaudit.sources.latest import resolve_latest
+from driftaudit.sources import configure_sources
 from driftaudit.usage.files import ConsumerFiles
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -44,7 +44,14 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--cache-dir", default=argparse.SUPPRESS)
     run = argparse.ArgumentParser(add_help=False)
     run.add_argument(
-        "--offline", action="store_true", help="no index look-up: latest = newest cached release"
+        "--offline",
+        action="store_true",
+        help="no index look-up or download: latest = newest cached release",
+    )
+    run.add_argument(
+        "--index-url",
+        metavar="URL",
+        help="the package index's simple API (default: pip's index-url, $PIP_INDEX_URL, PyPI)",
     )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or notes on stderr")
     cached = argparse.ArgumentParser(add_help=False)
@@ -174,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the process's own command (not a call from Python): it owns the GC
         _tune_gc(args.command)
     cache_dir = None
+    configure_sources(getattr(args, "index_url", None), getattr(args, "offline", False))
     try:
         cache_dir = _cache_dir(args)
         if args.command != "rule":
@@ -380,7 +388,7 @@ def _consumer_settings(args, cache_dir: Path):
     new = args.new or config.new
     if new is None:
         raise DriftauditError("--new is required (or set new in [tool.driftaudit])")
-    return config, resolve_latest(new, cache_dir, args.offline)
+    return config, new
 
 
 def _allow_paths(args, config) -> tuple[bool, bool]:
@@ -470,10 +478,8 @@ def _diff(args, cache_dir: Path) -> int:
     from driftaudit import report
     from driftaudit.pipeline import run_diff
 
-    old_spec = resolve_latest(args.old, cache_dir, args.offline)
-    new_spec = resolve_latest(args.new, cache_dir, args.offline)
     with progress(not args.quiet):
-        old, new, changes = run_diff(old_spec, new_spec, cache_dir, args.module)
+        old, new, changes = run_diff(args.old, args.new, cache_dir, args.module)
     if args.format == "json":
         _emit(report.changes_json(changes, old.tree, new.tree), args)
     elif args.format == "markdown":

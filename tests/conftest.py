@@ -50,3 +50,25 @@ def _no_result_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests run the pipeline itself: the findings cache is off (test_findings_cache
     turns it on)."""
     monkeypatch.setenv("DRIFTAUDIT_NO_RESULT_CACHE", "1")
+
+
+@pytest.fixture
+def fake_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A loopback package index (tests/fake_index.py) as the only one: pip's config
+    files and PIP_* settings of this machine are out of play."""
+    from driftaudit.sources import configure_sources
+
+    from .fake_index import FakeIndex
+
+    for name in list(os.environ):
+        if name.startswith("PIP_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    index = FakeIndex(tmp_path / "index-files")
+    monkeypatch.setenv("PIP_INDEX_URL", index.url)
+    configure_sources()
+    yield index
+    configure_sources()
+    index.close()

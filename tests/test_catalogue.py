@@ -15,7 +15,6 @@ import subprocess
 import sys
 import threading
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -377,20 +376,6 @@ def test_unreadable_module_is_a_warning(capsys, tmp_path):
     assert code == 1 and "warning: cannot read sglang/secret.py" in err
 
 
-def _fake_wheel(calls: list[str]):
-    def download(version, dest):
-        calls.append(version)
-        wheel = dest / f"sglang-{version}-py3-none-any.whl"
-        with zipfile.ZipFile(wheel, "w") as zf:
-            zf.writestr("sglang/__init__.py", "")
-            for i in range(6):
-                zf.writestr(f"sglang/m{i}.py", f"def f{i}(a): ...\n")
-            zf.writestr(f"sglang-{version}.dist-info/METADATA", f"Version: {version}\n")
-        return wheel
-
-    return download
-
-
 @pytest.mark.parametrize(
     "damage",
     [
@@ -400,15 +385,14 @@ def _fake_wheel(calls: list[str]):
     ],
     ids=["half-deleted", "edited", "added"],
 )
-def test_damaged_cached_release_is_fetched_again(monkeypatch, capsys, tmp_path, damage):
-    calls: list[str] = []
-    monkeypatch.setattr(index_source, "_download_wheel", _fake_wheel(calls))
+def test_damaged_cached_release_is_fetched_again(fake_index, capsys, tmp_path, damage):
+    wheel = fake_index.add("1.2.3").name
     cache = tmp_path / "cache"
     tree = resolve_spec("1.2.3", cache)
-    assert resolve_spec("1.2.3", cache).root == tree.root and calls == ["1.2.3"]
+    assert resolve_spec("1.2.3", cache).root == tree.root and fake_index.downloads() == [wheel]
     damage(tree.root)
     tree = resolve_spec("1.2.3", cache)
-    assert calls == ["1.2.3", "1.2.3"], "the damaged release was not fetched again"
+    assert fake_index.downloads() == [wheel, wheel], "the damaged release was not fetched again"
     assert "cached sglang 1.2.3 is damaged" in capsys.readouterr().err
     assert sorted(p.name for p in tree.root.glob("sglang/*.py")) == [
         "__init__.py",
@@ -417,18 +401,16 @@ def test_damaged_cached_release_is_fetched_again(monkeypatch, capsys, tmp_path, 
     assert (tree.root / "sglang" / "m0.py").read_text() == "def f0(a): ...\n"
 
 
-def test_touched_but_unchanged_release_is_not_fetched_again(monkeypatch, tmp_path):
-    calls: list[str] = []
-    monkeypatch.setattr(index_source, "_download_wheel", _fake_wheel(calls))
+def test_touched_but_unchanged_release_is_not_fetched_again(fake_index, tmp_path):
+    fake_index.add("1.2.3")
     tree = resolve_spec("1.2.3", tmp_path / "cache")
     os.utime(tree.root / "sglang" / "m1.py", (1, 1))  # stats differ, content does not
     resolve_spec("1.2.3", tmp_path / "cache")
-    assert calls == ["1.2.3"]
+    assert len(fake_index.downloads()) == 1
 
 
-def test_two_cold_runs_fetch_the_same_release_at_once(monkeypatch, tmp_path):
-    calls: list[str] = []
-    monkeypatch.setattr(index_source, "_download_wheel", _fake_wheel(calls))
+def test_two_cold_runs_fetch_the_same_release_at_once(fake_index, tmp_path):
+    fake_index.add("1.2.3")
     roots, errors = [], []
 
     def fetch():
@@ -466,13 +448,13 @@ def test_snapshot_store_that_is_a_directory(capsys, tmp_path):
     _one_line_error(capsys, [*argv, str(CASE / "consumer")], "snapshots.sqlite")
 
 
-def test_cached_release_that_is_a_file_is_fetched_again(monkeypatch, tmp_path):
-    calls: list[str] = []
-    monkeypatch.setattr(index_source, "_download_wheel", _fake_wheel(calls))
+def test_cached_release_that_is_a_file_is_fetched_again(fake_index, tmp_path):
+    fake_index.add("1.2.3")
     target = index_source.release_dir(tmp_path / "cache", "1.2.3")
     target.parent.mkdir(parents=True)
     target.write_text("junk")
-    assert resolve_spec("1.2.3", tmp_path / "cache").version == "1.2.3" and calls == ["1.2.3"]
+    assert resolve_spec("1.2.3", tmp_path / "cache").version == "1.2.3"
+    assert len(fake_index.downloads()) == 1
 
 
 def test_git_spec_on_a_directory_that_is_no_repository(capsys, tmp_path):

@@ -34,7 +34,7 @@ def test_looked_up_at_most_once_a_day(tmp_path, index_calls):
     assert latest_release(tmp_path, now=1000.0 + 3600) == "0.5.23"
     assert len(index_calls) == 1
     record = json.loads((tmp_path / "latest-sglang.json").read_text())
-    assert record == {"checked": 1000.0, "version": "0.5.23"}
+    assert record == {"checked": 1000.0, "version": "0.5.23", "index": index.source()}
     assert latest_release(tmp_path, now=1000.0 + latest.MAX_AGE_SECONDS + 1) == "0.5.23"
     assert len(index_calls) == 2
 

@@ -50,42 +50,26 @@ def test_git_spec_exports_the_ref(tmp_path, cache_dir):
         resolve_spec(f"git:{repo}@nope", cache_dir)
 
 
-def test_unknown_release_names_the_available_versions(monkeypatch, cache_dir):
-    def fake_pip(*args):
-        if args[0] == "index":
-            return subprocess.CompletedProcess(
-                args, 0, "sglang (0.5.14)\nAvailable versions: 0.5.14, 0.5.9\n", ""
-            )
-        return subprocess.CompletedProcess(args, 1, "", "ERROR: No matching distribution found")
-
-    monkeypatch.setattr(index_source, "_pip", fake_pip)
-    with pytest.raises(DriftauditError, match=r"unknown sglang version '0\.5\.99'.*0\.5\.14"):
+def test_unknown_release_names_the_available_versions(fake_index, cache_dir):
+    for version in ("0.5.9", "0.5.14", "0.5.10rc0"):
+        fake_index.add(version)
+    with pytest.raises(DriftauditError) as caught:
         resolve_spec("0.5.99", cache_dir)
+    message = str(caught.value)
+    assert message == "unknown sglang version '0.5.99'; available: 0.5.14, 0.5.10rc0, 0.5.9"
 
 
-def test_interrupted_unpack_is_redone(monkeypatch, tmp_path, cache_dir):
+def test_interrupted_unpack_is_redone(fake_index, tmp_path, cache_dir):
     """A release folder without its completion marker is not trusted."""
     partial = index_source.release_dir(cache_dir, "1.2.3")
     write_tree(partial, {"sglang/__init__.py": ""})
-    calls = []
-
-    def fake_download(version, dest):
-        calls.append(version)
-        import zipfile
-
-        wheel = dest / "sglang-1.2.3-py3-none-any.whl"
-        with zipfile.ZipFile(wheel, "w") as zf:
-            zf.writestr("sglang/__init__.py", "")
-            zf.writestr("sglang/version.py", '__version__ = "1.2.3"\n')
-            zf.writestr("tools/not_sglang.py", "")
-        return wheel
-
-    monkeypatch.setattr(index_source, "_download_wheel", fake_download)
+    files = {"sglang/__init__.py": "", "sglang/version.py": '__version__ = "1.2.3"\n'}
+    fake_index.add("1.2.3", files=files)
     tree = resolve_spec("1.2.3", cache_dir)
-    assert calls == ["1.2.3"] and tree.version == "1.2.3"
+    assert len(fake_index.downloads()) == 1 and tree.version == "1.2.3"
     assert not (tree.root / "tools").exists(), "only the sglang package is unpacked"
     resolve_spec("1.2.3", cache_dir)
-    assert calls == ["1.2.3"], "second use is served from the cache"
+    assert len(fake_index.downloads()) == 1, "second use is served from the cache"
 
 
 def test_installed_spec_locates_without_importing(monkeypatch, tmp_path, cache_dir):

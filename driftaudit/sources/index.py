@@ -1,8 +1,15 @@
-"""Releases from the package index: `pip download` a wheel and unpack its Python source.
+"""Releases from the package index: a wheel fetched through the simple API
+(`simple_api.py`, no pip) and its Python source unpacked into the cache.
 
-sglang wheels carry the whole source. Since 0.5.11 they are manylinux x86_64 only,
-one per CPython, so a wheel is asked for explicitly by platform tag; the source
-inside is the same on every platform, so any tag will do.
+sglang wheels carry the whole source. Since 0.5.11 they are manylinux x86_64 only, one
+per CPython (0.5.9 and older: one pure wheel); the source inside is the same on every
+platform, so the wheel this interpreter would install is taken, else any.
+
+An unpack is bound to its release: `.driftaudit-complete` records the version, the
+wheel, its sha256 (checked against the index's when it was downloaded) and the digest
+of the manifest of what was unpacked; on open, the manifest must match the files, the
+record the manifest, and the release the record and the METADATA names. A tree that
+fails is fetched again, never read as that release.
 """
 
 from __future__ import annotations
@@ -13,23 +20,14 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
-
-if TYPE_CHECKING:
-    import subprocess
 
 from driftaudit.errors import DriftauditError
 from driftaudit.progress import step
 
-_WHEEL_TAGS = [
-    ("manylinux_2_34_x86_64", "3.11"),
-    ("manylinux_2_34_x86_64", "3.12"),
-    ("manylinux_2_28_x86_64", "3.11"),
-    ("manylinux_2_17_x86_64", "3.10"),
-]
-_COMPLETE = ".driftaudit-complete"
+PROJECT = "sglang"
+_COMPLETE = ".driftaudit-complete"  # {"version", "wheel", "sha256", "manifest"}
 _MANIFEST = ".driftaudit-manifest.json"  # relpath -> [size, mtime_ns, sha256] of the unpack
 # Only decides "is this meant as a version?" (a cheap, linear test: no nested repetition);
 # `parse_version` validates it with packaging.
@@ -41,6 +39,7 @@ _VERIFIED: dict[str, str] = {}
 # root -> its manifest ({posix path: [size, mtime_ns, sha256]}), verified or just written
 # by this process: the snapshot lists the tree's modules and their digests from it
 _MANIFESTS: dict[str, dict[str, list]] = {}
+_OPTIONS: dict[str, object] = {"index_url": None, "offline": False}  # see configure()
 
 
 def looks_like_version(spec: str) -> bool:
@@ -67,19 +66,25 @@ def fetch_release(version: str, cache_dir: Path) -> Path:
     """Unpacked root of sglang==version (holds `sglang/`); offline once cached.
 
     A cached release is checked against the manifest written when it was unpacked
-    (sizes and mtimes; a file is hashed only when they differ): a tree that lost or
-    changed files is unpacked again, never read as it is.
+    (sizes and mtimes; a file is hashed only when they differ) and against the release
+    it is filed under: a tree that lost or changed files, or holds another release, is
+    unpacked again, never read as it is.
     """
     version = parse_version(version)
     target = release_dir(cache_dir, version)
     if (target / _COMPLETE).is_file() and (target / "sglang").is_dir():
-        problem = verify_manifest(target)
+        problem = verify_manifest(target) or _binding_problem(target, version)
         if problem is None:
             return target
         print(
             f"driftaudit: warning: cached sglang {version} is damaged ({problem}); "
             "fetching it again",
             file=sys.stderr,
+        )
+    if offline():
+        raise DriftauditError(
+            f"sglang {version} is not in the cache ({target.parent}) and --offline "
+            "forbids the download"
         )
     if target.exists():  # a partial, corrupt or damaged unpack: start again
         _discard(target)
@@ -88,14 +93,66 @@ def fetch_release(version: str, cache_dir: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     step(f"downloading sglang=={version} from the package index")
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
-        wheel = _download_wheel(version, Path(tmp))
+        wheel, sha256 = _download_wheel(version, Path(tmp))
         staging = Path(tmp) / "unpacked"
         _unpack(wheel, staging)
-        write_manifest(staging)
-        (staging / _COMPLETE).write_text(wheel.name + "\n")
+        unpacked = _unpacked_version(staging)
+        if unpacked is not None and _differs(unpacked, version):
+            raise DriftauditError(
+                f"the index's wheel {wheel.name} holds sglang {unpacked}, not {version}"
+            )
+        manifest = write_manifest(staging)
+        record = {"version": version, "wheel": wheel.name, "sha256": sha256,
+                  "manifest": manifest}  # fmt: skip
+        (staging / _COMPLETE).write_text(json.dumps(record) + "\n")
         publish(staging, target)
     verify_manifest(target)  # keeps its listing for the snapshot (stats only: no hashing)
     return target
+
+
+def _differs(found: str, version: str) -> bool:
+    try:
+        return Version(found) != Version(version)
+    except InvalidVersion:
+        return True
+
+
+def _unpacked_version(root: Path) -> str | None:
+    from driftaudit.sources.tree import read_version
+
+    return read_version(root)
+
+
+def _binding_problem(root: Path, version: str) -> str | None:
+    """None if the verified tree at `root` is sglang `version`, else what says otherwise:
+    its record (written at unpack: a JSON object, or, from older driftaudit, the wheel's
+    name alone), or the version its METADATA (else version.py) names."""
+    try:
+        text = (root / _COMPLETE).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return "its record is unreadable"
+    try:
+        record = json.loads(text)
+    except ValueError:
+        record = {"wheel": text}  # an older driftaudit's record: the wheel's name
+    if not isinstance(record, dict) or not isinstance(record.get("wheel"), str):
+        return "its record is unreadable"
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    try:
+        wheel_version = str(parse_wheel_filename(record["wheel"])[1])
+    except (InvalidWheelFilename, InvalidVersion):
+        return f"its record names no wheel ({record['wheel'][:60]!r})"
+    for what, found in (("wheel", wheel_version), ("record", record.get("version"))):
+        if found is not None and (not isinstance(found, str) or _differs(found, version)):
+            return f"its {what} is sglang {str(found)[:40]}"
+    manifest = record.get("manifest")
+    if manifest is not None and manifest != _VERIFIED.get(os.fspath(root)):
+        return "its manifest is not the one it was unpacked with"
+    unpacked = _unpacked_version(root)
+    if unpacked is not None and _differs(unpacked, version):
+        return f"it holds sglang {unpacked[:40]}"
+    return None
 
 
 def publish(staging: Path, target: Path) -> None:
@@ -150,19 +207,25 @@ def _sha256(path: str) -> str:
         return hashlib.sha256(handle.read()).hexdigest()
 
 
-def write_manifest(root: Path) -> None:
+def write_manifest(root: Path) -> str:
+    """Write the manifest of the tree at `root`; its sha256."""
     manifest = {}
     for rel, path in _walk_files(root):
         stat = os.stat(path)
         manifest[rel] = [stat.st_size, stat.st_mtime_ns, _sha256(path)]
-    (root / _MANIFEST).write_text(json.dumps(manifest, separators=(",", ":")))
+    text = json.dumps(manifest, separators=(",", ":")).encode()
+    (root / _MANIFEST).write_bytes(text)
+    return hashlib.sha256(text).hexdigest()
 
 
 def verify_manifest(root: Path) -> str | None:
     """None if the tree is what was unpacked, else what is wrong with it.
 
-    A release cached before manifests existed gets one now (trusted on first use).
+    A release cached before manifests existed gets one now (trusted on first use; not
+    by `_binding_problem`, when the record names the manifest it was unpacked with).
     """
+    _VERIFIED.pop(os.fspath(root), None)
+    _MANIFESTS.pop(os.fspath(root), None)
     try:
         text = (root / _MANIFEST).read_bytes()
         manifest = json.loads(text)
@@ -176,8 +239,6 @@ def verify_manifest(root: Path) -> str | None:
         return "its manifest is unreadable"
     if not isinstance(manifest, dict):
         return "its manifest is unreadable"
-    _VERIFIED.pop(os.fspath(root), None)
-    _MANIFESTS.pop(os.fspath(root), None)
     try:
         present = _file_entries(root)
     except OSError:
@@ -216,48 +277,114 @@ def verified_digest(root: Path) -> str | None:
     return _VERIFIED.get(os.fspath(root))
 
 
-def _pip(*args: str) -> subprocess.CompletedProcess:
-    import subprocess
-
-    cmd = [sys.executable, "-m", "pip", *args, "--disable-pip-version-check"]
-    return subprocess.run(cmd, capture_output=True, text=True)
+def configure(index_url: str | None = None, offline: bool = False) -> None:
+    """The command's `--index-url` and `--offline` (no download, no look-up)."""
+    _OPTIONS.update(index_url=index_url, offline=offline)
 
 
-def _download_wheel(version: str, dest: Path) -> Path:
-    requirement = f"sglang=={version}"
-    attempts = [
-        [
-            "--only-binary=:all:",
-            "--platform",
-            plat,
-            "--python-version",
-            py,
-            "--implementation",
-            "cp",
-        ]
-        for plat, py in _WHEEL_TAGS
-    ]
-    last = None
-    for extra in attempts:
-        last = _pip("download", "--no-deps", "-d", str(dest), *extra, requirement)
-        wheels = list(dest.glob("sglang-*.whl"))
-        if last.returncode == 0 and wheels:
-            return wheels[0]
-        if "No matching distribution" not in last.stderr and "from versions" not in last.stderr:
-            break  # not a tag problem (network, index): trying other tags will not help
-    available = available_versions()
-    if available and version not in available:
-        shown = ", ".join(available[:15]) + (" ..." if len(available) > 15 else "")
-        raise DriftauditError(f"unknown sglang version {version!r}; available: {shown}")
-    detail = (last.stderr.strip().splitlines() or ["pip download failed"])[-1] if last else ""
-    raise DriftauditError(f"could not download sglang=={version}: {detail}")
+def offline() -> bool:
+    return bool(_OPTIONS["offline"])
+
+
+def _settings():
+    from driftaudit.sources.index_settings import index_settings
+
+    return index_settings(_OPTIONS["index_url"])  # type: ignore[arg-type]
+
+
+def source() -> str:
+    """What the settings read releases from (indexes and find-links, without
+    credentials): `latest` is remembered per source."""
+    from driftaudit.sources.simple_api import redact
+
+    settings = _settings()
+    return " ".join(redact(url) for url in (*settings.indexes, *settings.find_links))
+
+
+def _listing():
+    """sglang's files on the index (and find-links) the settings name."""
+    from driftaudit.sources.simple_api import Client, Listing
+
+    return Listing(Client(_settings()), PROJECT)
+
+
+def _releases(listing) -> dict[Version, list]:
+    """Version -> its wheels of sglang in `listing` (a file whose name does not parse, or
+    of another project, is left out)."""
+    from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+
+    found: dict[Version, list] = {}
+    for file in listing.files:
+        if not file.filename.endswith(".whl"):
+            continue
+        try:
+            name, version, _build, _tags = parse_wheel_filename(file.filename)
+        except (InvalidWheelFilename, InvalidVersion):
+            continue
+        if name == canonicalize_name(PROJECT):
+            found.setdefault(version, []).append(file)
+    return found
+
+
+def choose_wheel(wheels: list):
+    """The wheel to read: the one this interpreter would install (its best tag, as
+    `packaging.tags` ranks them), else any (a manylinux wheel on a Mac: the Python
+    source inside is the same on every platform); not yanked before yanked."""
+    from packaging.tags import sys_tags
+    from packaging.utils import parse_wheel_filename
+
+    rank = {tag: i for i, tag in enumerate(sys_tags())}
+    worst = len(rank)
+
+    def key(file):
+        tags = parse_wheel_filename(file.filename)[3]
+        best = min((rank.get(tag, worst) for tag in tags), default=worst)
+        pure = any(tag.platform == "any" for tag in tags)
+        return (file.yanked, best, not pure, file.filename)
+
+    return min(wheels, key=key) if wheels else None
+
+
+def _shown(versions: list[Version], at_most: int = 15) -> str:
+    newest = sorted(versions, reverse=True)
+    return ", ".join(str(v) for v in newest[:at_most]) + (" ..." if len(newest) > at_most else "")
+
+
+def _unreachable(listing) -> str:
+    return "; ".join(listing.problems[:2]) + (" ..." if len(listing.problems) > 2 else "")
+
+
+def _download_wheel(version: str, dest: Path) -> tuple[Path, str]:
+    """(the wheel of sglang==version, its sha256), saved in `dest`."""
+    listing = _listing()
+    releases = _releases(listing)
+    wheel = choose_wheel(releases.get(Version(version), []))
+    if wheel is None:
+        if listing.problems and not releases:
+            raise DriftauditError(
+                f"could not download sglang=={version}: cannot read the package index "
+                f"({_unreachable(listing)})"
+            )
+        available = [v for v, files in releases.items() if not all(f.yanked for f in files)]
+        raise DriftauditError(
+            f"unknown sglang version {version!r}; available: {_shown(available) or 'none'}"
+        )
+    if wheel.yanked:
+        print(f"driftaudit: warning: sglang {version} is yanked from the index", file=sys.stderr)
+    from driftaudit.sources.simple_api import download
+
+    return download(listing.client, wheel, dest)
 
 
 def available_versions() -> list[str]:
-    """Versions of sglang on the package index, newest first (empty if unknown)."""
-    result = _pip("index", "versions", "sglang")
-    match = re.search(r"Available versions:\s*(.+)", result.stdout)
-    return [v.strip() for v in match.group(1).split(",")] if match else []
+    """sglang's versions on the package index with a wheel not yanked, newest first;
+    an error when the index cannot be read at all."""
+    listing = _listing()
+    releases = _releases(listing)
+    if listing.problems and not releases:
+        raise DriftauditError(f"cannot read the package index ({_unreachable(listing)})")
+    usable = [v for v, files in releases.items() if not all(f.yanked for f in files)]
+    return [str(v) for v in sorted(usable, reverse=True)]
 
 
 def _unpack(wheel: Path, dest: Path) -> None:

@@ -1,7 +1,10 @@
 """`latest`: the newest sglang release on the package index (pre-releases excluded).
 
-The index is asked at most once a day; the answer is cached with its timestamp in the
-cache dir. Offline, the newest release already unpacked in the cache is taken instead.
+The index is asked at most once a day (its project listing, `index.available_versions`);
+the answer is cached with its timestamp and the index it came from. A record is taken
+only when it names a final release (not a directory, a `git:` spec or a pre-release: the
+cache directory is not the user's word) of the same index, less than a day old. Offline,
+the newest release already unpacked in the cache is taken instead.
 """
 
 from __future__ import annotations
@@ -54,12 +57,10 @@ def latest_release(cache_dir: Path, offline: bool = False, now: float | None = N
             raise DriftauditError("--offline: no sglang release in the cache to take as 'latest'")
         return version
     record = cache_dir / _CACHE_FILE
-    try:
-        cached = json.loads(record.read_text(encoding="utf-8"))
-        if 0 <= now - float(cached["checked"]) < MAX_AGE_SECONDS:
-            return str(cached["version"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    source = index.source()
+    cached = _cached(record, source, now)
+    if cached is not None:
+        return cached
     version = newest_release(index.available_versions())
     if version is None:
         raise DriftauditError(
@@ -68,14 +69,35 @@ def latest_release(cache_dir: Path, offline: bool = False, now: float | None = N
         )
     try:
         record.parent.mkdir(parents=True, exist_ok=True)
-        record.write_text(json.dumps({"checked": now, "version": version}) + "\n")
+        entry = {"checked": now, "version": version, "index": source}
+        record.write_text(json.dumps(entry) + "\n")
     except OSError:
         pass  # a record that cannot be written only costs another look-up
     return version
 
 
+def _cached(record: Path, source: str, now: float) -> str | None:
+    """The version a record holds, if it is a final release the same index gave less
+    than a day ago."""
+    try:
+        cached = json.loads(record.read_text(encoding="utf-8"))
+        checked, version = float(cached["checked"]), cached["version"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not (0 <= now - checked < MAX_AGE_SECONDS) or cached.get("index") != source:
+        return None
+    if not isinstance(version, str) or not index.looks_like_version(version):
+        return None
+    try:
+        index.parse_version(version)
+    except DriftauditError:
+        return None
+    return version if newest_release([version]) == version else None
+
+
 def resolve_latest(spec: str | None, cache_dir: Path, offline: bool = False) -> str | None:
-    """`latest` -> the version it stands for; any other spec unchanged."""
+    """`latest` -> the version it stands for; any other spec unchanged (for a caller that
+    needs the version before resolving: `resolve_spec` takes `latest` itself)."""
     if spec is not None and spec.strip().lower() == LATEST:
         return latest_release(cache_dir, offline)
     return spec

@@ -6,20 +6,24 @@ import importlib.util
 from pathlib import Path
 
 from driftaudit.errors import DriftauditError
-from driftaudit.sources.index import fetch_release, looks_like_version, parse_version
+from driftaudit.sources.index import fetch_release, looks_like_version, offline, parse_version
+from driftaudit.sources.latest import LATEST, latest_release
 from driftaudit.sources.tree import SourceTree, find_package_root, tree_from_root
 
 
 def resolve_spec(
     spec: str, cache_dir: Path, allow_paths: bool = True, consumer: Path | None = None
 ) -> SourceTree:
-    """The tree a spec names. `allow_paths=False` (a spec from the consumer's own config,
-    without --trust-config-paths) admits only releases and `installed`: a directory or
-    git spec would have driftaudit read, or run git in, whatever the consumer commits.
+    """The tree a spec names (`latest`: the release it stands for). `allow_paths=False`
+    (a spec from the consumer's own config, without --trust-config-paths) admits only
+    releases, `latest` and `installed`: a directory or git spec would have driftaudit
+    read, or run git in, whatever the consumer commits.
     """
     spec = spec.strip()
     if spec == "installed":
         return _installed(spec)
+    if spec.lower() == LATEST:  # a release: also from the consumer's config
+        return _release(spec, latest_release(cache_dir, offline()), cache_dir)
     if not allow_paths and not looks_like_version(spec):
         raise DriftauditError(
             f"the consumer's config asks for {spec!r}, a local path; only release versions "
@@ -36,14 +40,17 @@ def resolve_spec(
             raise DriftauditError(f"no sglang package found in directory {spec!r}")
         return tree_from_root(spec, "directory", root)
     if looks_like_version(spec):
-        version = parse_version(spec)
-        tree = tree_from_root(spec, "index", fetch_release(version, cache_dir))
-        tree.version = tree.version or version
-        return tree
+        return _release(spec, parse_version(spec), cache_dir)
     raise DriftauditError(
         f"cannot resolve sglang spec {spec!r}: expected a version (0.5.14), a directory, "
         "git:PATH@REF or 'installed'"
     )
+
+
+def _release(spec: str, version: str, cache_dir: Path) -> SourceTree:
+    tree = tree_from_root(spec, "index", fetch_release(version, cache_dir))
+    tree.version = tree.version or version
+    return tree
 
 
 def _installed(spec: str) -> SourceTree:
