@@ -1,6 +1,8 @@
 """Does a rewritten non-Python file still read as what it is? YAML (PyYAML), TOML
 (tomllib), JSON (json), shell (`bash -n`, when bash is here: it only parses, it runs
-nothing); a Dockerfile has no parser here, its edits are checked by their exact old text.
+nothing, and starts as `children.py` starts programs: no rc file, no inherited
+environment such as `BASH_ENV`, not from or in the consumer's tree); a Dockerfile has
+no parser here, its edits are checked by their exact old text.
 
 A file that did not parse before its edits (a template: Helm YAML, a Jinja'd config) is
 not held to parse after them: its edits are checked by their exact old text only.
@@ -9,11 +11,12 @@ not held to parse after them: its edits are checked by their exact old text only
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import PurePosixPath
 
 import yaml
+
+from driftaudit import children
 
 try:
     import tomllib
@@ -78,16 +81,14 @@ def _json(text: str) -> str | None:
 
 
 def _shell(text: str) -> str | None:
-    bash = shutil.which("bash")
-    if bash is None:
+    if children.program("bash") is None:
         return None  # no parser here: the exact old text was checked
     try:
-        done = subprocess.run(
-            [bash, "--norc", "--noprofile", "-n"],
-            input=text.encode("utf-8", errors="surrogateescape"),
-            capture_output=True,
+        done = children.run(
+            "bash",
+            ["--norc", "--noprofile", "-n"],
+            stdin=text.encode("utf-8", errors="surrogateescape"),
             timeout=30,
-            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bash -n could not check it: {exc}"

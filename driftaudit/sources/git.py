@@ -3,7 +3,9 @@
 The repository is read, never checked out: `git ls-tree` lists the blobs under the
 package and `git cat-file --batch` reads them, so no filter, hook or attribute of the
 repository's config runs (git is started with system and global config, hooks,
-fsmonitor and attribute files off). Symlinks and submodules in the tree are skipped,
+fsmonitor and attribute files off, as `children.py` starts programs: found on PATH's
+absolute entries, in a directory and an environment of its own, so a `GIT_DIR` a git
+hook exported is not followed either). Symlinks and submodules in the tree are skipped,
 never followed, and a repository inside the consumer's tree is refused.
 """
 
@@ -14,6 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path, PurePosixPath
 
+from driftaudit import children
 from driftaudit.errors import DriftauditError
 from driftaudit.sources.index import publish
 
@@ -45,12 +48,11 @@ def parse_git_spec(spec: str) -> tuple[Path, str]:
 
 
 def _git(repo: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, **_SAFE_ENV}
-    cmd = ["git", *_SAFE_CONFIG, "-C", str(repo), *args]
     try:
-        return subprocess.run(cmd, input=stdin, capture_output=True, env=env)
+        return children.run("git", [*_SAFE_CONFIG, "-C", str(repo), *args], stdin=stdin,
+                            env=_SAFE_ENV)  # fmt: skip
     except OSError as exc:
-        raise DriftauditError(f"cannot run git: {exc.strerror}") from None
+        raise DriftauditError(f"cannot run git: {exc.strerror or exc}") from None
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -59,6 +61,7 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def export_ref(spec: str, cache_dir: Path, consumer: Path | None = None) -> Path:
     repo, ref = parse_git_spec(spec)
+    repo = repo.absolute()  # git runs elsewhere (children.py)
     if not repo.is_dir():
         raise DriftauditError(f"git repository {str(repo)!r} does not exist")
     if consumer is not None and _inside(repo.resolve(), consumer.resolve()):
