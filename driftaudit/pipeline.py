@@ -6,6 +6,7 @@ The stages are imported where they run: a warm run whose findings are cached (se
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from driftaudit.findings_cache import enabled as cache_enabled
 from driftaudit.packs import pack_directories
 from driftaudit.progress import step
 from driftaudit.sources import SourceTree, resolve_spec
+from driftaudit.sources.tree import unversioned_warning
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.model import UsageSet
 
@@ -98,6 +100,10 @@ def run_compare(
     step(f"resolving sglang {old_spec} and {new_spec}")
     old_tree = resolve_spec(old_spec, cache_dir, allow_paths[0], consumer)
     new_tree = resolve_spec(new_spec, cache_dir, allow_paths[1], consumer)
+    for tree in (old_tree, new_tree):
+        warning = unversioned_warning(tree)
+        if warning:  # said on every run, from the cache too
+            print(f"driftaudit: warning: {warning}", file=sys.stderr)
     cache, keys = None, ("", "")
     if fingerprint is not None:
         cache, keys = _cache_keys(

@@ -199,7 +199,7 @@ def test_two_cold_runs_export_the_same_ref_at_once(tmp_path):
 
     def export():
         try:
-            results.append(export_ref(f"git:{repo}@HEAD", tmp_path / "cache"))
+            results.append(export_ref(f"git:{repo}@HEAD", tmp_path / "cache")[0])
         except Exception as exc:  # noqa: BLE001 - the assertion reports it
             errors.append(exc)
 

@@ -4,6 +4,7 @@ wrapped), HTTP routes and payloads, env vars, parser names, meta_info keys, pins
 from __future__ import annotations
 
 import re
+import sys
 
 from driftaudit import codes
 from driftaudit.drift import Differ
@@ -38,6 +39,7 @@ from driftaudit.match.renames import (
 )
 from driftaudit.pysource import Span
 from driftaudit.requirements import applies, satisfiable
+from driftaudit.sources.tree import has_metadata
 from driftaudit.usage import (
     CallUsage,
     ClassFieldUsage,
@@ -494,6 +496,15 @@ class SurfaceMatcher:
                 required.setdefault(requirement.name, []).append(requirement)
         findings = []
         old_version = self.differ.old.tree.version
+        new_tree = self.differ.new.tree
+        others = sum(pin.name != "sglang" for pin in pins)
+        if not required and others and not has_metadata(new_tree.root):
+            print(
+                f"driftaudit: warning: sglang {new_tree.spec} has no wheel METADATA "
+                f"(Requires-Dist): the consumer's {others} dependency pins are not "
+                "checked (DA507)",
+                file=sys.stderr,
+            )
         for pin in pins:
             if pin.name == "sglang" or not applies(pin.marker) or pin.with_sglang is False:
                 continue  # (not installed with sglang: another file or extra)

@@ -7,14 +7,26 @@ fsmonitor and attribute files off, as `children.py` starts programs: found on PA
 absolute entries, in a directory and an environment of its own, so a `GIT_DIR` a git
 hook exported is not followed either). Symlinks and submodules in the tree are skipped,
 never followed, and a repository inside the consumer's tree is refused.
+
+The version of a ref: what the tree states (`tree.read_version`: sglang 0.5.8 and older
+keep a literal in version.py), else what sglang's build derives from its `v*` tags
+(setuptools-scm, through python/tools/get_version_tag.py, since 0.5.9): the tag at the
+commit, else the highest release the commit already holds (a tag it is no ancestor
+of: on main, the release branches' tags count, as in sglang's script) bumped as
+setuptools-scm's guess-next-dev does, `0.5.14` + 12 commits -> `0.5.15.dev12+g<sha>`.
+It is kept in the export's record.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path, PurePosixPath
+
+from packaging.version import InvalidVersion, Version
 
 from driftaudit import children
 from driftaudit.errors import DriftauditError
@@ -59,7 +71,8 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def export_ref(spec: str, cache_dir: Path, consumer: Path | None = None) -> Path:
+def export_ref(spec: str, cache_dir: Path, consumer: Path | None = None) -> tuple[Path, str | None]:
+    """(the export's root, the version sglang's build gives the ref, if its tags tell)."""
     repo, ref = parse_git_spec(spec)
     repo = repo.absolute()  # git runs elsewhere (children.py)
     if not repo.is_dir():
@@ -74,16 +87,78 @@ def export_ref(spec: str, cache_dir: Path, consumer: Path | None = None) -> Path
     sha = rev.stdout.decode().strip()
     target = cache_dir / "sources" / f"git-{sha}"
     if (target / _COMPLETE).is_file():
-        return target
+        recorded = _recorded_version(target / _COMPLETE)
+        return target, recorded if recorded is not None else tag_version(repo, sha)
     prefix = _package_prefix(repo, sha)
+    version = tag_version(repo, sha)
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".git-") as tmp:
         staging = Path(tmp) / "tree"
         staging.mkdir()
         _write_blobs(repo, sha, prefix, staging)
-        (staging / _COMPLETE).write_text(sha + "\n")
+        (staging / _COMPLETE).write_text(json.dumps({"sha": sha, "version": version}) + "\n")
         publish(staging, target)
-    return target
+    return target, version
+
+
+def _recorded_version(record: Path) -> str | None:
+    """The tag version an export's record holds; None for a record of an older
+    driftaudit (the sha alone) or one that is not what an export writes."""
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    version = data.get("version") if isinstance(data, dict) else None
+    return version if isinstance(version, str) and _parses(version) else None
+
+
+def _parses(text: str) -> bool:
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
+
+
+def _tag_versions(repo: Path, *selection: str) -> dict[str, Version]:
+    """`v*` tag -> its release, of the tags `git tag --list` selects (no PEP 440: left out)."""
+    listed = _git(repo, "tag", "--list", *selection, "v[0-9]*")
+    found = {}
+    for tag in listed.stdout.decode("utf-8", "replace").split() if listed.returncode == 0 else ():
+        try:
+            found[tag] = Version(tag[1:])
+        except InvalidVersion:
+            continue
+    return found
+
+
+def _next(version: Version) -> str:
+    """setuptools-scm's guess of the release after `version`: its last number plus one
+    (0.5.14 -> 0.5.15, 0.5.10rc0 -> 0.5.10rc1, 0.5.4.post1 -> 0.5.4.post2)."""
+    text = version.public
+    return re.sub(r"(\d+)(?!.*\d)", lambda m: str(int(m.group(1)) + 1), text, count=1)
+
+
+def tag_version(repo: Path, sha: str) -> str | None:
+    """The version sglang's build gives commit `sha` from its `v*` tags (see the module
+    docstring), or None when no tag tells (no tags: a shallow clone)."""
+    exact = _tag_versions(repo, "--points-at", sha)
+    if exact:
+        return str(max(exact.values()))
+    later = _tag_versions(repo, "--contains", sha)  # releases cut after this commit
+    held = {tag: v for tag, v in _tag_versions(repo).items() if tag not in later}
+    if not held:
+        return None
+    tag = max(held, key=held.__getitem__)
+    base = _git(repo, "merge-base", "--end-of-options", tag, sha)
+    if base.returncode != 0:
+        return None
+    since = base.stdout.decode().strip()
+    count = _git(repo, "rev-list", "--count", "--end-of-options", f"{since}..{sha}")
+    if count.returncode != 0:
+        return None
+    distance = count.stdout.decode().strip()
+    return f"{_next(held[tag])}.dev{distance}+g{sha[:9]}"
 
 
 def _blobs(repo: Path, sha: str, prefix: str) -> list[tuple[str, str]]:

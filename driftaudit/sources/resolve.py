@@ -32,7 +32,10 @@ def resolve_spec(
     if spec.startswith("git:"):
         from driftaudit.sources.git import export_ref  # subprocess, tempfile: git specs only
 
-        return tree_from_root(spec, "git", export_ref(spec, cache_dir, consumer))
+        root, tagged = export_ref(spec, cache_dir, consumer)
+        tree = tree_from_root(spec, "git", root)
+        tree.version = tree.version or tagged  # what the tree states first
+        return tree
     path = Path(spec).expanduser()
     if allow_paths and path.is_dir():
         root = find_package_root(path)

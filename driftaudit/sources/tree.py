@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,7 +9,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from importlib.metadata import PathDistribution
 
-_VERSION_RE = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']""", re.M)
+_VERSION_FILES = ("_version.py", "version.py")  # setuptools-scm's (0.5.9 on), the literal
+_MAX_VERSION_FILE = 1 << 20
 
 
 @dataclass
@@ -77,16 +77,108 @@ def _metadata_version(info: Path) -> str | None:
 
 
 def read_version(root: Path) -> str | None:
+    """The version the tree itself states: its dist-info's METADATA, else the
+    `__version__` literal of `sglang/_version.py` (what setuptools-scm writes into a
+    build or an editable install: sglang 0.5.9 on) or `sglang/version.py` (0.5.8 and
+    older), else a static `[project] version` in `pyproject.toml` beside the package.
+    None when it states none (a checkout of 0.5.9 or later that was never built: its
+    version comes from git tags, see sources/git.py)."""
     info = _dist_info(root)
     version = _metadata_version(info) if info is not None else None
     if version:
         return version
-    version_file = root / "sglang" / "version.py"
-    if version_file.is_file():
-        match = _VERSION_RE.search(version_file.read_text(errors="replace"))
-        if match:
-            return match.group(1)
-    return None
+    for name in _VERSION_FILES:
+        version = _literal_version(root / "sglang" / name)
+        if version:
+            return version
+    return _pyproject_version(root / "pyproject.toml")
+
+
+def _read_small(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_MAX_VERSION_FILE + 1)
+    except OSError:
+        return None
+    return data if len(data) <= _MAX_VERSION_FILE else None
+
+
+def _literal_version(path: Path) -> str | None:
+    """A module-level `__version__ = "x"` in every spelling: chained (`__version__ =
+    version = "x"`, `version = __version__ = 'x'`), annotated, any quotes; not one in a
+    fallback branch (`try: from ._version import ...` / `except: __version__ = ...`)."""
+    data = _read_small(path)
+    if data is None:
+        return None
+    import ast
+
+    try:
+        module = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    found = None
+    for node in module.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "__version__" for t in targets):
+            found = None  # the last binding counts
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                found = value.value.strip()
+    return _stated(found)
+
+
+def _pyproject_version(path: Path) -> str | None:
+    data = _read_small(path)
+    if data is None:
+        return None
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        project = tomllib.loads(data.decode("utf-8")).get("project")
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(project, dict) or "version" in (project.get("dynamic") or ()):
+        return None
+    version = project.get("version")
+    return _stated(version if isinstance(version, str) else None)
+
+
+def _stated(version: str | None) -> str | None:
+    """`version` unless it is setuptools-scm's stand-in for "unknown" (0.0.0, 0.0.0.dev0:
+    a build without git metadata)."""
+    if not version:
+        return None
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        if Version(version).release == (0, 0, 0):
+            return None
+    except InvalidVersion:
+        pass  # kept: the pipeline says it does not parse
+    return version
+
+
+def unversioned_warning(tree: SourceTree) -> str | None:
+    """What a compare says of a tree that states no version: the checks that select by
+    it are off. None for a versioned tree."""
+    if tree.version is not None:
+        return None
+    return (
+        f"sglang {tree.spec} states no version (no dist-info, _version.py or version.py "
+        "literal, pyproject.toml version or v* git tag): the packs (DA901, DA902) are "
+        "off and sglang version guards are not applied"
+    )
+
+
+def has_metadata(root: Path) -> bool:
+    """Whether the tree has a wheel's dist-info METADATA (its Requires-Dist)."""
+    return _dist_info(root) is not None
 
 
 def tree_from_root(spec: str, origin: str, root: Path) -> SourceTree:
