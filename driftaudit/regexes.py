@@ -49,6 +49,7 @@ def bounded(regex: str) -> Any:
         reason = exc.args[0] if exc.args else "does not compile"
         if isinstance(reason, bytes):
             reason = reason.decode("utf-8", errors="replace")
+        reason = repr(str(reason))[1:-1]  # it quotes the pattern: one line, escaped
         raise RegexRefused(
             f"regex {regex!r} cannot run in linear time ({reason}): RE2 syntax, without "
             "backreferences or lookarounds (a text pattern's `unless` excludes lines)"

@@ -116,11 +116,12 @@ def test_pathological_regexes_run_in_linear_time_on_long_lines(capsys, tmp_path,
 @pytest.mark.parametrize(
     ("field", "regex", "needle"),
     [
-        ("regex", r"(a+)\\1", "invalid escape sequence: \\1"),  # backreference
+        ("regex", r"(a+)\\1", "invalid escape sequence"),  # backreference
         ("regex", r"(?<![/\\w])tilelang", "invalid perl operator: (?<"),  # lookbehind
         ("regex", r"tilelang(?=\\s*==)", "invalid perl operator: (?="),  # lookahead
         ("unless", r"(?!a)", "invalid perl operator: (?!"),
         ("regex", r"(?:a*b*){999}c", "more than 500"),  # a program over the cap
+        ("regex", r"(\n", "missing ): (\\n"),  # the pattern's newline, escaped: one line
     ],
 )
 def test_regexes_the_linear_engine_cannot_run_are_refused(capsys, tmp_path, field, regex, needle):

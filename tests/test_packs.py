@@ -86,7 +86,7 @@ def _pack(tmp_path, body: str, header: str = '[pack]\nname = "p"\nfrom = "0.5.9"
             "template names ['value']",
         ),
         # what the linear-time engine cannot run is refused: backreferences, lookarounds
-        (_text(r"(a+)\1"), "cannot run in linear time (invalid escape sequence: \\1)"),
+        (_text(r"(a+)\1"), "cannot run in linear time (invalid escape sequence"),
         (_text(r"(?<![/\w])tilelang"), "cannot run in linear time"),
         (_text(r"tilelang(?!==0\.1)"), "cannot run in linear time"),
         (_text("x", unless="(?=y)"), "`unless`: regex '(?=y)' cannot run in linear time"),
