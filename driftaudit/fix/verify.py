@@ -5,22 +5,26 @@ the finding it fixes is gone and nothing new is reported. A finding of either au
 placed in the old file: on an unchanged line, that line (mapped through the lines the
 fix left as they were, `difflib`); on lines the fixes changed, that block of changed
 lines. Findings of the same rule and sglang symbol at the same place are the same
-finding (counted: two alike need two). A new finding is blamed on the fix whose edits
-start nearest above the old line it stands for (an edit rewrites the node that starts at
-its position, and a finding inside that node may stand on a line it left as it was);
-one no edit can be placed for holds back every fix of its file or, in a file no fix
-touched, every fix.
+finding (counted: two alike need two). A new finding is blamed on the fixes that brought
+in the name it is about (in their parameters: a replaced callee, a moved import), else
+on the fix whose edits start nearest above the old line it stands for (an edit rewrites
+the node that starts at its position, and a finding inside that node may stand on a
+line it left as it was); else on every fix of its file or, in a file no fix touched,
+every fix.
 """
 
 from __future__ import annotations
 
 import bisect
 import difflib
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from driftaudit.findings import Finding
 from driftaudit.fix.edits import Edit
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass
@@ -108,8 +112,8 @@ def blame(
             before_keys[found] -= 1
             continue
         own = by_path.get(finding.path, [])
-        culprits = _culprits(finding, own, maps.get(finding.path))
-        if culprits is None:  # placed by no edit: any fix of its file, else any fix
+        culprits = _bringers(finding, fixes) or _culprits(finding, own, maps.get(finding.path))
+        if not culprits:  # placed by no edit: any fix of its file, else any fix
             culprits = own or fixes
         for fix in culprits:
             reasons.setdefault(id(fix), []).append(f"the fixed code gets {_where(finding)}")
@@ -118,6 +122,25 @@ def blame(
 
 def _where(finding: Finding) -> str:
     return f"{finding.code.code} at {finding.path}:{finding.line}:{finding.column}"
+
+
+def _bringers(finding: Finding, fixes: list[Fix]) -> list[Fix]:
+    """The fixes that brought in the name the new finding is about (a replaced callee,
+    a moved import, a new member): its symbol's last name among their parameters."""
+    name = finding.symbol.rpartition(".")[2]
+    return [fix for fix in fixes if name and name in _names(fix)]
+
+
+def _names(fix: Fix) -> set[str]:
+    values = [value for edit in fix.edits for value in edit.params.values()]
+    names: set[str] = set()
+    while values:
+        value = values.pop()
+        if isinstance(value, str):
+            names.update(_NAME.findall(value))
+        elif isinstance(value, list):
+            values.extend(value)
+    return names
 
 
 def _culprits(finding: Finding, fixes: list[Fix], lines: LineMap | None) -> list[Fix] | None:
