@@ -5,12 +5,12 @@ the finding it fixes is gone and nothing new is reported. A finding of either au
 placed in the old file: on an unchanged line, that line (mapped through the lines the
 fix left as they were, `difflib`); on lines the fixes changed, that block of changed
 lines. Findings of the same rule and sglang symbol at the same place are the same
-finding (counted: two alike need two). A new finding is blamed on the fixes that brought
-in the name it is about (in their parameters: a replaced callee, a moved import), else
-on the fix whose edits start nearest above the old line it stands for (an edit rewrites
-the node that starts at its position, and a finding inside that node may stand on a
-line it left as it was); else on every fix of its file or, in a file no fix touched,
-every fix.
+finding (counted: two alike need two). A new finding is blamed on the fixes of its file
+that brought in the name it is about (in their parameters: a replaced callee, a moved
+import; any fix's, in a file no fix touched), else on the fix whose edits start nearest
+above the old line it stands for (an edit rewrites the node that starts at its position,
+and a finding inside that node may stand on a line it left as it was), else on every fix
+of its file or, in a file no fix touched, every fix.
 """
 
 from __future__ import annotations
@@ -112,7 +112,9 @@ def blame(
             before_keys[found] -= 1
             continue
         own = by_path.get(finding.path, [])
-        culprits = _bringers(finding, fixes) or _culprits(finding, own, maps.get(finding.path))
+        culprits = _bringers(finding, own or fixes) or _culprits(
+            finding, own, maps.get(finding.path)
+        )
         if not culprits:  # placed by no edit: any fix of its file, else any fix
             culprits = own or fixes
         for fix in culprits:
