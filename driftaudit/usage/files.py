@@ -233,6 +233,10 @@ class ConsumerFile:
         return cache.derived(self, name, compute, kind)
 
 
+# What reading a file sets (`ConsumerFile._load`): a copy of the index shares it
+_READ_STATE = ("_read", "_text", "_data", "encoding", "newline", "raw", "digest", "notebook")
+
+
 class ConsumerFiles:
     """The index of one consumer tree (see the module docstring)."""
 
@@ -293,7 +297,7 @@ class ConsumerFiles:
                 copy._data = contents[file.rel]
                 copy.size = len(copy._data)
             else:
-                for name in ("_read", "_text", "_data", "encoding", "newline", "raw", "digest"):
+                for name in _READ_STATE:
                     setattr(copy, name, getattr(file, name))
             files.files.append(copy)
         files.by_rel = {f.rel: f for f in files.files}
