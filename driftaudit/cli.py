@@ -109,7 +109,9 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--old", help="version spec; default: the consumer's sglang pin")
     fix.add_argument("--new", help="version spec")
     fix.add_argument(
-        "--apply", action="store_true", help="write the changes, all or none (default: diff)"
+        "--apply",
+        action="store_true",
+        help="write the changes, all or none (default: print the diff, exit 1 if not empty)",
     )
     fix.add_argument(
         "--unsafe-fixes",
@@ -467,7 +469,10 @@ def _fix(args, cache_dir: Path) -> int:
         for finding in remaining:
             why = f" ({finding.fix.description})" if finding.fix else ""
             err.print(f"  {_where(finding)} {finding.message}{why}", markup=False)
-    return EXIT_USAGE if result.refused else EXIT_OK
+    if result.refused:
+        return EXIT_USAGE
+    # as ruff's `--diff`: without --apply, 1 when there is a diff (a gate: "fixes pending")
+    return EXIT_FINDINGS if not args.apply and files else EXIT_OK
 
 
 def _where(finding) -> str:

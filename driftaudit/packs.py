@@ -18,14 +18,14 @@ same findings.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from driftaudit.errors import DriftauditError
+from driftaudit.regexes import RegexRefused, bounded
 from driftaudit.versions import in_range, parse_version
 
 if TYPE_CHECKING:
@@ -43,16 +43,18 @@ PATTERN_FIELDS = {
     "call": ({"symbol"}, {"keyword", "value"}),
     "import": ({"symbol"}, set()),
     "reference": ({"symbol"}, set()),
-    "text": ({"regex"}, {"glob"}),
+    # `unless`: a line it also matches is no place (a pin that is fine); `(?P<at>...)` in
+    # `regex`: the place is where that group starts (the match's start otherwise)
+    "text": ({"regex"}, {"glob", "unless"}),
 }
+REGEX_FIELDS = ("regex", "unless")
 ACCESS = {"store", "read", "call", "any"}
 VALUES = {"any", "maybe-none"}
 SEVERITIES = {"error", "warning", "info"}
 BUILTIN_PACKS = "driftaudit.builtin_packs"
 # A `text` pattern is matched line by line, against lines of at most this length (longer
-# ones, minified or generated, are skipped); nested unbounded quantifiers are refused.
+# ones, minified or generated, are skipped), by RE2 (`regexes.bounded`: linear time).
 MAX_TEXT_LINE = 4000
-_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*(?:[+*]|,\d*\})(?:[^()\\]|\\.)*\)[+*{]")
 
 
 @dataclass
@@ -166,7 +168,7 @@ def load_pack(path: Path | Traversable, check_codemods: bool = True) -> list[Pac
         if not in_range(raw["introduced"], pack["from"], pack["to"]):
             raise fail(where, f"introduced {raw['introduced']} is outside the pack's range")
         severity = raw.get("severity", "warning")
-        if severity not in SEVERITIES:
+        if not isinstance(severity, str) or severity not in SEVERITIES:
             raise fail(where, f"severity must be one of {sorted(SEVERITIES)}")
         patterns = raw.get("pattern")
         patterns = patterns if isinstance(patterns, list) else [patterns]
@@ -176,24 +178,27 @@ def load_pack(path: Path | Traversable, check_codemods: bool = True) -> list[Pac
             _check_pattern(pattern, lambda p, w=where: fail(w, p))
         for condition in ("within", "after"):
             if raw.get(condition) is not None:
-                _check_pattern(raw[condition], lambda p, w=where, c=condition: fail(w, f"{c}: {p}"))
+                check = lambda p, w=where, c=condition: fail(w, f"{c}: {p}")  # noqa: E731
+                _check_pattern(raw[condition], check)
+                if raw[condition]["kind"] == "text":
+                    raise check("a text pattern locates lines, not code: use it as `pattern`")
         codemod = raw.get("codemod", [])
         if not isinstance(codemod, list):
             raise fail(where, "`codemod` must be a list of steps")
-        for step in codemod:
+        for number, step in enumerate(codemod, start=1):
             primitive = step.get("primitive") if isinstance(step, dict) else None
             if not isinstance(primitive, str):
-                raise fail(where, f"unknown codemod primitive {primitive!r}")
+                raise fail(where, f"codemod step {number}: unknown primitive {primitive!r}")
             if not check_codemods:
                 continue
             from driftaudit.fix.codemods import PRIMITIVES  # libcst: only to check a step
 
             if primitive not in PRIMITIVES:
-                raise fail(where, f"unknown codemod primitive {primitive!r}")
-            try:
+                raise fail(where, f"codemod step {number}: unknown primitive {primitive!r}")
+            try:  # against the primitive's declared `parameters`
                 PRIMITIVES[primitive]({k: v for k, v in step.items() if k != "primitive"})
             except ValueError as exc:
-                raise fail(where, str(exc)) from None
+                raise fail(where, f"codemod step {number}: {exc}") from None
         entries.append(
             PackEntry(
                 raw["id"],
@@ -212,7 +217,8 @@ def load_pack(path: Path | Traversable, check_codemods: bool = True) -> list[Pac
 
 
 def _check_pattern(pattern, fail) -> None:
-    if not isinstance(pattern, dict) or pattern.get("kind") not in PATTERN_FIELDS:
+    kind = pattern.get("kind") if isinstance(pattern, dict) else None
+    if not isinstance(kind, str) or kind not in PATTERN_FIELDS:
         raise fail(f"pattern needs a `kind` of {sorted(PATTERN_FIELDS)}")
     needed, optional = PATTERN_FIELDS[pattern["kind"]]
     keys = set(pattern) - {"kind"}
@@ -228,12 +234,13 @@ def _check_pattern(pattern, fail) -> None:
     if pattern.get("value", "any") not in VALUES:
         raise fail(f"value must be one of {sorted(VALUES)}")
     if pattern["kind"] == "text":
+        for key in REGEX_FIELDS:
+            if key in pattern:
+                try:
+                    bounded(pattern[key])
+                except RegexRefused as exc:
+                    raise fail(f"`{key}`: {exc}") from None
         try:
-            re.compile(pattern["regex"])
-        except re.error as exc:
-            raise fail(f"bad regex: {exc}") from None
-        if _NESTED_QUANTIFIER.search(pattern["regex"]):
-            raise fail(
-                f"regex {pattern['regex']!r} repeats a repeated group (catastrophic "
-                "backtracking); write it without the nested quantifier"
-            )
+            PurePosixPath("x").match(pattern.get("glob", "*"))
+        except ValueError as exc:
+            raise fail(f"glob {pattern['glob']!r} is not a path pattern ({exc})") from None

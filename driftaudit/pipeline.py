@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,7 @@ class CompareResult:
     timings: dict[str, float] = field(default_factory=dict)
     old_pin: str | None = None  # where --old came from, when read from the consumer
     files: ConsumerFiles | None = None  # the consumer's files, read once (the fixer reuses them)
+    snapshots: tuple[Snapshot, Snapshot] | None = None  # opened, unless the findings were cached
 
 
 def open_snapshots(
@@ -147,7 +149,7 @@ def run_compare(
     if cache is not None:
         cache.save(*keys, findings)
     return CompareResult(
-        old.tree, new.tree, consumer, findings, usages, timings, pin_location, files
+        old.tree, new.tree, consumer, findings, usages, timings, pin_location, files, (old, new)
     )
 
 
@@ -320,10 +322,11 @@ def run_fix(
     use_cache: bool = False,
     baseline: Path | None = None,
 ) -> FixResult:
-    """Compare, turn the mechanical findings into edits, rewrite (only with apply: every
-    changed file or none, see `driftaudit.fix.write`). A finding silenced inline
-    (`# driftaudit: ignore[...]`) or accepted in the `baseline` is not fixed, as `check`
-    does not report it."""
+    """Compare, turn the mechanical findings into edits, re-audit the fixed files and keep
+    the fixes the re-audit confirms, rewrite (only with apply: every changed file or
+    none, see `driftaudit.fix.write`). A finding silenced inline (`# driftaudit:
+    ignore[...]`) or accepted in the `baseline` is not fixed, as `check` does not report
+    it."""
     from driftaudit.check import triage
     from driftaudit.fix import (  # libcst: only to fix
         WriteRefused,
@@ -333,6 +336,7 @@ def run_fix(
         sweep_stale,
         write_all,
     )
+    from driftaudit.fix.verify import Fix
 
     scanned_at = time.time_ns()  # a file written after this may not match its findings
     compare = run_compare(
@@ -350,13 +354,16 @@ def run_fix(
     gate = triage(compare.findings, files, baseline)
     known = {id(f) for f in [*gate.suppressed, *gate.known]}
     wanted = [f for f in compare.findings if id(f) not in known]
-    edits = edits_from_findings(wanted, select, ignore, unsafe_fixes)
+    fixes = [Fix(f, edits_from_findings([f], select, ignore, unsafe_fixes)) for f in wanted]
+    fixes = [fix for fix in fixes if fix.edits]
     held = (
         []
         if unsafe_fixes
         else [f for f in fixable(wanted, select, ignore) if f.fix_applicability != "safe"]
     )
-    changes = apply_edits(files, edits, scanned_at)
+    changes = apply_edits(files, [e for fix in fixes for e in fix.edits], scanned_at)
+    audit = partial(_audit_contents, compare, files, cache_dir, pack_dirs, prefixes, use_cache)
+    changes, last = _reaudit(compare.findings, fixes, changes, audit)
     result = FixResult(compare, changes, False, held, gate.suppressed, gate.known)
     if apply:
         result.swept = sweep_stale(consumer)
@@ -366,4 +373,93 @@ def run_fix(
             result.written = True
         except WriteRefused as exc:
             result.refused = exc.problems
+        if result.written and last is not None and last.files.cache is not None:
+            last.files.cache.flush()  # the written files' per-file results: the next run's
     return result
+
+
+# A re-audit holds back at least one fix per round; past this many rounds, every fix
+# still in question is held back (a cascade no round settled).
+_MAX_ROUNDS = 4
+
+
+@dataclass
+class _Reaudit:
+    files: ConsumerFiles  # the consumer with the fixed files' new contents
+    findings: list[Finding]
+
+
+def _reaudit(
+    before: list[Finding], fixes: list, changes: list, audit
+) -> tuple[list, _Reaudit | None]:
+    """Audit the fixed files again (the same pipeline on their new contents; with the
+    file cache, only they are parsed and analysed again) and hold back each fix whose
+    finding is still reported or that brings a finding the first audit did not have:
+    its edits are listed as not made, with the reason, and its finding needs a human.
+    `audit(changed)`: the `_Reaudit` of the changed files' new contents. Returns the
+    changes and the last re-audit (None when nothing changed)."""
+    from driftaudit.fix import rewrite
+    from driftaudit.fix.verify import blame
+
+    by_file: dict[str, list] = {}
+    for fix in fixes:
+        by_file.setdefault(fix.path, []).append(fix)
+    reasons: dict[int, str] = {}  # id(fix) -> why it is held back
+    last = None
+    for round_ in range(_MAX_ROUNDS + 1):
+        changed = {c.path: c for c in changes if c.changed}
+        if not changed:
+            return changes, None
+        last = audit(changed)
+        applied = {id(e) for c in changed.values() for e in c.applied}
+        live = [f for f in fixes if id(f) not in reasons and any(id(e) in applied for e in f.edits)]
+        texts = {path: (c.before, c.after) for path, c in changed.items()}
+        found = blame(live, before, last.findings, texts)
+        if not found:
+            break
+        if round_ == _MAX_ROUNDS:  # not settled: nothing in question is kept
+            found = {
+                id(f): found.get(id(f), "held back: the re-audit did not settle") for f in live
+            }
+        reasons.update(found)
+        for path in {f.path for f in live if id(f) in found}:
+            kept = [e for f in by_file[path] if id(f) not in reasons for e in f.edits]
+            change = next(c for c in changes if c.path == path)
+            redone = rewrite(path, change.source, kept) if change.source else change
+            held_edits = [
+                (e, reasons[id(f)]) for f in by_file[path] if id(f) in reasons for e in f.edits
+            ]
+            redone.skipped = [*redone.skipped, *held_edits]
+            changes = [redone if c.path == path else c for c in changes]
+    return changes, last
+
+
+def _audit_contents(
+    compare: CompareResult,
+    files: ConsumerFiles,
+    cache_dir: Path,
+    pack_dirs: list[Path] | None,
+    prefixes: list[str] | None,
+    use_cache: bool,
+    changed: dict,
+) -> _Reaudit:
+    """The findings of the consumer with the `changed` files (path -> FileChange) read as
+    their new contents: the same trees, packs and settings as `compare`; with
+    `use_cache`, the unchanged files' per-file results come from the file cache."""
+    from driftaudit.usage.pins import read_pins
+
+    contents = {path: change.data() for path, change in changed.items()}
+    after_files = files.with_bytes(contents)
+    if compare.snapshots is None:  # the first audit came from the findings cache
+        compare.snapshots = _snapshots(compare.old, compare.new, cache_dir)
+    old, new = compare.snapshots
+    if use_cache and cache_enabled():
+        from driftaudit.findings_cache import tool_digest
+        from driftaudit.usage.file_cache import FileCache
+
+        # flushed only once the fixed files are written (`run_fix`)
+        after_files.cache = FileCache(cache_dir, compare.consumer, tool_digest())
+    findings, _ = _audit(
+        compare.consumer, old, new, after_files, read_pins(after_files), pack_dirs, prefixes, {}
+    )
+    return _Reaudit(after_files, findings)

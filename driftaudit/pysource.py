@@ -12,6 +12,7 @@ import functools
 import hashlib
 import io
 import os
+import re
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -202,6 +203,9 @@ class Span(NamedTuple):
     end_column: int
 
 
+_WIDE = re.compile(r"[^\x00-\x7f]")
+
+
 class Columns:
     """ast positions (0-based UTF-8 byte offsets) as report columns (1-based characters).
 
@@ -212,14 +216,40 @@ class Columns:
     def __init__(self, text: str | None):
         self._ascii = text is None or text.isascii()
         self._lines = (text or "").split("\n")
+        self._wide: dict[int, tuple[list[int], list[int]] | None] = {}  # line -> see _chars
 
     def column(self, line: int, byte_offset: int) -> int:
         if self._ascii or not 0 < line <= len(self._lines):
             return byte_offset + 1
-        text = self._lines[line - 1]
-        if text.isascii():
+        wide = self._chars(line)
+        if wide is None:
             return byte_offset + 1
-        return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore")) + 1
+        starts, extra = wide  # bisect: re-encoding the line per node was quadratic
+        byte_offset = min(byte_offset, len(self._lines[line - 1]) + extra[-1])  # its end
+        index = bisect.bisect_left(starts, byte_offset)  # wide characters before the offset
+        if (
+            index
+            and byte_offset
+            < starts[index - 1] + extra[index - 1] - (extra[index - 2] if index > 1 else 0) + 1
+        ):
+            index -= 1  # inside a wide character: only the complete ones count
+            return starts[index] - (extra[index - 1] if index else 0) + 1
+        return byte_offset - (extra[index - 1] if index else 0) + 1
+
+    def _chars(self, line: int) -> tuple[list[int], list[int]] | None:
+        """A line's non-ASCII characters: the byte offset each starts at, and the extra
+        bytes (UTF-8 length - 1) up to and including it; None for an ASCII line."""
+        if line not in self._wide:
+            text = self._lines[line - 1]
+            starts: list[int] = []
+            extra: list[int] = []
+            total = 0
+            for found in _WIDE.finditer(text):
+                starts.append(found.start() + total)
+                total += len(found.group().encode("utf-8", "surrogatepass")) - 1
+                extra.append(total)
+            self._wide[line] = (starts, extra) if starts else None
+        return self._wide[line]
 
     def start(self, node: ast.AST) -> tuple[int, int]:
         return node.lineno, self.column(node.lineno, node.col_offset)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-
 from driftaudit.fix.apply import rewrite
 from driftaudit.fix.edits import Edit
 
@@ -214,9 +212,24 @@ def test_output_that_would_not_parse_is_not_produced():
     assert change.after == source and change.skipped
 
 
-def test_missing_parameter_is_an_error():
-    with pytest.raises(ValueError, match="missing parameter"):
-        rewrite("m.py", "x\n", [Edit("m.py", 1, 1, "drop-keyword", {})])
+def test_an_edit_with_bad_parameters_is_skipped_with_the_reason():
+    """Checked against the primitive's declared parameters: never an exception."""
+    edits = [
+        Edit("m.py", 1, 1, "drop-keyword", {}),
+        Edit("m.py", 1, 1, "drop-keyword", {"keyword": "not a name"}),
+        Edit("m.py", 1, 1, "teleport", {}),
+        Edit("m.py", 1, 1, "drop-keyword", {"keyword": "k"}),
+    ]
+    change = rewrite("m.py", "f(k=1)\n", edits)
+    assert change.after == "f()\n" and change.applied == edits[3:]
+    reasons = [why for _, why in change.skipped]
+    assert reasons == [
+        "drop-keyword: missing parameter(s) keyword",
+        "drop-keyword: parameter `keyword` must be a Python identifier, not 'not a name'",
+        "unknown codemod primitive 'teleport'",
+    ]
+    text = rewrite("run.sh", "x --a\n", [Edit("run.sh", 1, 3, "replace-text", {"old": "--a"})])
+    assert text.after == "x --a\n" and "missing parameter(s) new" in text.skipped[0][1]
 
 
 def test_rewrite_assignment_in_a_one_line_suite_adds_every_statement():

@@ -119,11 +119,11 @@ def test_reports_say_whether_each_fix_is_safe(cache_dir, capsys):
     text = console.export_text()
     assert "(autofixable, unsafe fix)" in text and "(autofixable, safe fix)" in text
     args = ["fix", str(root / "consumer"), "--old", str(root / "old"), "--new", str(root / "new")]
-    assert main([*args, "--cache-dir", str(cache_dir)]) == 0
+    assert main([*args, "--cache-dir", str(cache_dir)]) == 1  # a diff: as ruff's --diff
     captured = capsys.readouterr()
     assert "2 unsafe fixes not applied" in captured.err and "--unsafe-fixes" in captured.err
     assert "-    init_group" not in captured.out and "+    renamed_kw(1, mm_data=2)" in captured.out
-    assert main([*args, "--unsafe-fixes", "--cache-dir", str(cache_dir)]) == 0
+    assert main([*args, "--unsafe-fixes", "--cache-dir", str(cache_dir)]) == 1
     captured = capsys.readouterr()
     assert "unsafe fixes not applied" not in captured.err and "-    init_group" in captured.out
 

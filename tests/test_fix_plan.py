@@ -210,7 +210,7 @@ def test_the_fix_command_says_what_needs_no_edit_and_why_the_rest_needs_a_human(
     consumer = _dests(tmp_path, drop=["app/arguments.py"], run_config=RUN_CONFIG)
     shutil.copy(DEPRECATED / "consumer" / "scripts" / "serve.sh", consumer / "scripts")
     argv = ["fix", "--cache-dir", str(tmp_path / "cache"), "-q", str(consumer)]
-    assert main([*argv, "--old", str(DEPRECATED / "old"), "--new", str(DEPRECATED / "new")]) == 0
+    assert main([*argv, "--old", str(DEPRECATED / "old"), "--new", str(DEPRECATED / "new")]) == 1
     err = capsys.readouterr().err
     assert "1 findings need a human:" in err
     assert "scripts/serve.sh:3:" in err and "takes a value; follow the deprecation" in err

@@ -24,6 +24,16 @@ pattern = { kind = "call", symbol = "sglang.x.f" }
 """
 
 
+def _text(regex: str, **more: str) -> str:
+    """GOOD_ENTRY with a text pattern (TOML literal strings: no escapes to double)."""
+    fields = "".join(f", {key} = '{value}'" for key, value in {"regex": regex, **more}.items())
+    return GOOD_ENTRY.replace('kind = "call", symbol = "sglang.x.f"', f'kind = "text"{fields}')
+
+
+def _step(primitive: str, params: str) -> str:
+    return GOOD_ENTRY + f'[[entry.codemod]]\nprimitive = "{primitive}"\n{params}\n'
+
+
 def _pack(tmp_path, body: str, header: str = '[pack]\nname = "p"\nfrom = "0.5.9"\nto = "0.5.14"\n'):
     path = tmp_path / "pack.toml"
     path.write_text(header + body)
@@ -38,7 +48,7 @@ def _pack(tmp_path, body: str, header: str = '[pack]\nname = "p"\nfrom = "0.5.9"
         (GOOD_ENTRY.replace('symbol = "sglang.x.f"', 'sym = "x"'), "needs ['symbol']"),
         (GOOD_ENTRY + GOOD_ENTRY, "duplicate id"),
         (GOOD_ENTRY.replace('message = "m"', ""), "`message` must be a non-empty string"),
-        (GOOD_ENTRY + '[[entry.codemod]]\nprimitive = "teleport"\n', "unknown codemod primitive"),
+        (GOOD_ENTRY + '[[entry.codemod]]\nprimitive = "teleport"\n', "step 1: unknown primitive"),
         (GOOD_ENTRY + '[[entry.codemod]]\nprimitive = "drop-keyword"\n', "missing parameter"),
         (
             GOOD_ENTRY.replace('"sglang.x.f" }', '"sglang.x.f", keyword = 3, extra = 1 }'),
@@ -75,13 +85,39 @@ def _pack(tmp_path, body: str, header: str = '[pack]\nname = "p"\nfrom = "0.5.9"
             + 'after = ["{receiver}.n = len({value})"]\n',
             "template names ['value']",
         ),
-        # a regex that backtracks catastrophically is refused
+        # what the linear-time engine cannot run is refused: backreferences, lookarounds
+        (_text(r"(a+)\1"), "cannot run in linear time (invalid escape sequence"),
+        (_text(r"(?<![/\w])tilelang"), "cannot run in linear time"),
+        (_text(r"tilelang(?!==0\.1)"), "cannot run in linear time"),
+        (_text("x", unless="(?=y)"), "`unless`: regex '(?=y)' cannot run in linear time"),
+        (_text(r"(?:a*b*){400}c"), "RE2 instructions, more than 500"),
+        (_text("x", glob="."), "glob '.' is not a path pattern"),
+        (GOOD_ENTRY.replace('severity = "error"', "") + 'severity = ["error"]\n', "severity"),
+        (GOOD_ENTRY + 'within = { kind = "text", regex = "x" }\n', "within: a text pattern"),
+        (GOOD_ENTRY.replace('kind = "call"', "kind = [1]"), "pattern needs a `kind`"),
+        # codemod parameters: declared by each primitive, checked by name and type
+        (_step("drop-keyword", "keyword = 3"), "step 1: drop-keyword: parameter `keyword` must"),
+        (_step("drop-keyword", 'keyword = "a b"'), "`keyword` must be a Python identifier"),
+        (_step("drop-keyword", 'keyword = "k"\nkind = "move-import"'), "unknown parameter 'kind'"),
+        (_step("pad-unpack", "slots = [0, true]"), "`slots` must be a non-empty list"),
+        (_step("replace-callee", 'module = "a..b"\nname = "f"'), "`module` must be a dotted"),
         (
-            GOOD_ENTRY.replace(
-                'kind = "call", symbol = "sglang.x.f"', "kind = \"text\", regex = '(\\w+\\s?)*$'"
-            ),
-            "catastrophic backtracking",
+            _step("replace-callee", 'module = "m"\nname = "f"\ndrop_first_argument = "yes"'),
+            "`drop_first_argument` must be true or false",
         ),
+        (
+            _step("rewrite-assignment", 'old = "a"\nmember = "b"\nimports = [["array"]]'),
+            "`imports` must be a list of [module, name] pairs",
+        ),
+        (
+            _step("replace-len-of-member", 'member = "m"\ntemplate = "{receiver!r}"'),
+            "a field takes no ! or :",
+        ),
+        (
+            _step("replace-len-of-member", 'member = "m"\ntemplate = "{receiver}.("'),
+            "is not an expression",
+        ),
+        (_step("replace-text", 'old = "a"\nnew = "b\\nc"'), "`new` must be a string on one line"),
     ],
 )
 def test_invalid_entries_name_file_and_entry(tmp_path, body, problem):

@@ -140,3 +140,23 @@ def test_a_suppression_on_the_calls_first_line_still_covers_its_keywords(tmp_pat
     assert [(f.line, f.fix_at) for f in keyword] == [(4, (2, 1))]
     kept, silenced = apply_suppressions(findings, scan_file("a.py", call))
     assert silenced == keyword and not [f for f in kept if f.code.code in ("DA201", "DA002")]
+
+
+def test_columns_of_a_long_non_ascii_line_are_exact():
+    """Byte offsets -> character columns on a line with wide characters: read from the
+    line's map of wide characters (re-encoding the line per node was quadratic)."""
+    import random
+
+    from driftaudit.pysource import Columns
+
+    def reference(text: str, offset: int) -> int:
+        if text.isascii():
+            return offset + 1
+        return len(text.encode("utf-8")[:offset].decode("utf-8", errors="ignore")) + 1
+
+    chooser = random.Random(7)
+    for _ in range(300):
+        text = "".join(chooser.choice("aé😀中 b") for _ in range(chooser.randint(0, 40)))
+        columns = Columns(f"{text}\nzé\n")
+        for offset in range(len(text.encode("utf-8")) + 3):
+            assert columns.column(1, offset) == reference(text, offset), (text, offset)

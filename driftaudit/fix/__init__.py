@@ -4,7 +4,7 @@ Every output is re-parsed before it is written, every file is written all or not
 (`write.py`), and nothing is written without `--apply`.
 """
 
-from driftaudit.fix.apply import FileChange, apply_edits
+from driftaudit.fix.apply import FileChange, apply_edits, rewrite
 from driftaudit.fix.edits import Edit, edits_from_findings, fixable
 from driftaudit.fix.write import WriteRefused, sweep_stale, write_all
 
@@ -15,6 +15,7 @@ __all__ = [
     "apply_edits",
     "edits_from_findings",
     "fixable",
+    "rewrite",
     "sweep_stale",
     "write_all",
 ]

@@ -221,16 +221,24 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     if isinstance(source, str):
         source = decode(source.encode("utf-8"))
     change = FileChange(path, source, source.text)
+    invalid = [(e, why) for e in edits if (why := _invalid(e)) is not None]
+    if invalid:
+        skipped = {id(e) for e, _ in invalid}
+        edits = [e for e in edits if id(e) not in skipped]
     if not path.endswith((".py", ".pyi")):
         change.after, change.applied, change.skipped = rewrite_text(path, source, edits)
+        change.skipped += invalid
+        return change
+    change.skipped = invalid
+    if not edits:
         return change
     try:
         module = cst.parse_module(source.text)
     except cst.ParserSyntaxError as exc:
-        change.skipped = [(e, f"does not parse: {exc.message}") for e in edits]
+        change.skipped += [(e, f"does not parse: {exc.message}") for e in edits]
         return change
     except RecursionError:
-        change.skipped = [(e, "nested too deeply for the rewriter") for e in edits]
+        change.skipped += [(e, "nested too deeply for the rewriter") for e in edits]
         return change
     placed = [(e.position, e) for e in edits]
     composer = _Composer(placed)
@@ -241,7 +249,7 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     except (cst.ParserSyntaxError, ValueError, RecursionError, cst.CSTValidationError) as exc:
         problem = str(exc)  # UnicodeEncodeError is a ValueError: new text the encoding lacks
     if problem is not None:
-        change.skipped = [
+        change.skipped += [
             (e, f"the result would not parse ({problem}); left unchanged") for e in edits
         ]
         return change
@@ -249,12 +257,25 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     applied = {id(e) for e in composer.applied}
     why = {id(e): p.why for spans in composer.spans.values() for e, p in spans}
     change.applied = [e for e in edits if id(e) in applied]
-    change.skipped = [
+    change.skipped += [
         (e, why.get(id(e), "the code at that place no longer matches"))
         for e in edits
         if id(e) not in applied
     ]
     return change
+
+
+def _invalid(edit: Edit) -> str | None:
+    """Why an edit cannot be made (an unknown primitive, parameters its primitive does not
+    declare or of the wrong type), or None."""
+    primitive = PRIMITIVES.get(edit.kind)
+    if primitive is None:
+        return f"unknown codemod primitive {edit.kind!r}"
+    try:
+        primitive(edit.params)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def apply_edits(

@@ -61,9 +61,12 @@ def splice(text: str, edits: list[Edit]) -> tuple[str, list[Edit], list[tuple[Ed
             continue
         kept.append(item)
         end = item[1]
-    for start, stop, new, _ in reversed(kept):
-        text = text[:start] + new + text[stop:]
-    return text, [item[3] for item in kept], skipped
+    pieces, end = [], 0  # one join: a slice per edit copied the text once per edit
+    for start, stop, new, _ in kept:
+        pieces += [text[end:start], new]
+        end = stop
+    pieces.append(text[end:])
+    return "".join(pieces), [item[3] for item in kept], skipped
 
 
 def rewrite_text(

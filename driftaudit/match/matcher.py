@@ -142,6 +142,10 @@ def _enum_rename(usage: Usage, symbol: str, change: MemberRemoved) -> dict | Non
 class _Matcher:
     def __init__(self, differ: Differ):
         self.differ = differ
+        # per symbol, what the two trees alone give: asked once per call otherwise (a
+        # 4 MB file's 12,000 ServerArgs calls rebuilt its 365-field constructor each time)
+        self._signatures: dict[str, tuple | None] = {}
+        self._changes: dict[str, list] = {}
 
     # ---- names that no longer resolve ------------------------------------------
 
@@ -196,6 +200,11 @@ class _Matcher:
     # ---- calls ----------------------------------------------------------------
 
     def signatures(self, symbol: str) -> tuple[Resolved, Resolved, Function, Function] | None:
+        if symbol not in self._signatures:
+            self._signatures[symbol] = self._find_signatures(symbol)
+        return self._signatures[symbol]
+
+    def _find_signatures(self, symbol: str) -> tuple[Resolved, Resolved, Function, Function] | None:
         old = self.differ.old.resolve(symbol)
         new = self.differ.new.resolve(symbol)
         if new is None:  # moved: the call will run against the new definition
@@ -234,7 +243,9 @@ class _Matcher:
             return []  # the call did not fit the old signature either: not this upgrade
         after = bind(call_params(new_fn, unbound), shape)
         locs = (function_location(old, old_fn), function_location(new, new_fn))
-        changes = self.differ.signature_changes(symbol, old_fn, new_fn, locs)
+        if symbol not in self._changes:
+            self._changes[symbol] = self.differ.signature_changes(symbol, old_fn, new_fn, locs)
+        changes = self._changes[symbol]
         renames = {c.param: c for c in changes if isinstance(c, ParameterRenamed)}
         findings: list[Finding] = []
         for keyword in after.unknown_keywords:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import hashlib
-import re
+import itertools
 from collections import defaultdict
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from driftaudit import codes
 from driftaudit.astwalk import walk
@@ -16,7 +17,7 @@ from driftaudit.findings import Finding, Fix
 from driftaudit.match.members import MemberMatcher
 from driftaudit.packs import MAX_TEXT_LINE, PackEntry
 from driftaudit.pysource import Columns
-from driftaudit.regexes import required_text
+from driftaudit.regexes import bounded, required_text
 from driftaudit.usage import (
     AttributeNameUsage,
     CallUsage,
@@ -29,6 +30,7 @@ from driftaudit.usage.files import ConsumerFiles
 
 # A whole-line comment in Python, shell, Dockerfiles, YAML or TOML: text patterns skip it.
 _COMMENT = "#"
+_AT = "at"  # a text pattern's group that marks the place to report
 
 
 class PackMatcher:
@@ -123,11 +125,12 @@ class PackMatcher:
         """One place per matching line of the files the pattern's glob selects (per file
         and regex, cached by the file's content: `ConsumerFile.derived`)."""
         glob = pattern.get("glob", "*")
-        key = "pack-text:" + hashlib.sha256(pattern["regex"].encode()).hexdigest()
+        regexes = [pattern["regex"], pattern.get("unless") or ""]
+        key = "pack-text:" + hashlib.sha256("\0".join(regexes).encode()).hexdigest()
         found = []
         for file in self._text_files():
-            if Path(file.rel).match(glob):
-                compute = partial(_file_text_matches, file, pattern["regex"])
+            if PurePosixPath(file.rel).match(glob):
+                compute = partial(_file_text_matches, file, *regexes)
                 found += [(file.rel, line, column) for line, column in file.derived(key, compute)]
         return found
 
@@ -143,10 +146,9 @@ class PackMatcher:
 
     def findings(self, entries: list[PackEntry]) -> list[Finding]:
         findings = []
-        by_file: dict[str, list[Usage]] = defaultdict(list)
-        for usage in self.usages.usages:
-            by_file[usage.path].append(usage)
         for entry in entries:
+            within = self._files_matching(entry.within) if entry.within else None
+            after = self._first_in_scope(entry.after) if entry.after else None
             # (path, line, column, confidence, the token to point at or None)
             places: list[tuple] = []
             for pattern in entry.patterns:
@@ -154,15 +156,19 @@ class PackMatcher:
                     places += [
                         (*place, "certain", None)
                         for place in self._text_matches(pattern)
-                        if not entry.within
-                        or any(self._matches(entry.within, u) for u in by_file[place[0]])
+                        if within is None or place[0] in within
                     ]
                     continue
                 for usage in self._candidates(pattern):
                     confidence = self._matches(pattern, usage)
-                    if confidence and self._conditions(entry, usage, by_file[usage.path]):
-                        place = (usage.path, usage.line, usage.column, confidence, usage.focus)
-                        places.append(place)
+                    if not confidence or (within is not None and usage.path not in within):
+                        continue
+                    if after is not None:
+                        first = after.get((usage.path, usage.scope))
+                        if first is None or first >= (usage.line, usage.column):
+                            continue
+                    place = (usage.path, usage.line, usage.column, confidence, usage.focus)
+                    places.append(place)
             for *place, focus in sorted(set(places), key=lambda p: p[:4]):
                 finding = self._finding(entry, *place)
                 if focus is not None:  # at the token; the codemod still edits the node
@@ -171,18 +177,24 @@ class PackMatcher:
                 findings.append(finding)
         return findings
 
-    def _conditions(self, entry: PackEntry, usage: Usage, same_file: list[Usage]) -> bool:
-        """`within`: also matches in the file; `after`: matches earlier in the function."""
-        if entry.within and not any(self._matches(entry.within, u) for u in same_file):
-            return False
-        if entry.after and not any(
-            u.scope == usage.scope
-            and (u.line, u.column) < (usage.line, usage.column)
-            and self._matches(entry.after, u)
-            for u in same_file
-        ):
-            return False
-        return True
+    # `within` and `after` are answered from one pass over the condition pattern's
+    # candidates per entry, not by a scan of the file's usages per place: that was
+    # quadratic in the usages of one file (a 1 MB file took a minute).
+
+    def _files_matching(self, pattern: dict) -> set[str]:
+        """`within`: the files in which `pattern` matches a usage."""
+        return {u.path for u in self._candidates(pattern) if self._matches(pattern, u)}
+
+    def _first_in_scope(self, pattern: dict) -> dict[tuple[str, int], tuple[int, int]]:
+        """`after`: (path, scope) -> the first (line, column) where `pattern` matches; a
+        place comes after it when its own position is later, in the same function."""
+        first: dict[tuple[str, int], tuple[int, int]] = {}
+        for usage in self._candidates(pattern):
+            if self._matches(pattern, usage):
+                key, position = (usage.path, usage.scope), (usage.line, usage.column)
+                if key not in first or position < first[key]:
+                    first[key] = position
+        return first
 
     def _finding(self, entry: PackEntry, path, line, column, confidence) -> Finding:
         symbol = _entry_symbol(entry)
@@ -245,36 +257,47 @@ def _passes(pattern: dict, shape) -> bool:
     return pattern.get("value", "any") != "maybe-none" or keyword not in shape.never_none
 
 
-def _file_text_matches(file, regex: str) -> list[tuple[int, int]]:
-    """(line, column) of the first match of `regex` on each line of one file: lines
-    longer than MAX_TEXT_LINE are skipped, so a regex never runs on an unbounded string;
-    so are whole-line comments and, in Python, matches inside a string literal (prose:
-    a docstring, a help text). A file without the text every match contains is not
-    searched line by line (most files, for most patterns)."""
+def _file_text_matches(file, regex: str, unless: str | None = None) -> list[tuple[int, int]]:
+    """(line, column) of the first match of `regex` on each line of one file (at its
+    `at` group when it has one), unless `unless` matches the line too: lines longer than
+    MAX_TEXT_LINE are skipped, so a regex never runs on an unbounded string, and the
+    engine is RE2 (linear in the line, for any pattern); so are whole-line comments and,
+    in Python, matches inside a string literal (prose: a docstring, a help text). A file
+    without the text every match contains is not searched line by line (most files, for
+    most patterns)."""
     needed = required_text(regex)
     if needed is not None and needed not in file.text:
         return []
-    search = re.compile(regex).search
+    compiled = bounded(regex)
+    search, group = compiled.search, compiled.groupindex.get(_AT)
+    excluded = bounded(unless).search if unless else None
     found = []
-    for number, line in enumerate(file.text.splitlines(), 1):
+    lines = file.text.split("\n")  # ast's lines (str.splitlines knows more line ends)
+    if lines[-1] == "":
+        lines.pop()  # the end of the last line, not a line
+    for number, line in enumerate(lines, 1):
         if len(line) > MAX_TEXT_LINE or line.lstrip().startswith(_COMMENT):
             continue  # a comment line documents, it installs or runs nothing
-        if match := search(line):
-            found.append((number, match.start() + 1))
+        match = search(line)
+        if match is None or (excluded is not None and excluded(line) is not None):
+            continue
+        at = match.start(group) if group is not None else -1  # -1: the group took no part
+        found.append((number, (at if at >= 0 else match.start()) + 1))
     if not found or not file.rel.endswith(".py"):
         return found
     tree = file.tree
     columns = Columns(file.text)
-    strings = [
+    strings = sorted(
         columns.span(node)
         for node in (walk(tree) if tree is not None else ())
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
-    ]
+    )
+    starts = [(span.line, span.column) for span in strings]
+    reach = list(itertools.accumulate(((s.end_line, s.end_column) for s in strings), max))
+    # a place is inside a string when one starting at or before it ends after it: the
+    # furthest end among those (spans sorted by start) says it, in log time per place
     return [
-        (line, column)
-        for line, column in found
-        if not any(
-            (span.line, span.column) <= (line, column) < (span.end_line, span.end_column)
-            for span in strings
-        )
+        place
+        for place in found
+        if not (index := bisect.bisect_right(starts, place)) or reach[index - 1] <= place
     ]

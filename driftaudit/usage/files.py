@@ -233,6 +233,10 @@ class ConsumerFile:
         return cache.derived(self, name, compute, kind)
 
 
+# What reading a file sets (`ConsumerFile._load`): a copy of the index shares it
+_READ_STATE = ("_read", "_text", "_data", "encoding", "newline", "raw", "digest", "notebook")
+
+
 class ConsumerFiles:
     """The index of one consumer tree (see the module docstring)."""
 
@@ -276,6 +280,28 @@ class ConsumerFiles:
             digest.update(f"{file.rel}\0{len(data)}\n".encode())
             digest.update(data)
         return digest.hexdigest()
+
+    def with_bytes(self, contents: dict[str, bytes]) -> ConsumerFiles:
+        """This index with the files of `contents` (rel -> bytes) read as those bytes, and
+        every other file as this index read it (not from disk again: a file edited since
+        is still the one audited): the fixer's re-audit of its output, before (or
+        without) writing it."""
+        files = object.__new__(ConsumerFiles)
+        files.root, files.exclude, files._excluded = self.root, self.exclude, self._excluded
+        files.skipped, files.cache = list(self.skipped), None
+        files.failures = {rel: p for rel, p in self.failures.items() if rel not in contents}
+        files.files = []
+        for file in self.files:
+            copy = ConsumerFile(files, file.rel, file.size)
+            if file.rel in contents:
+                copy._data = contents[file.rel]
+                copy.size = len(copy._data)
+            else:
+                for name in _READ_STATE:
+                    setattr(copy, name, getattr(file, name))
+            files.files.append(copy)
+        files.by_rel = {f.rel: f for f in files.files}
+        return files
 
     def release_trees(self) -> None:
         """Drop the parsed trees once every scanner has read them: millions of nodes kept

@@ -130,17 +130,20 @@ def test_fix_on_real_releases(release_cache, tmp_path):
     consumer = tmp_path / "consumer"
     shutil.copytree(EXAMPLE, consumer)
     safe = run_fix(consumer, None, "0.5.14", release_cache, apply=True)
-    assert safe.fixed == 2 and {e.applicability for c in safe.changes for e in c.applied} == {
+    assert safe.fixed == 1 and {e.applicability for c in safe.changes for e in c.applied} == {
         "safe"
     }
     assert {f.code.code for f in safe.unsafe_held} == {"DA201", "DA901"}
+    # the moved import would bind the call below it to 0.5.14's function, which the call
+    # does not fit (a new DA203): the re-audit holds it back for a human
+    held = {(e.kind, why) for c in safe.changes for e, why in c.skipped}
+    assert ("move-import", "held back: the fixed code gets DA203 at capture/batch.py:46:5") in held
     result = run_fix(consumer, None, "0.5.14", release_cache, apply=True, unsafe_fixes=True)
     assert result.fixed == 2 and not result.unsafe_held
     batch = (consumer / "capture/batch.py").read_text()
     parallel = (consumer / "capture/parallel.py").read_text()
-    assert (
-        "from sglang.srt.managers.scheduler_components.dp_attn import prepare_mlp_sync_batch_raw"
-        in batch
+    assert "from sglang.srt.managers.scheduler_dp_attn_mixin import prepare_mlp_sync_batch_raw" in (
+        batch
     )
     assert "return batch\n" in batch
     assert "pynccl_use_current_stream" not in parallel
@@ -152,7 +155,8 @@ def test_fix_on_real_releases(release_cache, tmp_path):
     again = run_fix(consumer, None, "0.5.14", release_cache, apply=True, unsafe_fixes=True)
     assert again.fixed == 0 and not any(c.changed for c in again.changes)
     after = run_compare(consumer, None, "0.5.14", release_cache)
-    assert not [f for f in after.findings if f.fix and f.fix.autofixable]
+    left = {(f.code.code, f.path) for f in after.findings if f.fix and f.fix.autofixable}
+    assert left == {("DA102", "capture/batch.py")}  # the held-back one
     assert {(f.path, f.line) for f in after.findings} >= {("capture/batch.py", 27)}
 
 

@@ -12,13 +12,13 @@ from collections import Counter
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import NameSites, Primitive, code
+from driftaudit.fix.codemods.base import NameSites, Param, Primitive, code
 
 
 class AddImport(Primitive):
     kind = "add-import"
     node_type = cst.Module
-    required = ("module", "name")
+    parameters = {"module": Param("dotted"), "name": Param("identifier")}
 
     def apply(self, node: cst.Module) -> cst.Module:
         self.reference(self.params["module"], self.params["name"])

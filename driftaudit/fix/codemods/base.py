@@ -1,11 +1,93 @@
-"""The shape of a primitive: which node type it edits, and how."""
+"""The shape of a primitive: which node type it edits, how, and the parameters it takes."""
 
 from __future__ import annotations
 
+import keyword
 import string
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import libcst as cst
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter of a primitive, declared once in its `parameters`: the type its value
+    must have (`TYPES`), whether it may be left out, and for a template the `{fields}` it
+    may name. Pack codemod steps are checked against it when the pack is loaded."""
+
+    type: str
+    optional: bool = False
+    fields: frozenset[str] = frozenset()
+
+
+def _identifier(value) -> bool:
+    return isinstance(value, str) and value.isidentifier() and not keyword.iskeyword(value)
+
+
+def _dotted(value) -> bool:
+    return isinstance(value, str) and all(_identifier(part) for part in value.split("."))
+
+
+def _line(value) -> bool:
+    return isinstance(value, str) and "\n" not in value and "\r" not in value
+
+
+def _slot(value) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+
+
+# type -> (what a value must be, as an error says it; its check)
+TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
+    "identifier": ("a Python identifier", _identifier),
+    "dotted": ("a dotted Python name (`package.module`)", _dotted),
+    "text": ("a non-empty string on one line", lambda v: _line(v) and v != ""),
+    "line": ("a string on one line", _line),
+    "flag": ("true or false", lambda v: isinstance(v, bool)),
+    "expression": ("a template of an expression", lambda v: isinstance(v, str)),
+    "statements": (
+        "a list of templates of statements",
+        lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
+    ),
+    "slots": (
+        "a non-empty list of value indexes (integers from 0)",
+        lambda v: isinstance(v, list) and bool(v) and all(_slot(s) for s in v),
+    ),
+    "imports": (
+        "a list of [module, name] pairs",
+        lambda v: (
+            isinstance(v, list)
+            and all(
+                isinstance(pair, list)
+                and len(pair) == 2
+                and _dotted(pair[0])
+                and _identifier(pair[1])
+                for pair in v
+            )
+        ),
+    ),
+}
+
+
+def check_parameters(kind: str, parameters: dict[str, Param], params: dict) -> None:
+    """ValueError naming the first parameter that is missing, unknown or of the wrong
+    type (a template: also one that names a field it may not use)."""
+    missing = [name for name, param in parameters.items() if not param.optional]
+    missing = [name for name in missing if name not in params]
+    if missing:
+        raise ValueError(f"{kind}: missing parameter(s) {', '.join(missing)}")
+    for name in params:
+        if not isinstance(name, str) or name not in parameters:
+            raise ValueError(
+                f"{kind}: unknown parameter {name!r} (it takes {', '.join(parameters)})"
+            )
+    for name, value in params.items():
+        param = parameters[name]
+        what, valid = TYPES[param.type]
+        if not valid(value):
+            raise ValueError(f"{kind}: parameter `{name}` must be {what}, not {value!r}"[:300])
+        if param.type in ("expression", "statements"):
+            _check_templates(kind, name, value, param)
 
 
 class Primitive:
@@ -19,15 +101,10 @@ class Primitive:
 
     kind = ""
     node_type: type[cst.CSTNode] | tuple[type[cst.CSTNode], ...] = cst.CSTNode
-    required: tuple[str, ...] = ()  # parameters the primitive needs
-    templates: dict[str, set[str]] = {}  # template parameter -> the {fields} it may name
+    parameters: dict[str, Param] = {}  # what the primitive takes (its only declaration)
 
     def __init__(self, params: dict):
-        missing = [p for p in self.required if p not in params]
-        if missing:
-            raise ValueError(f"{self.kind}: missing parameter(s) {', '.join(missing)}")
-        for name, fields in self.templates.items():
-            _check_templates(self.kind, name, params.get(name), fields)
+        check_parameters(self.kind, self.parameters, params)
         self.params = params
         self.after: list[cst.BaseStatement] = []
         self.names = None  # the composer's ImportNames, set before apply
@@ -93,16 +170,25 @@ def build(
     return parsed.visit(_Substitute(holders, names or {}))
 
 
-def _check_templates(kind: str, name: str, value, fields: set[str]) -> None:
-    """A template (or list of them) names only `fields`, with well-formed braces."""
-    for template in value if isinstance(value, list) else [] if value is None else [value]:
-        if not isinstance(template, str):
-            raise ValueError(f"{kind}: `{name}` must be a string template")
+def _check_templates(kind: str, name: str, value, param: Param) -> None:
+    """A template (or list of them) names only the fields it may use, plainly (no
+    conversion or format spec), with well-formed braces, and parses as its kind of code."""
+    fields = sorted(param.fields)
+    for template in value if isinstance(value, list) else [value]:
         try:
-            named = {field for _, field, _, _ in string.Formatter().parse(template) if field}
+            parts = list(string.Formatter().parse(template))
         except ValueError as exc:
             raise ValueError(f"{kind}: `{name}` template {template!r}: {exc}") from None
-        if unknown := named - fields:
+        named = {field for _, field, _, _ in parts if field is not None}
+        if unknown := named - param.fields:
             raise ValueError(
-                f"{kind}: `{name}` template names {sorted(unknown)}; it may use {sorted(fields)}"
+                f"{kind}: `{name}` template names {sorted(unknown)}; it may use {fields}"
             )
+        if any(spec or conversion for _, field, spec, conversion in parts if field is not None):
+            raise ValueError(f"{kind}: `{name}` template {template!r}: a field takes no ! or :")
+        parse = cst.parse_statement if param.type == "statements" else cst.parse_expression
+        try:
+            parse(template.format(**{field: f"__driftaudit_{field}__" for field in named}))
+        except (cst.ParserSyntaxError, RecursionError, ValueError):
+            what = "a statement" if param.type == "statements" else "an expression"
+            raise ValueError(f"{kind}: `{name}` template {template!r} is not {what}") from None

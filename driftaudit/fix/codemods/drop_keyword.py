@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive
+from driftaudit.fix.codemods.base import Param, Primitive
 
 
 class DropKeyword(Primitive):
     kind = "drop-keyword"
     node_type = cst.Call
-    required = ("keyword",)
+    parameters = {"keyword": Param("identifier")}
 
     def apply(self, node: cst.Call) -> cst.Call:
         keyword = self.params["keyword"]

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive
+from driftaudit.fix.codemods.base import Param, Primitive
 
 
 class MoveImport(Primitive):
     kind = "move-import"
     node_type = cst.ImportAlias  # marks the alias; the composer rewrites the statement
-    required = ("name", "new_module")
+    parameters = {
+        "name": Param("identifier"),
+        "new_module": Param("dotted"),
+        "new_name": Param("dotted", optional=True),  # `Cls.method`: moved into a class
+    }
 
     def apply(self, node: cst.ImportAlias) -> cst.ImportAlias:
         return node

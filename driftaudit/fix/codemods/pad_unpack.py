@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive
+from driftaudit.fix.codemods.base import Param, Primitive
 
 
 class PadUnpack(Primitive):
     kind = "pad-unpack"
     node_type = cst.Assign
-    required = ("slots",)
+    parameters = {"slots": Param("slots")}
 
     def apply(self, node: cst.Assign) -> cst.Assign:
         slots = self.params["slots"]

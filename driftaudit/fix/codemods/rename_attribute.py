@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive
+from driftaudit.fix.codemods.base import Param, Primitive
 
 
 class RenameAttribute(Primitive):
     kind = "rename-attribute"
     node_type = cst.Attribute
-    required = ("old", "new")
+    parameters = {"old": Param("identifier"), "new": Param("identifier")}
 
     def apply(self, node: cst.Attribute) -> cst.Attribute:
         if node.attr.value != self.params["old"]:

@@ -1,17 +1,17 @@
 """rename-import: `from m import old` -> `from m import new as old` (a renamed function
-keeps its call sites; `module` moves the import too when the new name lives elsewhere)."""
+keeps its call sites)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive
+from driftaudit.fix.codemods.base import Param, Primitive
 
 
 class RenameImport(Primitive):
     kind = "rename-import"
     node_type = cst.ImportAlias  # the composer rewrites the statement (see apply.py)
-    required = ("old", "new")
+    parameters = {"old": Param("identifier"), "new": Param("identifier")}
 
     def apply(self, node: cst.ImportAlias) -> cst.ImportAlias:
         if not isinstance(node.name, cst.Name) or node.name.value != self.params["old"]:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive
+from driftaudit.fix.codemods.base import Param, Primitive
 
 
 class RenameKey(Primitive):
     kind = "rename-key"
     node_type = (cst.SimpleString, cst.Arg)
-    required = ("old", "new")
+    parameters = {"old": Param("identifier"), "new": Param("identifier")}
 
     def apply(self, node: cst.SimpleString | cst.Arg) -> cst.CSTNode:
         old, new = self.params["old"], self.params["new"]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive
+from driftaudit.fix.codemods.base import Param, Primitive
 
 
 class RenameKeyword(Primitive):
     kind = "rename-keyword"
     node_type = cst.Call
-    required = ("old", "new")
+    parameters = {"old": Param("identifier"), "new": Param("identifier")}
 
     def apply(self, node: cst.Call) -> cst.Call:
         old, new = self.params["old"], self.params["new"]

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive
+from driftaudit.fix.codemods.base import Param, Primitive
 
 
 class ReplaceCallee(Primitive):
     kind = "replace-callee"
     node_type = cst.Call
-    required = ("module", "name")
+    parameters = {
+        "module": Param("dotted"),
+        "name": Param("identifier"),
+        "drop_first_argument": Param("flag", optional=True),  # the old `self`
+    }
 
     def apply(self, node: cst.Call) -> cst.Call:
         name = self.params["name"]

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive, build
+from driftaudit.fix.codemods.base import Param, Primitive, build
 
 
 class ReplaceLenOfMember(Primitive):
     kind = "replace-len-of-member"
     node_type = cst.Call  # matched through its only argument, see apply.py
-    required = ("member", "template")
-    templates = {"template": {"receiver"}}
+    parameters = {
+        "member": Param("identifier"),
+        "template": Param("expression", fields=frozenset({"receiver"})),
+    }
     anchor = "argument"  # the edit's position is the call's first argument
 
     def apply(self, node: cst.Call):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from driftaudit.fix.codemods.base import Primitive
+from driftaudit.fix.codemods.base import Param, Primitive
 from driftaudit.fix.text import bounded
 from driftaudit.usage.dest_owners import PARSER_DEFINITIONS
 
@@ -58,7 +58,7 @@ class ReplaceText(Primitive):
     node_type = cst.CSTNode  # placed by span, see `node_types`
     node_types = (cst.SimpleString, cst.FormattedStringText, cst.Name)
     anchor = "span"
-    required = ("old", "new")
+    parameters = {"old": Param("text"), "new": Param("line")}
 
     def __init__(self, params: dict):
         super().__init__(params)

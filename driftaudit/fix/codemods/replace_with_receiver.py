@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive
+from driftaudit.fix.codemods.base import Param, Primitive
 
 
 class ReplaceWithReceiver(Primitive):
     kind = "replace-with-receiver"
     node_type = cst.Call
-    required = ("method",)
+    parameters = {"method": Param("identifier")}
 
     def apply(self, node: cst.Call):
         func = node.func

@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import libcst as cst
 
-from driftaudit.fix.codemods.base import Primitive, build
+from driftaudit.fix.codemods.base import Param, Primitive, build
 
 
 class RewriteAssignment(Primitive):
     kind = "rewrite-assignment"
     node_type = cst.Assign
-    required = ("old", "member")
-    templates = {"value": {"value", "receiver"}, "after": {"receiver"}}
+    parameters = {
+        "old": Param("identifier"),
+        "member": Param("identifier"),
+        "value": Param("expression", optional=True, fields=frozenset({"value", "receiver"})),
+        "after": Param("statements", optional=True, fields=frozenset({"receiver"})),
+        "imports": Param("imports", optional=True),
+    }
 
     def apply(self, node: cst.Assign) -> cst.Assign:
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Attribute):
