@@ -23,6 +23,7 @@ from driftaudit.confined import in_tree, write_bytes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import at_or_above
 from driftaudit.progress import progress
+from driftaudit.report.escape import terminal, terminal_lines
 from driftaudit.sources import configure_sources
 from driftaudit.usage.files import ConsumerFiles
 
@@ -196,16 +197,16 @@ def main(argv: list[str] | None = None) -> int:
             return _fix(args, cache_dir)
         return _rule(args)
     except DriftauditError as exc:
-        print(f"driftaudit: error: {exc}", file=sys.stderr)
+        print(terminal(f"driftaudit: error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # the environment, not driftaudit: a full disk, a lost mount
         where = f" ({exc.filename})" if exc.filename else ""
-        print(f"driftaudit: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        print(terminal(f"driftaudit: error: {exc.strerror or exc}{where}"), file=sys.stderr)
         return EXIT_USAGE
     except sqlite3.Error as exc:
-        print(f"driftaudit: error: snapshot cache in {cache_dir}: {exc}", file=sys.stderr)
+        print(terminal(f"driftaudit: error: snapshot cache in {cache_dir}: {exc}"), file=sys.stderr)
         return EXIT_USAGE
 
 
@@ -328,7 +329,7 @@ def _note_skipped(skipped: list, quiet: bool = False, shown: int = 10) -> None:
     folders = [item for item in skipped if item.rel.endswith("/")]
     files = [item for item in skipped if not item.rel.endswith("/")]
     for item in folders + files[:shown]:
-        print(f"driftaudit: note: not read: {item.rel} ({item.reason})", file=sys.stderr)
+        print(terminal(f"driftaudit: note: not read: {item.rel} ({item.reason})"), file=sys.stderr)
     if len(files) > shown:
         print(f"driftaudit: note: {len(files) - shown} more files not read", file=sys.stderr)
 
@@ -346,8 +347,9 @@ def _baseline_path(args, config) -> Path | None:
 def _note(args, text: str) -> None:
     if not args.quiet:
         from rich.console import Console
+        from rich.text import Text
 
-        Console(stderr=True, soft_wrap=True, highlight=False).print(text, markup=False)
+        Console(stderr=True, soft_wrap=True).print(Text(terminal(text)))
 
 
 def _prefix(consumer: Path) -> tuple[Path, str]:
@@ -425,31 +427,34 @@ def _fix(args, cache_dir: Path) -> int:
         )
     _note_skipped(result.compare.files.skipped if result.compare.files else [], args.quiet)
     if not args.apply:
+        shown = terminal_lines if sys.stdout.isatty() else str  # a pipe gets the exact patch
         for change in result.changes:
             if change.changed:
-                sys.stdout.write(change.diff())
+                sys.stdout.write(shown(change.diff()))
     from rich.console import Console
+    from rich.text import Text
 
-    err = Console(stderr=True, soft_wrap=True, emoji=False)  # `args.py:100:5` is no emoji
+    err = Console(stderr=True, soft_wrap=True)
+
+    def say(line: str) -> None:  # a Text: no markup or emoji code (`args.py:100:5`) is read
+        err.print(Text(terminal(line)))
+
     if result.swept:
-        err.print(f"removed {len(result.swept)} temporary files left by an interrupted run")
+        say(f"removed {len(result.swept)} temporary files left by an interrupted run")
     files = sum(1 for c in result.changes if c.changed)
     if result.refused:
-        err.print(
-            f"nothing written: {len(result.refused)} files cannot be written safely", markup=False
-        )
+        say(f"nothing written: {len(result.refused)} files cannot be written safely")
         for path, reason in result.refused:
-            err.print(f"  {path}: {reason}", markup=False)
+            say(f"  {path}: {reason}")
     verb = "fixed" if result.written else "would fix"
-    err.print(f"{verb} {result.fixed} findings in {files} files")
+    say(f"{verb} {result.fixed} findings in {files} files")
     for change in result.changes:
         for edit, reason in change.skipped:
-            err.print(
+            say(
                 f"  not fixed: {edit.path}:{edit.line}:{edit.column} {edit.kind}: {reason}",
-                markup=False,
             )
     if result.unsafe_held:
-        err.print(
+        say(
             f"{len(result.unsafe_held)} unsafe fixes not applied (behaviour may change): "
             "pass --unsafe-fixes to apply them"
         )
@@ -457,18 +462,18 @@ def _fix(args, cache_dir: Path) -> int:
     left.append((len(result.known), "accepted in the baseline"))
     left = [f"{n} {what}" for n, what in left if n]
     if left:
-        err.print(f"not fixed, as check does not report them: {', '.join(left)}")
+        say(f"not fixed, as check does not report them: {', '.join(left)}")
     covered = result.covered()
     if covered:
-        err.print(f"{len(covered)} findings need no edit of their own:")
+        say(f"{len(covered)} findings need no edit of their own:")
         for finding in covered:
-            err.print(f"  {_where(finding)} {finding.fix.description}", markup=False)
+            say(f"  {_where(finding)} {finding.fix.description}")
     remaining = result.needs_a_human()
     if remaining:
-        err.print(f"{len(remaining)} findings need a human:")
+        say(f"{len(remaining)} findings need a human:")
         for finding in remaining:
             why = f" ({finding.fix.description})" if finding.fix else ""
-            err.print(f"  {_where(finding)} {finding.message}{why}", markup=False)
+            say(f"  {_where(finding)} {finding.message}{why}")
     if result.refused:
         return EXIT_USAGE
     # as ruff's `--diff`: without --apply, 1 when there is a diff (a gate: "fixes pending")

@@ -1,6 +1,8 @@
 """Progress on long work (wheel downloads, cold snapshot builds): one rich status line
 on stderr, shown only when stderr is a terminal and not `--quiet`. Code deep in the
-pipeline calls `step(text)`; it does nothing when no status is showing."""
+pipeline calls `step(text)`; it does nothing when no status is showing. The text may name
+consumer files or specs from its config: it is shown as a `Text` (no markup), through
+`escape.terminal`."""
 
 from __future__ import annotations
 
@@ -40,7 +42,11 @@ def progress(enabled: bool = True, console: Console | None = None) -> Iterator[N
 
 def step(text: str) -> None:
     if _status is not None:
-        _status.update(f"driftaudit: {text}")
+        from rich.text import Text
+
+        from driftaudit.report.escape import terminal
+
+        _status.update(Text(terminal(f"driftaudit: {text}")))
 
 
 def _plainly_no_terminal() -> bool:

@@ -13,7 +13,8 @@ from markdown_it import MarkdownIt
 from driftaudit.cli import main
 from driftaudit.codes import IMPORT_MOVED
 from driftaudit.findings import Finding, Fix
-from driftaudit.report.github import annotation, escape_data, escape_property
+from driftaudit.report.escape import github_data, github_property
+from driftaudit.report.github import annotation
 
 from .conftest import FIXTURES
 
@@ -109,15 +110,15 @@ def test_github_annotations(tmp_path, monkeypatch):
 
 
 def test_github_escaping():
-    assert escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
-    assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+    assert github_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
+    assert github_property("a:b,c%") == "a%3Ab%2Cc%25"
     finding = Finding(
         IMPORT_MOVED, "dir,1/a:b.py", 3, 2, "sglang.x", "moved\nnow: b", fix=Fix("import it")
     )
     line = annotation(finding)
     assert line == (
         "::error file=dir%2C1/a%3Ab.py,line=3,col=2,endLine=3,endColumn=2,"
-        "title=DA102 import-moved::moved%0Anow: b%0Afix: import it"
+        "title=DA102 import-moved::moved\\nnow: b%0Afix: import it"  # the fix: our own line
     )
 
 
@@ -155,7 +156,9 @@ def test_markdown_renders_as_a_pr_comment(tmp_path):
     ]
     findings = json.loads(_compare(tmp_path, "json"))["findings"]
     facts = {_fact(f) for f in findings}
-    assert len([h for h in headings if h[0] == "h3"]) == len(facts)
+    # one folded section per fact, its summary naming the rule
+    assert html.count("<details>") == html.count("</details>") == len(facts)
+    assert html.count("<summary><code>DA") == len(facts)
     # two tables that render as tables, counting every finding
     assert html.count("<table>") == 2
     rows = [line for line in markdown.splitlines() if line.startswith("| DA")]

@@ -36,7 +36,8 @@ def fingerprint(finding: Finding, root: Path) -> str:
     # in): baselines written before findings pointed at the keyword still match
     text = " ".join(line_text(root, finding.path, finding.fix_at[0]).split())
     key = "\0".join((finding.code.code, finding.path, finding.symbol, text))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    # a name that is not UTF-8 hashes as its bytes
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 @dataclass

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from driftaudit.fix.codemods.add_import import ImportNames, insert_imports
 from driftaudit.fix.codemods.move_import import MoveImport, move_names
 from driftaudit.fix.codemods.replace_text import ReplaceText
 from driftaudit.fix.edits import Edit
+from driftaudit.fix.patch import unified_diff
 from driftaudit.fix.source import (
     ChangedSinceScan,
     Source,
@@ -53,14 +53,7 @@ class FileChange:
         return self.source.encode(self.after)
 
     def diff(self) -> str:
-        return "".join(
-            difflib.unified_diff(
-                self.before.splitlines(keepends=True),
-                self.after.splitlines(keepends=True),
-                f"a/{self.path}",
-                f"b/{self.path}",
-            )
-        )
+        return unified_diff(self.path, self.before, self.after)
 
 
 class _Frame:

@@ -1,4 +1,7 @@
-"""Terminal output with rich: findings grouped by consumer file."""
+"""Terminal output with rich: findings grouped by consumer file.
+
+Every line is a `Text` (rich reads no markup or emoji code in it) whose consumer parts
+went through `escape.terminal`."""
 
 from __future__ import annotations
 
@@ -6,26 +9,34 @@ from collections import defaultdict
 from itertools import groupby
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from driftaudit.drift import Change
 from driftaudit.findings import Finding, fact, summarize
+from driftaudit.report.escape import terminal
 from driftaudit.sources import SourceTree
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def _tree_label(tree: SourceTree) -> str:
-    return f"{tree.version or '?'} ({tree.origin}: {tree.spec})"
+    return terminal(f"{tree.version or '?'} ({tree.origin}: {tree.spec})")
+
+
+def _header(command: str, rest: str) -> Text:
+    line = Text(command, style="bold")
+    line.append(rest)
+    return line
 
 
 def render_console(
     console: Console, findings: list[Finding], old: SourceTree, new: SourceTree, consumer: str
 ) -> None:
     console.print(
-        f"[bold]driftaudit[/bold] {escape(consumer)}: sglang {escape(_tree_label(old))} "
-        f"-> {escape(_tree_label(new))}"
+        _header(
+            "driftaudit",
+            f" {terminal(consumer)}: sglang {_tree_label(old)} -> {_tree_label(new)}",
+        )
     )
     places: dict[tuple, list[Finding]] = defaultdict(list)  # one fact's repeats
     for finding in findings:
@@ -33,28 +44,30 @@ def render_console(
     firsts = [f for f in findings if places[fact(f)][0] is f]
     for path, group in groupby(firsts, key=lambda f: f.path):
         console.print()
-        console.print(Text(path, style="bold underline"))
+        console.print(Text(terminal(path), style="bold underline"))
         for finding in group:
             line = Text(f"  {finding.line}:{finding.column} ")
             line.append(f"{finding.code.code} ", style=_STYLE[finding.severity])
             line.append(f"[{finding.severity}] ", style=_STYLE[finding.severity])
-            line.append(finding.message)
+            line.append(terminal(finding.message))
             console.print(line)
             if finding.symbol:
-                console.print(Text(f"      symbol: {finding.symbol}", style="dim"))
+                console.print(Text(f"      symbol: {terminal(finding.symbol)}", style="dim"))
             evidence = []
             if finding.old_location:
-                evidence.append(f"old {finding.old_location}")
+                evidence.append(f"old {terminal(finding.old_location)}")
             if finding.new_location:
-                evidence.append(f"new {finding.new_location}")
+                evidence.append(f"new {terminal(finding.new_location)}")
             if evidence:
                 console.print(Text("      sglang: " + ", ".join(evidence), style="dim"))
             if finding.fix:
                 applicability = finding.fix_applicability
                 tag = f" (autofixable, {applicability} fix)" if applicability else ""
-                console.print(Text(f"      fix: {finding.fix.description}{tag}", style="green"))
+                fix = terminal(finding.fix.description)
+                console.print(Text(f"      fix: {fix}{tag}", style="green"))
             for other in places[fact(finding)][1:]:
-                console.print(Text(f"      also at {other.path}:{other.line}:{other.column}"))
+                where = f"{terminal(other.path)}:{other.line}:{other.column}"
+                console.print(Text(f"      also at {where}"))
     counts = summarize(findings)
     console.print()
     console.print(
@@ -64,24 +77,21 @@ def render_console(
 
 
 def render_changes(console: Console, changes: list[Change], old: SourceTree, new: SourceTree):
-    console.print(
-        f"[bold]driftaudit diff[/bold]: sglang {escape(_tree_label(old))} "
-        f"-> {escape(_tree_label(new))}"
-    )
+    console.print(_header("driftaudit diff", f": sglang {_tree_label(old)} -> {_tree_label(new)}"))
     by_module: dict[str, list[Change]] = defaultdict(list)
     for change in changes:
         location = change.old_location or change.new_location or change.symbol
         by_module[location.split(":")[0]].append(change)
     for file in sorted(by_module):
         console.print()
-        console.print(Text(file, style="bold underline"))
+        console.print(Text(terminal(file), style="bold underline"))
         for change in by_module[file]:
             line = Text(f"  {change.code.code} ", style=_STYLE[change.code.severity])
-            line.append(change.explain())
+            line.append(terminal(change.explain()))
             console.print(line)
     kinds: dict[str, int] = defaultdict(int)
     for change in changes:
         kinds[change.code.kind] += 1
     console.print()
     summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
-    console.print(f"{len(changes)} changes" + (f": {summary}" if summary else ""))
+    console.print(Text(f"{len(changes)} changes" + (f": {summary}" if summary else "")))

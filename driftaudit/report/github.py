@@ -2,7 +2,9 @@
 finding, which GitHub shows as an annotation on the pull request's diff.
 
 Escaping follows the Actions runner (`toolkit/packages/core/src/command.ts`): in the
-message `%`, CR and LF; in property values also `:` and `,`.
+message `%`, CR and LF; in property values also `:` and `,` (`escape.py`). Consumer text
+(the file, the message, the fix) is shown `visible`: a line break or a control character
+in it reads as an escape, and only our own line break separates the fix.
 """
 
 from __future__ import annotations
@@ -10,17 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from driftaudit.findings import Finding
+from driftaudit.report.escape import github_data, github_property, visible
 from driftaudit.report.regions import region
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
-
-
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def annotation(finding: Finding, root: Path | None = None, prefix: str = "") -> str:
@@ -33,11 +28,11 @@ def annotation(finding: Finding, root: Path | None = None, prefix: str = "") -> 
         "endColumn": end_column,
         "title": f"{finding.code.code} {finding.code.kind}",
     }
-    rendered = ",".join(f"{k}={escape_property(str(v))}" for k, v in properties.items())
-    message = finding.message
+    rendered = ",".join(f"{k}={github_property(str(v))}" for k, v in properties.items())
+    message = visible(finding.message)
     if finding.fix:
-        message += f"\nfix: {finding.fix.description}"
-    return f"::{_COMMAND[finding.severity]} {rendered}::{escape_data(message)}"
+        message += f"\nfix: {visible(finding.fix.description)}"
+    return f"::{_COMMAND[finding.severity]} {rendered}::{github_data(message)}"
 
 
 def findings_github(findings: list[Finding], root: Path | None = None, prefix: str = "") -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from driftaudit import __version__
 from driftaudit.findings import Finding, summarize
+from driftaudit.report.escape import json_text
 
 if TYPE_CHECKING:
     from driftaudit.drift import Change
@@ -22,7 +22,7 @@ def findings_json(findings: list[Finding], old: SourceTree, new: SourceTree, con
         "findings": [f.as_dict() for f in findings],
         "summary": summarize(findings),
     }
-    return json.dumps(document, indent=2) + "\n"
+    return json_text(document)
 
 
 def changes_json(changes: list[Change], old: SourceTree, new: SourceTree) -> str:
@@ -32,4 +32,4 @@ def changes_json(changes: list[Change], old: SourceTree, new: SourceTree) -> str
         "new": new.describe(),
         "changes": [c.as_dict() for c in changes],
     }
-    return json.dumps(document, indent=2) + "\n"
+    return json_text(document)

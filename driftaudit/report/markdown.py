@@ -1,31 +1,75 @@
-"""Markdown: a PR comment or a published audit (reports/).
+"""Markdown: a PR comment, a job summary or a published audit (reports/).
 
 First what a reader needs to decide (counts by rule and by sglang symbol), then one
-section per fact (rule + symbol + message) listing the places it hits, with its fix.
+folded `<details>` per fact (rule + symbol + message), errors first, listing the places
+it hits, with its fix. Every consumer field goes through `escape.py`.
+
+A report is never longer than `max_chars` (default: under GitHub's 65,536-character
+limit for a comment or an issue, with room for a caller's own lines): long fields are
+clipped, a fact lists at most `_PLACES` places (a file of `diff`, `_CHANGES` changes) and
+the symbol table `_SYMBOLS` rows, and what no longer fits is counted in a closing "and N
+more" line.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from driftaudit.codes import SEVERITIES
 from driftaudit.drift import Change
 from driftaudit.findings import Finding, fact, summarize
+from driftaudit.report.escape import html_text, md_code, md_message, md_text
 from driftaudit.sources import SourceTree
 
+GITHUB_LIMIT = 65_536  # a comment or issue body; a job summary may hold 1 MiB
+MAX_CHARS = 64_000
+_PLACES = 50  # places listed under one fact
+_SYMBOLS = 40  # rows of the summary by symbol
+_CHANGES = 200  # changes listed under one sglang file (`diff`)
+_RESERVE = 600  # for the closing lines: "and N more ..."
+# clip long consumer fields (before escaping, which may make them up to 11x longer)
+_SHORT, _LONG = 200, 1_000
 
-def _cell(text: str | None) -> str:
-    return (text or "").replace("|", "\\|").replace("\n", " ")
+
+def _clip(text: str | None, limit: int = _SHORT) -> str:
+    text = text or ""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _code(text: str) -> str:
-    """Inline code that survives backticks in the text."""
-    fence = "``" if "`" in text else "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+def _size(text: str) -> int:
+    """GitHub counts characters; UTF-16 units are never fewer (an astral one is two)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+class _Budget:
+    """Blocks of lines, added while the total stays within `limit`."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.used = 0
+        self.blocks: list[str] = []
+
+    def add(self, block: str, force: bool = False) -> bool:
+        size = _size(block) + 1  # its line break
+        if not force and self.used + size > self.limit:
+            return False
+        self.blocks.append(block)
+        self.used += size
+        return True
+
+    def text(self) -> str:
+        return "\n".join(self.blocks) + "\n"
 
 
 def _versions(old: SourceTree, new: SourceTree) -> str:
-    return f"sglang {old.version or '?'} ({old.spec}) -> {new.version or '?'} ({new.spec})"
+    def one(tree: SourceTree) -> str:
+        return f"{md_text(_clip(tree.version or '?'))} ({md_text(_clip(tree.spec))})"
+
+    return f"sglang {one(old)} -> {one(new)}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def findings_markdown(
@@ -35,76 +79,134 @@ def findings_markdown(
     consumer: str,
     title: str = "",
     preamble: str = "",
+    max_chars: int = MAX_CHARS,
 ) -> str:
+    """`title` is text, `preamble` text that marks code with backticks. `max_chars`:
+    at least 16,000 (the head and the rule table are always shown)."""
+    out = _Budget(max_chars - _RESERVE)
     counts = summarize(findings)
-    lines = [f"# {title or 'driftaudit: ' + consumer}", ""]
+    head = [f"# {md_text(_clip(title or 'driftaudit: ' + consumer))}", ""]
     if preamble:
-        lines += [preamble, ""]
-    lines += [
-        f"{_versions(old, new)}: **{len(findings)} findings** ({counts['error']} errors, "
-        f"{counts['warning']} warnings, {counts['info']} info).",
-    ]
+        head += [md_message(_clip(preamble, _LONG)), ""]
+    head.append(
+        f"{_versions(old, new)}: **{_plural(len(findings), 'finding')}** "
+        f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} info)."
+    )
+    out.add("\n".join(head), force=True)
     if not findings:
-        return "\n".join(lines) + "\n"
+        return out.text()
     facts: dict[tuple, list[Finding]] = defaultdict(list)
     for f in findings:
         facts[fact(f)].append(f)
 
     by_rule = Counter((f.code.code, f.code.kind, f.severity) for f in findings)
-    lines += ["", "## Summary by rule", "", "| rule | kind | severity | findings |"]
-    lines.append("| --- | --- | --- | --- |")
+    rows = ["", "## Summary by rule", "", "| rule | kind | severity | findings |"]
+    rows.append("| --- | --- | --- | --- |")
     for (code, kind, severity), n in sorted(by_rule.items()):
-        lines.append(f"| {code} | {kind} | {severity} | {n} |")
+        rows.append(f"| {code} | {kind} | {severity} | {n} |")
+    out.add("\n".join(rows), force=True)
 
     by_symbol: dict[str, Counter] = defaultdict(Counter)
     for f in findings:
         by_symbol[f.symbol or "(none)"][f.code.code] += 1
-    lines += ["", "## Summary by sglang symbol", "", "| symbol | rules | findings |"]
-    lines.append("| --- | --- | --- |")
+    out.add("\n## Summary by sglang symbol\n\n| symbol | rules | findings |\n| --- | --- | --- |")
     ranked = sorted(by_symbol.items(), key=lambda item: (-sum(item[1].values()), item[0]))
+    shown = 0
     for symbol, rules in ranked:
         listed = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(rules.items()))
-        lines.append(f"| {_cell(_code(symbol))} | {listed} | {sum(rules.values())} |")
+        row = f"| {md_code(_clip(symbol), cell=True)} | {listed} | {sum(rules.values())} |"
+        if shown == _SYMBOLS or not out.add(row):
+            break
+        shown += 1
+    if shown < len(ranked):
+        rest = sum(sum(rules.values()) for _, rules in ranked[shown:])
+        out.add(f"| and {len(ranked) - shown} more symbols | | {rest} |", force=True)
 
-    lines += ["", "## Findings"]
-    ordered = sorted(facts.items(), key=lambda item: (item[0][0], item[0][1], item[1][0].path))
-    for (code, symbol, message, *_), group in ordered:
-        first = group[0]
-        heading = f"{code} {first.code.kind}"
-        if symbol:
-            heading += f": {_code(symbol)}"
-        lines += ["", f"### {heading}", "", f"{first.severity}, {first.confidence}: {message}"]
-        evidence = [
-            f"old {_code(first.old_location)}" if first.old_location else "",
-            f"new {_code(first.new_location)}" if first.new_location else "",
-        ]
-        evidence = [e for e in evidence if e]
-        if evidence:
-            lines += ["", "sglang evidence: " + ", ".join(evidence)]
-        if first.fix:
-            tag = ""
-            if first.fix.autofixable:
-                unsafe = " --unsafe-fixes" if first.fix_applicability == "unsafe" else ""
-                tag = f" ({first.fix_applicability} autofix: `driftaudit fix --apply{unsafe}`)"
-            lines += ["", f"Fix: {first.fix.description}{tag}"]
-        lines += ["", f"{len(group)} place{'s' if len(group) > 1 else ''}:", ""]
-        lines += [f"- `{f.path}:{f.line}:{f.column}`" for f in group]
-    return "\n".join(lines) + "\n"
+    out.add("\n## Findings")
+    rank = {severity: i for i, severity in enumerate(SEVERITIES)}
+    ordered = sorted(
+        facts.items(),
+        key=lambda item: (rank[item[0][4]], item[0][0], item[0][1], item[1][0].path),
+    )
+    left_out = [group for _, group in ordered if not out.add(_fact_block(group))]
+    if left_out:
+        hidden = sum(len(group) for group in left_out)
+        out.add(
+            f"\nand {_plural(hidden, 'more finding')} ({_plural(len(left_out), 'fact')}) "
+            "not shown here, to keep this page under GitHub's limit: "
+            "`--format json` or `--format sarif` lists every one.",
+            force=True,
+        )
+    return out.text()
 
 
-def changes_markdown(changes: list[Change], old: SourceTree, new: SourceTree) -> str:
-    """The sglang-side changelog: counts by kind, then the changes by sglang file."""
-    lines = [f"# driftaudit diff: {_versions(old, new)}", "", f"**{len(changes)} changes**."]
+def _fact_block(group: list[Finding]) -> str:
+    first = group[0]
+    summary = f"<code>{first.code.code}</code> {first.code.kind}"
+    if first.symbol:
+        summary += f": <code>{html_text(_clip(first.symbol))}</code>"
+    summary += f" ({first.severity}, {_plural(len(group), 'place')})"
+    lines = ["", "<details>", f"<summary>{summary}</summary>", ""]
+    lines.append(f"{first.severity}, {first.confidence}: {md_message(_clip(first.message, _LONG))}")
+    evidence = [
+        f"old {md_code(_clip(first.old_location))}" if first.old_location else "",
+        f"new {md_code(_clip(first.new_location))}" if first.new_location else "",
+    ]
+    evidence = [e for e in evidence if e]
+    if evidence:
+        lines += ["", "sglang evidence: " + ", ".join(evidence)]
+    if first.fix:
+        tag = ""
+        if first.fix.autofixable:
+            unsafe = " --unsafe-fixes" if first.fix_applicability == "unsafe" else ""
+            tag = f" ({first.fix_applicability} autofix: `driftaudit fix --apply{unsafe}`)"
+        lines += ["", f"Fix: {md_message(_clip(first.fix.description, _LONG))}{tag}"]
+    lines += ["", f"{_plural(len(group), 'place')}:", ""]
+    lines += [f"- {md_code(f'{_clip(f.path)}:{f.line}:{f.column}')}" for f in group[:_PLACES]]
+    if len(group) > _PLACES:
+        lines += ["", f"and {len(group) - _PLACES} more places."]
+    lines += ["", "</details>"]
+    return "\n".join(lines)
+
+
+def changes_markdown(
+    changes: list[Change], old: SourceTree, new: SourceTree, max_chars: int = MAX_CHARS
+) -> str:
+    """The sglang-side changelog: counts by kind, then the changes folded by sglang file,
+    within `max_chars` as the findings are."""
+    out = _Budget(max_chars - _RESERVE)
+    out.add(
+        f"# driftaudit diff: {_versions(old, new)}\n\n**{_plural(len(changes), 'change')}**.",
+        force=True,
+    )
     if not changes:
-        return "\n".join(lines) + "\n"
+        return out.text()
     kinds = Counter((c.code.code, c.code.kind) for c in changes)
-    lines += ["", "| rule | kind | changes |", "| --- | --- | --- |"]
-    lines += [f"| {code} | {kind} | {n} |" for (code, kind), n in sorted(kinds.items())]
+    rows = ["", "| rule | kind | changes |", "| --- | --- | --- |"]
+    rows += [f"| {code} | {kind} | {n} |" for (code, kind), n in sorted(kinds.items())]
+    out.add("\n".join(rows), force=True)
     by_file: dict[str, list[Change]] = defaultdict(list)
     for change in changes:
         location = change.old_location or change.new_location or change.symbol
         by_file[location.split(":")[0]].append(change)
-    for file in sorted(by_file):
-        lines += ["", f"## {_code(file)}", ""]
-        lines += [f"- {c.code.code} {_cell(c.explain())}" for c in by_file[file]]
-    return "\n".join(lines) + "\n"
+    left_out = [file for file in sorted(by_file) if not out.add(_file_block(file, by_file[file]))]
+    if left_out:
+        hidden = sum(len(by_file[file]) for file in left_out)
+        out.add(
+            f"\nand {_plural(hidden, 'more change')} in {_plural(len(left_out), 'file')} "
+            "not shown here: `--format json` lists every one.",
+            force=True,
+        )
+    return out.text()
+
+
+def _file_block(file: str, changes: list[Change]) -> str:
+    summary = f"<code>{html_text(_clip(file))}</code> ({_plural(len(changes), 'change')})"
+    lines = ["", "<details>", f"<summary>{summary}</summary>", ""]
+    lines += [
+        f"- {c.code.code} {md_message(_clip(c.explain(), _LONG))}" for c in changes[:_CHANGES]
+    ]
+    if len(changes) > _CHANGES:
+        lines += ["", f"and {len(changes) - _CHANGES} more changes in this file."]
+    lines += ["", "</details>"]
+    return "\n".join(lines)

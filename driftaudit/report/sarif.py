@@ -1,11 +1,14 @@
 """SARIF 2.1.0, for GitHub code scanning and any SARIF viewer: rule metadata from the
 registry, one result per finding with its region, and `fixes` (the codemod's actual
-text replacement) where the finding is autofixable."""
+text replacement) where the finding is autofixable.
+
+File locations are relative references (`escape.uri_path`: percent-encoded) against a
+`uriBaseId`; columns count Unicode code points, as the JSON report's do, and the run says
+so (`columnKind`). Text is JSON-escaped (`escape.json_text`)."""
 
 from __future__ import annotations
 
 import difflib
-import json
 from pathlib import Path
 
 from driftaudit import __version__
@@ -13,6 +16,7 @@ from driftaudit.check.baseline import fingerprint
 from driftaudit.codes import Code
 from driftaudit.drift import Change
 from driftaudit.findings import Finding
+from driftaudit.report.escape import json_text, uri_path
 from driftaudit.report.regions import region
 from driftaudit.sources import SourceTree
 
@@ -62,6 +66,10 @@ def _replacements(before: str, after: str) -> list[dict]:
     return result
 
 
+def _artifact(path: str, base: str) -> dict:
+    return {"uri": uri_path(path), "uriBaseId": base}
+
+
 def _fix_of(finding: Finding, root: Path | None, prefix: str) -> list[dict]:
     if root is None or finding.fix is None or not finding.fix.autofixable:
         return []
@@ -87,7 +95,7 @@ def _fix_of(finding: Finding, root: Path | None, prefix: str) -> list[dict]:
             "description": {"text": description},
             "artifactChanges": [
                 {
-                    "artifactLocation": {"uri": prefix + finding.path, "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": _artifact(prefix + finding.path, "%SRCROOT%"),
                     "replacements": _replacements(change.before, change.after),
                 }
             ],
@@ -116,7 +124,7 @@ def _result(finding: Finding, rule_index: dict[str, int], root: Path | None, pre
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": prefix + finding.path, "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": _artifact(prefix + finding.path, "%SRCROOT%"),
                     "region": {
                         "startLine": start_line,
                         "startColumn": start_column,
@@ -147,6 +155,7 @@ def _run(rules: list[Code], results_of, old: SourceTree, new: SourceTree, **extr
             }
         },
         "results": results_of({r.code: i for i, r in enumerate(rules)}),
+        "columnKind": "unicodeCodePoints",
         "properties": {"old": old.describe(), "new": new.describe()},
         **extra,
     }
@@ -154,7 +163,7 @@ def _run(rules: list[Code], results_of, old: SourceTree, new: SourceTree, **extr
 
 def _document(run: dict) -> str:
     document = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(document, indent=2) + "\n"
+    return json_text(document)
 
 
 def findings_sarif(
@@ -206,7 +215,7 @@ def _change_result(change: Change, rule_index: dict[str, int]) -> dict:
     for where, base in ((change.new_location, "NEW"), (change.old_location, "OLD")):
         if where:
             path, _, line = where.rpartition(":")
-            physical = {"artifactLocation": {"uri": path or where, "uriBaseId": base}}
+            physical = {"artifactLocation": _artifact(path or where, base)}
             if line.isdigit() and path:
                 physical["region"] = {"startLine": int(line)}
             locations.append({"physicalLocation": physical})

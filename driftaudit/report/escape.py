@@ -1,0 +1,152 @@
+"""Consumer text made inert, one helper per output format.
+
+Everything a report shows may come from the audited checkout: file names, string
+literals, symbols, the committed baseline, messages quoting them. A writer passes every
+such field through the helper of its format, and nowhere else escapes:
+
+- `visible`: the base of the human formats. A character that is not printable (C0 and C1
+  controls, DEL, format characters such as bidi overrides and zero-width joiners,
+  separators other than the space, the lone surrogates an undecodable file name decodes
+  to) is shown as its Python escape: ESC as `\\x1b`, LF as `\\n`, U+202E as `\\u202e`.
+  Its output has no line break, so a field never starts a line of its own, and no `##[`
+  (`##\\x5b`): the GitHub Actions runner reads `##[name]` anywhere in a line of a log as
+  a workflow command, and any report may be printed into one.
+- `terminal`: the console report and notes on stderr. `visible`, and no `::` at the start
+  (the runner reads `::name::` at the start of a line, after spaces).
+- `github_data`, `github_property`: workflow-command escaping, as the Actions runner
+  unescapes it (`toolkit/packages/core/src/command.ts`), of `visible` text.
+- `md_text`, `md_code`, `md_message`, `html_text`: Markdown (CommonMark and GitHub's
+  extensions) and the raw HTML of a `<summary>`.
+- `json_text`: a JSON document (JSON escapes every control character; `##[` becomes
+  `##\\u005b`, the same string).
+- `uri_path`: a relative file path as an RFC 3986 relative reference (SARIF).
+- `patch_path`: a path in a unified diff's header, quoted as git quotes it.
+
+The helpers take strings and know nothing of findings.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from functools import lru_cache
+from urllib.parse import quote
+
+
+@lru_cache(maxsize=512)
+def _escaped(char: str) -> str:
+    return repr(char)[1:-1]  # '\x1b', '\n', '\u202e', '\udcff'
+
+
+def visible(text: str) -> str:
+    if not text.isprintable():  # told at C speed: most text is
+        text = "".join(c if c.isprintable() else _escaped(c) for c in text)
+    return text.replace("##[", "##\\x5b") if "##[" in text else text
+
+
+_LINE_COMMAND = re.compile(r"^( *):(?=:)")  # the runner strips the spaces
+
+
+def terminal(text: str) -> str:
+    text = visible(text)
+    return _LINE_COMMAND.sub(r"\1\\x3a", text) if "::" in text else text
+
+
+def terminal_lines(text: str) -> str:
+    """Several lines for a terminal (a diff): each line `terminal`, the line ends kept."""
+    lines = text.split("\n")
+    return "\n".join(terminal(line.removesuffix("\r")) for line in lines)
+
+
+def github_data(text: str) -> str:
+    """A workflow command's data: our own line breaks become `%0A` (GitHub shows them in
+    the annotation); consumer text is `visible` first."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_property(text: str) -> str:
+    """A property value (`file=`), `visible`: a name with a control character in it (no
+    file a review shows) would otherwise write that character into the log."""
+    return github_data(visible(text)).replace(":", "%3A").replace(",", "%2C")
+
+
+# What makes inline Markdown (CommonMark + GFM) out of text: backslash escapes, code
+# spans, emphasis and strikethrough, links and images, raw HTML and autolinks,
+# entities (`&#x202e;` would bring back a bidi override), table cells, GitHub's math.
+# What acts only at the start of a line (headings, lists, quotes, fences) cannot
+# happen: `visible` leaves no line break and writers never start a line with a field.
+_MD_INLINE = re.compile(r"([\\`*_~\[\]<>&|$])")
+
+
+def md_text(text: str) -> str:
+    """Text in a Markdown paragraph, list item or table cell, shown as it is."""
+    return _MD_INLINE.sub(r"\\\1", visible(text))
+
+
+def md_code(text: str, cell: bool = False) -> str:
+    """An inline code span of `text`, whatever backticks it holds: the fence is one
+    backtick longer than the longest run inside, padded where CommonMark strips a
+    space. `cell`: inside a table row, where GFM splits at every `|` not escaped."""
+    text = visible(text)
+    if not text:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    edge = text[0] in "` " or text[-1] in "` "
+    pad = " " if edge and text.strip(" ") else ""
+    if cell:
+        text = text.replace("|", "\\|")
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_message(text: str) -> str:
+    """A message that marks code with backticks (`keyword \\`x\\` removed`): each
+    backtick-delimited part a code span, the rest text. Any input stays one paragraph
+    of text and code spans, however its backticks pair."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: the last one is text
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    rendered = []
+    for i, part in enumerate(parts):
+        if i % 2 and part:
+            rendered.append(md_code(part))
+        else:
+            rendered.append(md_text("``" if i % 2 else part))
+    return "".join(rendered)
+
+
+def html_text(text: str) -> str:
+    """Text inside raw HTML (`<summary>`): no tag, no entity, no line break."""
+    return html.escape(visible(text), quote=True)
+
+
+def json_text(document) -> str:
+    return json.dumps(document, indent=2).replace("##[", "##\\u005b") + "\n"
+
+
+def uri_path(path: str) -> str:
+    """A relative path as a URI reference: every octet other than unreserved ones and
+    `/` percent-encoded, UTF-8 (an undecodable name: its own bytes). A `:` is encoded
+    too: in a first segment it would read as a scheme."""
+    return quote(path, safe="/", errors="surrogateescape")
+
+
+_GIT_NAMED = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 34: '"', 92: "\\"}
+
+
+def patch_path(path: str) -> str:
+    """A path for `--- a/...`/`+++ b/...`, as git writes one (`quote_c_style`): as it is
+    when plain, else in double quotes with C escapes and octal bytes, which `git apply`
+    and GNU patch read back to the same name."""
+    if visible(path) == path and '"' not in path and "\\" not in path:
+        return path
+    out = []
+    for byte in path.encode("utf-8", errors="surrogateescape"):
+        if byte in _GIT_NAMED:
+            out.append("\\" + _GIT_NAMED[byte])
+        elif byte < 0x20 or byte >= 0x7F:
+            out.append(f"\\{byte:03o}")
+        else:
+            out.append(chr(byte))
+    return '"' + "".join(out) + '"'
