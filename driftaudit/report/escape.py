@@ -71,17 +71,34 @@ def github_property(text: str) -> str:
     return github_data(visible(text)).replace(":", "%3A").replace(",", "%2C")
 
 
-# What makes inline Markdown (CommonMark + GFM) out of text: backslash escapes, code
-# spans, emphasis and strikethrough, links and images, raw HTML and autolinks,
-# entities (`&#x202e;` would bring back a bidi override), table cells, GitHub's math.
-# What acts only at the start of a line (headings, lists, quotes, fences) cannot
-# happen: `visible` leaves no line break and writers never start a line with a field.
-_MD_INLINE = re.compile(r"([\\`*_~\[\]<>&|$])")
+# What makes Markdown (CommonMark + GFM) out of text within a line: backslash escapes,
+# code spans, emphasis and strikethrough, links and images, raw HTML and autolinks,
+# entities (`&#x202e;` would bring back a bidi override), table cells, GitHub's math,
+# an ATX heading's closing `#`s. `visible` leaves no line break inside a field.
+_MD_INLINE = re.compile(r"([\\`*_~\[\]<>&|$#])")
+# ... and what acts at the start of a line, where a field may stand (a preamble): a list
+# or setext marker, an ordered list's `1.`, indentation (a code block); and `::` (a CI
+# log). Inline escaping already took `#`, `>`, `*`, `_`, a fence's backticks and tildes.
+_MD_LINE_START = re.compile(r"^(?:([-+=]|:(?=:))|(\d{1,9})([.)])(?= |$)| )")
+
+
+def _md_line_start(match: re.Match) -> str:
+    marker, digits, dot = match.groups()
+    if marker:
+        return "\\" + marker
+    if digits:
+        return f"{digits}\\{dot}"
+    return "&#32;"  # a space that indents nothing
+
+
+def _md_inline(text: str) -> str:
+    return _MD_INLINE.sub(r"\\\1", visible(text))
 
 
 def md_text(text: str) -> str:
-    """Text in a Markdown paragraph, list item or table cell, shown as it is."""
-    return _MD_INLINE.sub(r"\\\1", visible(text))
+    """Text in a Markdown paragraph, heading, list item or table cell, shown as it is,
+    wherever it stands in its line."""
+    return _MD_LINE_START.sub(_md_line_start, _md_inline(text), count=1)
 
 
 def md_code(text: str, cell: bool = False) -> str:
@@ -102,8 +119,8 @@ def md_code(text: str, cell: bool = False) -> str:
 
 def md_message(text: str) -> str:
     """A message that marks code with backticks (`keyword \\`x\\` removed`): each
-    backtick-delimited part a code span, the rest text. Any input stays one paragraph
-    of text and code spans, however its backticks pair."""
+    backtick-delimited part a code span, the rest text. Any input stays one line of text
+    and code spans, however its backticks pair."""
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an odd number of backticks: the last one is text
         parts[-2:] = [parts[-2] + "`" + parts[-1]]
@@ -112,8 +129,8 @@ def md_message(text: str) -> str:
         if i % 2 and part:
             rendered.append(md_code(part))
         else:
-            rendered.append(md_text("``" if i % 2 else part))
-    return "".join(rendered)
+            rendered.append(_md_inline("``" if i % 2 else part))
+    return _MD_LINE_START.sub(_md_line_start, "".join(rendered), count=1)
 
 
 def html_text(text: str) -> str:
