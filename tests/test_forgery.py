@@ -30,6 +30,7 @@ from rich.console import Console
 
 from driftaudit.cli import main
 from driftaudit.codes import DEFAULT_CHANGED, IMPORT_MOVED, KEYWORD_REMOVED, SURFACE_ADDED
+from driftaudit.drift.changes import ModuleRemoved
 from driftaudit.drift.surfaces import RouteAdded
 from driftaudit.findings import Finding, Fix
 from driftaudit.report import (
@@ -651,7 +652,9 @@ def test_diff_markdown_stays_under_the_comment_limit():
         RouteAdded(f"/route/{i}/" + "x" * 50, None, f"sglang/f{i % 500}.py:{i}")
         for i in range(50000)
     ]
+    changes.append(ModuleRemoved("sglang.zz", "sglang/zz.py:1", None))  # last by name
     text = changes_markdown(changes, TREE, TREE)
     assert len(text.encode("utf-16-le")) // 2 < GITHUB_LIMIT
     assert re.search(r"and \d+ more changes in \d+ files", text)
+    assert text.index("sglang/zz.py") < text.index("sglang/f0.py")  # a break first
     assert_markdown_inert(text)

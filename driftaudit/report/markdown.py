@@ -172,8 +172,8 @@ def _fact_block(group: list[Finding]) -> str:
 def changes_markdown(
     changes: list[Change], old: SourceTree, new: SourceTree, max_chars: int = MAX_CHARS
 ) -> str:
-    """The sglang-side changelog: counts by kind, then the changes folded by sglang file,
-    within `max_chars` as the findings are."""
+    """The sglang-side changelog: counts by kind, then the changes folded by sglang file
+    (files with a break first), within `max_chars` as the findings are."""
     out = _Budget(max_chars - _RESERVE)
     out.add(
         f"# driftaudit diff: {_versions(old, new)}\n\n**{_plural(len(changes), 'change')}**.",
@@ -189,7 +189,9 @@ def changes_markdown(
     for change in changes:
         location = change.old_location or change.new_location or change.symbol
         by_file[location.split(":")[0]].append(change)
-    left_out = [file for file in sorted(by_file) if not out.add(_file_block(file, by_file[file]))]
+    rank = {severity: i for i, severity in enumerate(SEVERITIES)}
+    files = sorted(by_file, key=lambda f: (min(rank[c.code.severity] for c in by_file[f]), f))
+    left_out = [file for file in files if not out.add(_file_block(file, by_file[file]))]
     if left_out:
         hidden = sum(len(by_file[file]) for file in left_out)
         out.add(
