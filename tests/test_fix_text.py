@@ -12,7 +12,7 @@ import pytest
 
 from driftaudit.fix.apply import rewrite
 from driftaudit.fix.edits import Edit
-from driftaudit.fix.formats import kind_of, problem
+from driftaudit.fix.formats import format_of, format_problem
 from driftaudit.fix.text import splice
 from driftaudit.match.renames import respell
 from driftaudit.pipeline import run_compare, run_fix
@@ -157,9 +157,9 @@ def test_a_result_that_does_not_parse_leaves_the_file_unchanged(path, before, ol
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_shell_result_is_checked_with_bash_n():
-    assert problem("run.sh", "echo --a\n", "echo --a (\n") is not None
-    assert problem("run.sh", "echo --a\n", "echo --b\n") is None
-    assert kind_of("scripts/launch", "#!/usr/bin/env bash\necho\n") == "shell"
+    assert format_problem("run.sh", "echo --a\n", "echo --a (\n") is not None
+    assert format_problem("run.sh", "echo --a\n", "echo --b\n") is None
+    assert format_of("scripts/launch", "#!/usr/bin/env bash\necho\n") == "shell"
 
 
 def test_a_template_that_did_not_parse_is_held_to_its_exact_text_only():

@@ -8,12 +8,12 @@ import pytest
 
 from driftaudit.drift.deprecations import _in_function
 from driftaudit.drift.literals import UNKNOWN, under_defaults, value_of
-from driftaudit.snapshot.guards import branch_guards, satisfied
+from driftaudit.snapshot.guards import branch_facts, satisfied
 
 
 def _guards(code: str, params=("mode",)) -> list[list]:
     node = ast.parse(code).body[0]
-    return branch_guards(node, "self", set(params))
+    return branch_facts(node, "self", set(params))
 
 
 @pytest.mark.parametrize(

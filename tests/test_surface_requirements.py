@@ -7,7 +7,7 @@ import pytest
 from driftaudit.snapshot.surfaces.requirements import (
     Requirement,
     diff_requirements,
-    parse_requirement,
+    parse_requires_dist,
     read_requirements,
 )
 
@@ -55,26 +55,26 @@ def _release(tmp_path, version, metadata):
 
 
 def test_parse_requirement_forms():
-    flashinfer = parse_requirement("flashinfer_python[cu13]==0.7.2")
+    flashinfer = parse_requires_dist("flashinfer_python[cu13]==0.7.2")
     assert (flashinfer.name, flashinfer.specifier, flashinfer.package_extras) == (
         "flashinfer-python",
         "==0.7.2",
         ["cu13"],
     )
     assert flashinfer.marker is None and flashinfer.extra is None
-    paren = parse_requirement('Foo.Bar (>=1.0, <2) ; python_version < "3.11"')
+    paren = parse_requires_dist('Foo.Bar (>=1.0, <2) ; python_version < "3.11"')
     assert (paren.name, paren.specifier, paren.marker) == (
         "foo-bar",
         "<2,>=1.0",
         'python_version < "3.11"',
     )
-    url = parse_requirement('pkg @ https://example.com/pkg.whl ; extra == "Dev_Tools"')
+    url = parse_requires_dist('pkg @ https://example.com/pkg.whl ; extra == "Dev_Tools"')
     assert (url.specifier, url.extra, url.marker) == (
         "@ https://example.com/pkg.whl",
         "dev-tools",
         None,
     )
-    mixed = parse_requirement(
+    mixed = parse_requires_dist(
         'st_attn==0.0.7; (platform_machine != "aarch64") and extra == "diffusion"'
     )
     assert (mixed.name, mixed.extra, mixed.marker) == (
@@ -82,9 +82,9 @@ def test_parse_requirement_forms():
         "diffusion",
         'platform_machine != "aarch64"',
     )
-    bare = parse_requirement("IPython")
+    bare = parse_requires_dist("IPython")
     assert (bare.name, bare.specifier, bare.raw) == ("ipython", "", "IPython")
-    assert parse_requirement("[not a requirement") is None
+    assert parse_requires_dist("[not a requirement") is None
 
 
 def test_read_requirements(tmp_path):

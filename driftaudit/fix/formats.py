@@ -27,7 +27,7 @@ _SHELL_SUFFIXES = {".sh", ".bash"}
 _SHELLS = ("sh", "bash", "dash", "ksh", "zsh")
 
 
-def kind_of(path: str, text: str) -> str:
+def format_of(path: str, text: str) -> str:
     """yaml | toml | json | shell | dockerfile | text."""
     name = PurePosixPath(path).name
     suffix = PurePosixPath(path).suffix.lower()
@@ -47,9 +47,9 @@ def kind_of(path: str, text: str) -> str:
     return "text"
 
 
-def problem(path: str, before: str, after: str) -> str | None:
+def format_problem(path: str, before: str, after: str) -> str | None:
     """Why `after` does not read as the file's format while `before` did, else None."""
-    check = _CHECKS.get(kind_of(path, before))
+    check = _CHECKS.get(format_of(path, before))
     if check is None or check(before) is not None:
         return None
     return check(after)

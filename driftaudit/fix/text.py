@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from driftaudit.fix.edits import Edit
-from driftaudit.fix.formats import problem
+from driftaudit.fix.formats import format_problem
 from driftaudit.fix.source import Source
 
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")  # ast's line ends (str.splitlines knows more)
@@ -76,7 +76,7 @@ def rewrite_text(
     text unchanged when the result would not parse as the file's format."""
     others = [(e, f"`{e.kind}` applies to Python files only") for e in edits if e.kind != KIND]
     after, applied, skipped = splice(source.text, [e for e in edits if e.kind == KIND])
-    why = problem(path, source.text, after) if applied else None
+    why = format_problem(path, source.text, after) if applied else None
     if why is None:
         try:
             source.encode(after)

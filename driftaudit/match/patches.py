@@ -324,8 +324,8 @@ def _file_findings(
 
 
 def _anchor_finding(anchor: SourceAnchor, old: Snapshot, new: Snapshot) -> Finding | None:
-    old_source = source_of(old, anchor.symbol)
-    new_source = source_of(new, anchor.symbol)
+    old_source = getsource_of(old, anchor.symbol)
+    new_source = getsource_of(new, anchor.symbol)
     if old_source is None or new_source is None:
         return None  # a name that is gone is reported where it is referenced (DA103, DA301)
     before, old_at = _count(anchor.anchor, old_source[0]), old_source[1]
@@ -359,7 +359,7 @@ def _count(anchor: str, source: str) -> int:
     return max(source.count(anchor), textwrap.dedent(source).count(anchor))
 
 
-def source_of(snapshot: Snapshot, symbol: str) -> tuple[str, str] | None:
+def getsource_of(snapshot: Snapshot, symbol: str) -> tuple[str, str] | None:
     """What `inspect.getsource` returns for an sglang callable, and its file:line."""
     found = snapshot.resolve(symbol)
     if found is None or found.module is None or found.opaque:

@@ -28,7 +28,7 @@ from itertools import accumulate
 from driftaudit.astwalk import block_children, children, walk_statements
 from driftaudit.pysource import PARSE_ERRORS, dotted, parse_region, read_bytes
 from driftaudit.snapshot.gcpause import gc_paused
-from driftaudit.snapshot.guards import branch_guards
+from driftaudit.snapshot.guards import branch_facts
 
 CALLGRAPH_VERSION = "6"
 # store -> key -> the call data built in this process and not stored yet: a file the two
@@ -103,7 +103,7 @@ def function_facts(fn: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, 
         if cls in _STATEMENTS:
             statements += 1
             if cls is ast.If:
-                guards += branch_guards(node, self_name, names)
+                guards += branch_facts(node, self_name, names)
             elif cls is ast.Assign:
                 for target in node.targets:
                     _store(target, node.value, None, self_name, params, sets, attrs)

@@ -17,7 +17,7 @@ import ast
 _NEGATED = {"in": "not in", "not in": "in", "truthy": "falsy", "falsy": "truthy"}
 
 
-def branch_guards(node: ast.If, self_name: str | None, params: set[str]) -> list[list]:
+def branch_facts(node: ast.If, self_name: str | None, params: set[str]) -> list[list]:
     guards = []
     facts = _facts(node.test, True, self_name, params)
     if facts and node.body:

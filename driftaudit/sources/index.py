@@ -30,7 +30,7 @@ PROJECT = "sglang"
 _COMPLETE = ".driftaudit-complete"  # {"version", "wheel", "sha256", "manifest"}
 _MANIFEST = ".driftaudit-manifest.json"  # relpath -> [size, mtime_ns, sha256] of the unpack
 # Only decides "is this meant as a version?" (a cheap, linear test: no nested repetition);
-# `parse_version` validates it with packaging.
+# `release_version` validates it with packaging.
 _LOOKS_LIKE_VERSION_RE = re.compile(r"^v?\d[\w.!+-]*$")
 _MAX_VERSION_LENGTH = 64
 # root -> the sha256 of the manifest a release was just verified against: what its files
@@ -46,7 +46,7 @@ def looks_like_version(spec: str) -> bool:
     return bool(_LOOKS_LIKE_VERSION_RE.match(spec))
 
 
-def parse_version(spec: str) -> str:
+def release_version(spec: str) -> str:
     """A release spec (`0.5.14`, `v0.5.4.post1`) as pip will ask for it, or an error."""
     text = spec.removeprefix("v")
     if len(text) > _MAX_VERSION_LENGTH:
@@ -70,7 +70,7 @@ def fetch_release(version: str, cache_dir: Path) -> Path:
     it is filed under: a tree that lost or changed files, or holds another release, is
     unpacked again, never read as it is.
     """
-    version = parse_version(version)
+    version = release_version(version)
     target = release_dir(cache_dir, version)
     if (target / _COMPLETE).is_file() and (target / "sglang").is_dir():
         problem = verify_manifest(target) or _binding_problem(target, version)

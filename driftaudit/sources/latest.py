@@ -89,7 +89,7 @@ def _cached(record: Path, source: str, now: float) -> str | None:
     if not isinstance(version, str) or not index.looks_like_version(version):
         return None
     try:
-        index.parse_version(version)
+        index.release_version(version)
     except DriftauditError:
         return None
     return version if newest_release([version]) == version else None

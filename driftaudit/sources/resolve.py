@@ -6,7 +6,7 @@ import importlib.util
 from pathlib import Path
 
 from driftaudit.errors import DriftauditError
-from driftaudit.sources.index import fetch_release, looks_like_version, offline, parse_version
+from driftaudit.sources.index import fetch_release, looks_like_version, offline, release_version
 from driftaudit.sources.latest import LATEST, latest_release
 from driftaudit.sources.tree import SourceTree, find_package_root, tree_from_root
 
@@ -43,7 +43,7 @@ def resolve_spec(
             raise DriftauditError(f"no sglang package found in directory {spec!r}")
         return tree_from_root(spec, "directory", root)
     if looks_like_version(spec):
-        return _release(spec, parse_version(spec), cache_dir)
+        return _release(spec, release_version(spec), cache_dir)
     raise DriftauditError(
         f"cannot resolve sglang spec {spec!r}: expected a version (0.5.14), a directory, "
         "git:PATH@REF or 'installed'"

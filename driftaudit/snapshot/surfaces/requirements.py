@@ -54,7 +54,7 @@ class Requirement:
         )
 
 
-def parse_requirement(raw: str) -> Requirement | None:
+def parse_requires_dist(raw: str) -> Requirement | None:
     """One Requires-Dist value, or None when it is not a PEP 508 requirement."""
     parsed = parse_pep508(raw)
     if parsed is None:
@@ -101,7 +101,7 @@ def read_requirements(root: Path) -> list[Requirement]:
     order; [] for a tree without dist-info (a checkout)."""
     dist = distribution(Path(root))
     raws = (dist.requires or []) if dist is not None else []
-    parsed = (parse_requirement(raw) for raw in raws)
+    parsed = (parse_requires_dist(raw) for raw in raws)
     return [requirement for requirement in parsed if requirement is not None]
 
 

@@ -57,7 +57,7 @@ def env_names_spelled(files: ConsumerFiles) -> set[str]:
     return names
 
 
-def kind_of(name: str) -> str | None:
+def scanner_of(name: str) -> str | None:
     """Which scanner reads a file, by its name ("maybe-shell": an extensionless script
     whose shebang decides)."""
     lower = name.lower()
@@ -83,7 +83,7 @@ def kind_of(name: str) -> str | None:
 def _candidates(files: ConsumerFiles) -> list[tuple[ConsumerFile, str, str]]:
     found = []
     for entry in files:
-        kind = kind_of(entry.rel.rpartition("/")[2])
+        kind = scanner_of(entry.rel.rpartition("/")[2])
         if kind is None:
             continue
         text = entry.text
