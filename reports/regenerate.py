@@ -24,7 +24,7 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from driftaudit.cache import default_cache_dir
+from driftaudit.store.db import default_cache_dir
 from driftaudit.check import triage
 from driftaudit.errors import DriftauditError
 from driftaudit.pipeline import run_compare

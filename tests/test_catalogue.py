@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from driftaudit.cache import SCHEMA_VERSION, BlobStore
+from driftaudit.store.db import SCHEMA_VERSION, BlobStore
 from driftaudit.cli import main
 from driftaudit.errors import DriftauditError
 from driftaudit.sources import index as index_source

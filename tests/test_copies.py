@@ -3,7 +3,7 @@ another module when the function moved."""
 
 from __future__ import annotations
 
-from driftaudit.cache import BlobStore
+from driftaudit.store.db import BlobStore
 from driftaudit.drift.copies import body_change
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.fingerprints import extract_prints

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from driftaudit.cache import BlobStore
+from driftaudit.store.db import BlobStore
 from driftaudit.drift.surfaces import surface_changes
 from driftaudit.pipeline import run_compare
 from driftaudit.requirements import applies, parse_requirement, satisfiable

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from driftaudit.cache import BlobStore
+from driftaudit.store.db import BlobStore
 from driftaudit.cli import main
 from driftaudit.pipeline import run_compare
 from driftaudit.snapshot import Snapshot
