@@ -6,12 +6,12 @@ import ast
 
 import pytest
 
-from driftaudit.store import Store
-from driftaudit.store.db import BlobStore
 from driftaudit.drift.reach import ReachDiffer
 from driftaudit.snapshot import Snapshot, callgraph
 from driftaudit.snapshot.callgraph import CallGraph
 from driftaudit.sources.tree import tree_from_root
+from driftaudit.store import Store
+from driftaudit.store.db import BlobStore
 
 from .conftest import write_tree
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from driftaudit.store import Store
-from driftaudit.store.db import BlobStore
 from driftaudit.snapshot import listing
 from driftaudit.sources import index
 from driftaudit.sources.tree import tree_from_root
+from driftaudit.store import Store
+from driftaudit.store.db import BlobStore
 
 from .conftest import write_tree
 

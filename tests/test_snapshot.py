@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from driftaudit.store.db import BlobStore
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.model import Function
 from driftaudit.sources.tree import tree_from_root
+from driftaudit.store.db import BlobStore
 
 from .conftest import write_tree
 

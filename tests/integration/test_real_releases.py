@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from driftaudit.store.db import BlobStore
 from driftaudit.drift import Differ
 from driftaudit.drift.changes import ParameterRemoved, ReturnArityChanged
 from driftaudit.errors import DriftauditError
 from driftaudit.pipeline import open_snapshots, run_compare
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import resolve_spec
+from driftaudit.store.db import BlobStore
 
 pytestmark = pytest.mark.integration
 
