@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from stat import S_ISREG
+from typing import cast
 
 from driftaudit.pysource import read_bytes
 from driftaudit.snapshot.model import EXTRACTOR_VERSION, Module
@@ -112,7 +113,7 @@ def extract_module_entries(
 def server_args_entry(scan: TreeScan, digest: str) -> Entry[ServerArgsModel | None]:
     return Entry(
         key("serverargs", serverargs.EXTRACTOR_VERSION, digest),
-        lambda: serverargs.extract_server_args(scan),
+        lambda: serverargs.extract_server_args(_root(scan)),
         Json(optional(ServerArgsModel.from_json), lambda m: m.to_json() if m else None),
     )
 
@@ -152,7 +153,7 @@ def surface_entry(name: str, scan: TreeScan, digest: str) -> Entry:
     surface = SURFACES[name]
     return Entry(
         key("surface", SURFACES_VERSION, name, digest),
-        lambda: surface.extract(scan),
+        lambda: surface.extract(_root(scan)),
         Json(surface.load, surface.dump),
     )
 
@@ -161,7 +162,7 @@ def env_index_entry(scan: TreeScan, digest: str) -> Entry[envs.EnvIndex]:
     """Which files of the tree spell each variable name."""
     return Entry(
         key("envindex", SURFACES_VERSION, digest),
-        lambda: envs.env_index(scan),
+        lambda: envs.env_index(_root(scan)),
         Json(envs.EnvIndex.from_json, envs.EnvIndex.to_json),
     )
 
@@ -181,6 +182,12 @@ def env_batch_entry(digest: str, names: Iterable[str], read: Callable[[], list])
     from driftaudit.store.keys import question
 
     return Entry(key("envnames", SURFACES_VERSION, digest, question(*sorted(names))), read, _DONE)
+
+
+def _root(scan: TreeScan) -> Path:
+    """The scan as the extractors' root: it is one (`os.fspath`, `/`), and their reads of
+    the tree go through it (`surfaces/_files.py::iter_sources`)."""
+    return cast(Path, scan)
 
 
 def _batched():

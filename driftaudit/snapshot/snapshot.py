@@ -13,13 +13,14 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from driftaudit.snapshot import entries
 from driftaudit.snapshot.listing import UNREADABLE as _UNREADABLE
 from driftaudit.snapshot.listing import list_tree
-from driftaudit.snapshot.model import EXTRACTOR_VERSION, Alias, Attribute, Class, Module, Obj
+from driftaudit.snapshot.model import EXTRACTOR_VERSION, Alias, Attribute, Class, Module
+from driftaudit.snapshot.resolution import Resolved, Resolver
 from driftaudit.snapshot.surfaces import envs
 from driftaudit.snapshot.surfaces._files import TreeScan
 from driftaudit.snapshot.surfaces.envs import EnvVar
@@ -30,28 +31,8 @@ from driftaudit.store import Entry, Json, Store
 from driftaudit.store.db import BlobStore
 from driftaudit.store.store import collector_paused
 
-_MAX_DEPTH = 25
 SERVER_ARGS_MODULE = "sglang.srt.server_args"
 T = TypeVar("T")
-
-
-@dataclass
-class Resolved:
-    """What a dotted path names in a snapshot."""
-
-    path: str  # the dotted path as asked (or the prefix of it that resolved)
-    obj: Obj | Module  # the object found: a Module, or a model object
-    module: Module | None  # the module that defines it (for file:line)
-    canonical: str  # where it is defined: sglang.srt.x.Class.meth
-    opaque: bool = False  # outside sglang, or not knowable statically: stop here
-
-    @property
-    def location(self) -> str | None:
-        if self.module is None:
-            return None
-        lineno = getattr(self.obj, "lineno", None)
-        file = getattr(self.obj, "file", None) or self.module.file
-        return f"{file}:{lineno}" if lineno else file
 
 
 def _module_of(key: str) -> str:
@@ -61,7 +42,7 @@ def _module_of(key: str) -> str:
 def _extract_job(job: tuple[str, str, str, str]) -> tuple[str, bytes]:
     """(key, encoded model) of one module, for a pool of processes (`load_all`)."""
     key, name, relpath, root = job
-    found = entries.extract_module_entries(name, relpath, root)
+    found = entries.extract_module_entries(name, relpath, Path(root))
     return key, entries.module_codec(name, relpath).encode(found.value)
 
 
@@ -87,7 +68,7 @@ class Snapshot:
         self.digest = listing.digest  # of the whole tree
         self._side = dict(side or {})
         self._modules: dict[str, Module] = {}
-        self._resolved: dict[str, tuple[Resolved | None, int]] = {}
+        self._resolver = Resolver(self)
         self._scan = TreeScan(tree.root)  # the surfaces' one read of the tree, when cold
 
     # ---- the tree -------------------------------------------------------------
@@ -148,7 +129,7 @@ class Snapshot:
         order a run first asks for them (what a child builds ahead on a cold run); the
         env-var surface is asked for by name: the tree's index of the names, then a
         batch reading the entries of `env_names` (`env_vars`)."""
-        found = [
+        found: list[Entry] = [
             entries.server_args_entry(self._scan, self.digest),
             entries.names_entry(self._scan, self.files, self.digest),
         ]
@@ -190,9 +171,9 @@ class Snapshot:
         missing = [e for k, e in wanted.items() if k not in found]
         if missing:
             jobs = [
-                (e.key, m, self.files[m], str(self.tree.root))
+                (e.key, name, self.files[name], str(self.tree.root))
                 for e in missing
-                if (m := _module_of(e.key))
+                if (name := _module_of(e.key))
             ]
             workers = workers or min(len(jobs), os.cpu_count() or 1)
             if workers > 1 and len(jobs) > 8:
@@ -205,9 +186,9 @@ class Snapshot:
             for key, data in built:
                 self.store.put_encoded(wanted[key], data)
             found = self.store.found_many(list(wanted.values()))
-        for module in found.values():
-            self._modules.setdefault(module.name, self._with_surfaces(module))
-        return [m for name in self.files if (m := self.module(name)) is not None]
+        for model in found.values():
+            self._modules.setdefault(model.name, self._with_surfaces(model))
+        return [mod for n in self.files if (mod := self.module(n)) is not None]
 
     def server_args(self) -> ServerArgsModel | None:
         """The ServerArgs field model."""
@@ -328,95 +309,6 @@ class Snapshot:
         return found if consumed == len(path.split(".")) or (found and found.opaque) else None
 
     def resolve_longest(self, path: str) -> tuple[Resolved | None, int]:
-        """The longest prefix of `path` that resolves, and how many segments it has.
-
-        An opaque result (outside sglang, or a module that does not parse) ends the
-        walk: nothing more can be said about the rest of the path.
-        """
-        if path not in self._resolved:
-            self._resolved[path] = self._resolve_segments(path.split("."), 0)
-        return self._resolved[path]
-
-    def _resolve_segments(self, segments: list[str], depth: int) -> tuple[Resolved | None, int]:
-        if not segments or segments[0] != "sglang" or depth > _MAX_DEPTH:
-            return None, 0
-        current = Resolved("sglang", self.module("sglang") or Module("sglang", ""), None, "sglang")
-        current.module = current.obj if isinstance(current.obj, Module) else None
-        for index, segment in enumerate(segments[1:], start=1):
-            step = self._member(current, segment, depth)
-            if step is None:
-                return current, index
-            step.path = ".".join(segments[: index + 1])
-            current = step
-            if current.opaque:
-                return current, len(segments)
-        return current, len(segments)
-
-    def _member(self, parent: Resolved, name: str, depth: int) -> Resolved | None:
-        obj = parent.obj
-        if isinstance(obj, Module):
-            return self._module_member(obj, name, depth)
-        if isinstance(obj, Class):
-            return self._class_member(obj, parent, name, depth, set())
-        return None  # attributes and functions: their members are not modelled
-
-    def _module_member(self, module: Module, name: str, depth: int) -> Resolved | None:
-        if module.parse_error:
-            return Resolved("", module, module, f"{module.name}.{name}", opaque=True)
-        member = module.members.get(name)
-        if isinstance(member, Alias):
-            return self._follow(member, module, depth)
-        if member is not None:
-            return Resolved("", member, module, f"{module.name}.{name}")
-        submodule = f"{module.name}.{name}"
-        if self.is_module(submodule):
-            sub = self.module(submodule)
-            return Resolved("", sub, sub, submodule)
-        for source in module.wildcards:
-            if depth > _MAX_DEPTH:
-                break
-            source_module = self.module(source)
-            if source_module is None:
-                continue  # a star import from outside sglang: its names are unknown
-            exported = source_module.exports
-            if exported is not None and name not in exported:
-                continue
-            if exported is None and name.startswith("_"):
-                continue
-            found = self._module_member(source_module, name, depth + 1)
-            if found is not None:
-                return found
-        return None
-
-    def _follow(self, alias: Alias, module: Module, depth: int) -> Resolved:
-        """An import inside sglang: resolve its target (opaque if outside sglang)."""
-        target = alias.target
-        if target.split(".", 1)[0] != "sglang":
-            return Resolved("", alias, module, target, opaque=True)
-        found, consumed = self._resolve_segments(target.split("."), depth + 1)
-        if found is not None and consumed == len(target.split(".")):
-            return found
-        if found is not None and found.opaque:
-            return found
-        # sglang imports something that is not there (guarded import, TYPE_CHECKING):
-        # the name exists in the module, but what it is cannot be known.
-        return Resolved("", alias, module, target, opaque=True)
-
-    def _class_member(
-        self, cls: Class, owner: Resolved, name: str, depth: int, seen: set[str]
-    ) -> Resolved | None:
-        member = cls.members.get(name)
-        if member is not None:
-            if isinstance(member, Alias):
-                return Resolved("", member, owner.module, member.target, opaque=True)
-            return Resolved("", member, owner.module, f"{owner.canonical}.{name}")
-        seen.add(owner.canonical)
-        for base in cls.bases:
-            if base in seen or not base.startswith("sglang."):
-                continue
-            found = self.resolve(base) if depth < _MAX_DEPTH else None
-            if found is not None and isinstance(found.obj, Class):
-                hit = self._class_member(found.obj, found, name, depth + 1, seen)
-                if hit is not None:
-                    return hit
-        return None
+        """The longest prefix of `path` that resolves, and how many segments it has (see
+        `resolution.Resolver`)."""
+        return self._resolver.resolve_longest(path)
