@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from driftaudit.cache import default_cache_dir
 from driftaudit.pipeline import run_diff
+from driftaudit.store.db import default_cache_dir
 
 RELEASES = ["0.5.2", "0.5.4.post1", "0.5.5", "0.5.9", "0.5.14", "0.5.15", "0.5.16", "0.5.22",
             "0.5.23"]  # fmt: skip

@@ -13,7 +13,7 @@ outside (interpreter start-up and imports included) with its own peak RSS:
 - cold: `compare` with an empty snapshot cache (releases already unpacked, linked in: the
   network is not measured), on a copy of the consumer (the benchmark edits it); the best
   of `--repeat` runs, each on a fresh cache. Its CPU includes the child process that
-  builds the trees' surfaces alongside (snapshot/prefetch.py, two cores or more);
+  builds the trees' surfaces alongside (store/ahead.py, two cores or more);
 - warm: the same command again, nothing changed: the findings cache answers (the best of
   `--repeat` runs);
 - warm, no findings cache: `--no-cache`, every stage run on the cached snapshots;

@@ -10,7 +10,7 @@ working directory or its settings, whatever directory driftaudit was started in:
   caller passes, nothing inherited (`GIT_DIR`, `GIT_INDEX_FILE` a git hook sets,
   `BASH_ENV`, exported functions).
 
-No Python child is started: the prefetch and behaviour children are forks (`forked.py`),
+No Python child is started: the build-ahead and behaviour children are forks (`forked.py`),
 which import nothing anew; `__main__` drops the working directory from `sys.path` before
 anything is imported lazily.
 """

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from driftaudit import __version__
-from driftaudit.cache import default_cache_dir
 from driftaudit.check import triage
 from driftaudit.check.baseline import DEFAULT_BASELINE, Baseline
 from driftaudit.codes import CODES, explain, lookup
@@ -25,6 +24,7 @@ from driftaudit.findings import at_or_above
 from driftaudit.progress import progress
 from driftaudit.report.escape import terminal, terminal_lines
 from driftaudit.sources import configure_sources
+from driftaudit.store.db import default_cache_dir
 from driftaudit.usage.files import ConsumerFiles
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2

@@ -24,9 +24,10 @@ import sys
 from pathlib import Path
 
 from driftaudit import __version__
-from driftaudit.cache import BlobStore
 from driftaudit.codes import lookup
 from driftaudit.findings import Finding, Fix
+from driftaudit.store import Entry, Json, Store
+from driftaudit.store.db import BlobStore
 
 SCHEMA_VERSION = 2  # bump when the stored form or the key's meaning changes
 DISABLE_ENV = "DRIFTAUDIT_NO_RESULT_CACHE"  # set (non-empty): never read or write it
@@ -119,7 +120,7 @@ class FindingsCache:
     """The store of the latest findings per slot (see the module docstring)."""
 
     def __init__(self, cache_dir: Path):
-        self.store = BlobStore(cache_dir / "findings.sqlite")
+        self.store = Store(BlobStore(cache_dir / "findings.sqlite"))
 
     @staticmethod
     def keys(slot: dict, inputs: dict) -> tuple[str, str]:
@@ -129,26 +130,32 @@ class FindingsCache:
         entry_key = _digest({"slot": slot_key, "tool": tool_digest(), **inputs})
         return f"findings:{SCHEMA_VERSION}:{slot_key}", entry_key
 
-    def load(self, slot_key: str, entry_key: str) -> list[Finding] | None:
-        data = self.store.get(slot_key)
-        if data is None:
-            return None
-        try:
-            stored = json.loads(data)
+    @staticmethod
+    def _entry(slot_key: str, entry_key: str) -> Entry[list[Finding]]:
+        """The slot's entry, accepted only when computed from `entry_key`'s inputs."""
+
+        def load(stored) -> list[Finding]:
             if stored["key"] != entry_key:
-                return None  # another state of the consumer, trees, packs or tool
+                raise ValueError("another state of the consumer, trees, packs or tool")
             return [_decode(item) for item in stored["findings"]]
-        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
-            return None  # corrupt or of another form: computed again and replaced
+
+        def dump(findings: list[Finding]) -> dict:
+            return {"key": entry_key, "findings": [_encode(f) for f in findings]}
+
+        return Entry(slot_key, list, Json(load, dump))
+
+    def load(self, slot_key: str, entry_key: str) -> list[Finding] | None:
+        entry = self._entry(slot_key, entry_key)
+        return self.store.found_many([entry], remember=False).get(entry.key)
 
     def save(self, slot_key: str, entry_key: str, findings: list[Finding]) -> None:
-        encoded = [_encode(f) for f in findings]
+        entry = self._entry(slot_key, entry_key)
         try:
-            if [_decode(json.loads(json.dumps(e))) for e in encoded] != findings:
+            if entry.codec.decode(entry.codec.encode(findings)) != findings:
                 return  # something this form cannot carry: never store an approximation
-        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+        except Exception:  # noqa: BLE001 -- the same: not stored
             return
-        self.store.put(slot_key, json.dumps({"key": entry_key, "findings": encoded}).encode())
+        self.store.put(entry, findings, remember=False)
 
 
 def _digest(value: dict) -> str:

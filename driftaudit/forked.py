@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import pickle
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -126,6 +127,44 @@ def _run(jobs: dict[str, Callable[[], Any]], before: Callable[[], None], conn) -
         pass  # the parent has gone
     finally:
         os._exit(0)
+
+
+JOBS_ENV = "DRIFTAUDIT_JOBS"  # the public switch: 1 never forks, 2+ forks wherever it can
+# unset: a tree with fewer modules builds its entries faster than a fork pays off
+MIN_FILES = 500
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    """How a run uses the machine, decided once by the pipeline from the work and the
+    machine, and handed to every stage that may fork: the builds ahead
+    (store/ahead.py) and the behaviour checks (match/behaviour.py)."""
+
+    children: bool  # may the run fork children alongside it
+
+    @classmethod
+    def decide(cls, cold: bool, files: int) -> Parallelism:
+        """Children only for a cold run (something to build: on a warm one a fork costs
+        more than it saves) of trees of `files` modules or more than `MIN_FILES` (unless
+        `$DRIFTAUDIT_JOBS` is set), with two cores or more (else they compete with this
+        process; `$DRIFTAUDIT_JOBS` caps the cores used) and `fork` (the children inherit
+        the loaded modules and the trees' file lists: nothing to pickle but results)."""
+        import multiprocessing
+
+        setting = _setting()
+        forks = "fork" in multiprocessing.get_all_start_methods()
+        large = setting is not None or files >= MIN_FILES
+        return cls(children=cold and large and forks and jobs() >= 2)
+
+
+def _setting() -> int | None:
+    setting = os.environ.get(JOBS_ENV, "").strip()
+    return int(setting) if setting.isdigit() and int(setting) > 0 else None
+
+
+def jobs() -> int:
+    """The processes a run may use: `$DRIFTAUDIT_JOBS`, else the cores."""
+    return _setting() or cores()
 
 
 def cores() -> int:

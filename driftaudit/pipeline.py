@@ -13,7 +13,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from driftaudit import pair_cache
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 from driftaudit.findings_cache import FindingsCache, packs_digest, tree_digest
@@ -27,7 +26,9 @@ from driftaudit.usage.model import UsageSet
 
 if TYPE_CHECKING:
     from driftaudit.drift import Change
+    from driftaudit.forked import Parallelism
     from driftaudit.snapshot import Snapshot
+    from driftaudit.store import Store
 
 
 @dataclass
@@ -57,12 +58,65 @@ def open_snapshots(
     return _snapshots(old_tree, new_tree, cache_dir)
 
 
-def _snapshots(old: SourceTree, new: SourceTree, cache_dir: Path) -> tuple[Snapshot, Snapshot]:
-    from driftaudit.cache import BlobStore
+def _snapshots(
+    old: SourceTree,
+    new: SourceTree,
+    cache_dir: Path,
+    imported: list[str] | None = None,
+    pairs: bool = True,
+) -> tuple[Snapshot, Snapshot]:
+    """The two trees' snapshots over one store (what a file both trees share gives is
+    computed once). `imported`: the sglang modules the consumer imports: their models
+    come with their call data (DA702 walks both trees) and the old tree's function
+    fingerprints (DA701 looks for copies there) from the same parse, whichever process
+    extracts them. `pairs`: keep the answers of the two trees together (drift/pairs.py)."""
+    from driftaudit.drift.pairs import NAMESPACE
     from driftaudit.snapshot import Snapshot
+    from driftaudit.store import Store
+    from driftaudit.store.db import BlobStore
 
-    store = BlobStore(cache_dir / "snapshots.sqlite")
-    return Snapshot(old, store), Snapshot(new, store)
+    off = () if pairs and cache_enabled() else (NAMESPACE,)
+    store = Store(BlobStore(cache_dir / "snapshots.sqlite"), off)
+    imported = imported or []
+    return (
+        Snapshot(old, store, dict.fromkeys(imported, ("calls", "prints"))),
+        Snapshot(new, store, dict.fromkeys(imported, ("calls",))),
+    )
+
+
+def _build_ahead(
+    store: Store, snapshots: tuple[Snapshot, Snapshot], imported: list[str], env_names: set[str]
+) -> list[tuple[list, dict]]:
+    """Per tree, the entries a cold run builds ahead (those not kept yet) with their
+    policies (store/ahead.py): ServerArgs and the name index, the models of the modules
+    the consumer imports (a guess), then the surfaces: the order a run asks for them.
+    One child per tree: the trees' entries are independent, and one child building both
+    was the critical path of a cold run on miles (3.5 s of work, while the other
+    processes waited for it)."""
+    work = []
+    for snapshot in snapshots:
+        wide = snapshot.tree_entries(env_names)
+        guessed = [e for name in imported if (e := snapshot.module_entry(name)) is not None]
+        ordered = wide[:2] + guessed + wide[2:]
+        jobs = [(e, _policy(e.namespace)) for e in ordered if not store.has(e.key)]
+        provides = {}
+        batch = snapshot.env_batch(env_names)
+        if batch is not None:
+            from driftaudit.snapshot.entries import env_entry
+            from driftaudit.snapshot.surfaces.envs import scope_of
+
+            provides[batch.key] = [env_entry(snapshot.digest, n).key for n in scope_of(env_names)]
+        if jobs:
+            work.append((jobs, provides))
+    return work
+
+
+def _policy(namespace: str) -> str:
+    if namespace == "module":
+        return "guess"  # a guess: a lookup never waits for one
+    if namespace in ("surface", "envnames"):
+        return "share"  # the child reads the tree once for all of them
+    return "wait"
 
 
 def run_compare(
@@ -119,19 +173,23 @@ def run_compare(
             return CompareResult(
                 old_tree, new_tree, consumer, cached, usages, timings, pin_location, files
             )
-    old, new = _snapshots(old_tree, new_tree, cache_dir)
-    from driftaudit.snapshot.prefetch import imported_modules, prefetch_tree_entries
-
-    imported = imported_modules(f.text for f in files.python())
-    # the modules the consumer imports: their models come with their call data (DA702
-    # walks both trees) and the old tree's function fingerprints (DA701 looks for copies
-    # there) from the same parse, whichever process extracts them
-    old.side = dict.fromkeys(imported, ("calls", "prints"))
-    new.side = dict.fromkeys(imported, ("calls",))
+    from driftaudit.forked import Parallelism
+    from driftaudit.store.ahead import Ahead
+    from driftaudit.usage.imported import imported_modules
     from driftaudit.usage.surfaces.scan import env_names_spelled
 
-    # cold: built in a child per tree while usage runs
-    prefetch_tree_entries([old, new], imported, env_names_spelled(files))
+    imported = imported_modules(f.text for f in files.python())
+    old, new = _snapshots(old_tree, new_tree, cache_dir, imported, fingerprint is not None)
+    work = _build_ahead(old.store, (old, new), imported, env_names_spelled(files))
+    # once, for every stage that forks
+    parallel = Parallelism.decide(bool(work), max(len(old.files), len(new.files)))
+    if parallel.children:
+        if any(e.namespace == "module" for jobs, _ in work for e, _ in jobs):
+            # griffe (0.18 s to import, with griffecli, ctypes, email...) once, here: the
+            # children inherit it, and so does the behaviour child forked later
+            import driftaudit.snapshot.extract  # noqa: F401
+        for jobs, provides in work:  # built in a child per tree while usage runs
+            old.store.building(Ahead(old.store, jobs, provides))
     timings["resolve"] = time.perf_counter() - start
     if pins is None:
         from driftaudit.usage.pins import read_pins
@@ -142,8 +200,9 @@ def run_compare(
         from driftaudit.usage.file_cache import FileCache
 
         files.cache = FileCache(cache_dir, consumer, tool_digest())
-    pair_cache.use(fingerprint is not None)  # what the two trees alone give, per pair
-    findings, usages = _audit(consumer, old, new, files, pins, pack_dirs, prefixes, timings)
+    findings, usages = _audit(
+        consumer, old, new, files, pins, pack_dirs, prefixes, timings, parallel
+    )
     if files.cache is not None:
         files.cache.flush()
     if cache is not None:
@@ -191,6 +250,7 @@ def _audit(
     pack_dirs: list[Path] | None,
     prefixes: list[str] | None,
     timings: dict[str, float],
+    parallel: Parallelism | None = None,
 ) -> tuple[list[Finding], UsageSet]:
     """usage -> drift -> match: the findings, sorted, and the usages collected (with
     `files.cache`, per-file results are reused where the files did not change)."""
@@ -211,7 +271,7 @@ def _audit(
     step(f"reading {consumer}")
     usages = collect_usages(files)
     # the behaviour checks need the usages alone: on a cold run, forked now, alongside
-    behaviour = behaviour_later(usages, old, new, files)
+    behaviour = behaviour_later(usages, old, new, files, parallel is not None and parallel.children)
     surfaces = scan_surfaces(files, prefixes)
     patches = collect_patches(files)
     reaching = {u.path for u in usages.usages}  # a bypass imports sglang: it has usages

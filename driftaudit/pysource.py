@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import functools
 import hashlib
 import io
 import os
@@ -99,14 +98,6 @@ def parse_module(text: str, filename: str = "<unknown>") -> ast.Module | ParsePr
         return ast.parse(text, filename=filename)
     except PARSE_ERRORS as exc:
         return problem(exc)
-
-
-@functools.lru_cache(maxsize=16)
-def parse_shared(text: str) -> ast.Module:
-    """`ast.parse(text)`, shared by the readers of one source in this process (the
-    ServerArgs files are read by three surface extractors). Raises as `ast.parse` does;
-    the tree must not be changed."""
-    return ast.parse(text)
 
 
 def any_within(lines: list[int], first: int, last: int) -> bool:

@@ -24,12 +24,12 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from driftaudit.cache import default_cache_dir
 from driftaudit.check import triage
 from driftaudit.errors import DriftauditError
 from driftaudit.pipeline import run_compare
 from driftaudit.report import findings_markdown
 from driftaudit.sources.latest import resolve_latest
+from driftaudit.store.db import default_cache_dir
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -8,7 +8,7 @@ import gc
 
 from driftaudit import astwalk
 from driftaudit.astwalk import block_children, children, walk, walk_statements
-from driftaudit.snapshot.gcpause import gc_paused
+from driftaudit.store.store import collector_paused
 
 SOURCE = '''\
 import os
@@ -73,17 +73,17 @@ def test_statement_walk_keeps_ast_walk_order():
             ]
 
 
-def test_gc_paused_restores_the_collector():
+def test_collector_paused_restores_the_collector():
     assert gc.isenabled()
-    with gc_paused():
+    with collector_paused():
         assert not gc.isenabled()
-        with gc_paused():
+        with collector_paused():
             assert not gc.isenabled()
         assert not gc.isenabled()  # the outer pause still holds
     assert gc.isenabled()
     gc.disable()
     try:
-        with gc_paused():
+        with collector_paused():
             pass
         assert not gc.isenabled()  # a caller's own setting is left as it was
     finally:

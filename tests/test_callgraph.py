@@ -6,11 +6,12 @@ import ast
 
 import pytest
 
-from driftaudit.cache import BlobStore
 from driftaudit.drift.reach import ReachDiffer
 from driftaudit.snapshot import Snapshot, callgraph
 from driftaudit.snapshot.callgraph import CallGraph
 from driftaudit.sources.tree import tree_from_root
+from driftaudit.store import Store
+from driftaudit.store.db import BlobStore
 
 from .conftest import write_tree
 
@@ -163,7 +164,7 @@ def test_module_call_data_is_cached_by_content(tmp_path, monkeypatch) -> None:
 
 
 def test_a_file_both_trees_share_is_read_once_before_it_is_stored(tmp_path, monkeypatch):
-    store = BlobStore(tmp_path / "cache.sqlite")
+    store = Store(BlobStore(tmp_path / "cache.sqlite"))  # the run's one store
     old = graph(tmp_path, OLD, store=store)
     new = graph(tmp_path, OLD, name="new", store=store)  # the same files: the same digests
     read = []
@@ -174,7 +175,8 @@ def test_a_file_both_trees_share_is_read_once_before_it_is_stored(tmp_path, monk
     assert read and len(read) == len(set(read))  # neither saved yet: built once, shared
     old.save()
     new.save()
-    assert not callgraph._BUILT[store]  # stored: nothing kept in memory
+    key = callgraph.data_key("sglang.srt.pool", old.snapshot.file_digest("sglang.srt.pool"))
+    assert store.db.get(key) is not None  # stored by the first save
 
 
 def test_lost_callees_are_the_roots_and_say_where_they_are_called_now(tmp_path) -> None:

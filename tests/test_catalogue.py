@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from driftaudit.cache import SCHEMA_VERSION, BlobStore
 from driftaudit.cli import main
 from driftaudit.errors import DriftauditError
 from driftaudit.sources import index as index_source
 from driftaudit.sources import resolve_spec
 from driftaudit.sources.git import export_ref
+from driftaudit.store.db import SCHEMA_VERSION, BlobStore
 
 from .conftest import FIXTURES, write_tree
 

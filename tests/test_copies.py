@@ -3,11 +3,11 @@ another module when the function moved."""
 
 from __future__ import annotations
 
-from driftaudit.cache import BlobStore
 from driftaudit.drift.copies import body_change
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.fingerprints import extract_prints
 from driftaudit.sources.tree import tree_from_root
+from driftaudit.store.db import BlobStore
 
 from .conftest import write_tree
 

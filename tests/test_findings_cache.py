@@ -144,7 +144,7 @@ def test_a_corrupt_entry_is_computed_again(case, tmp_path, audits, capsys):
 def test_an_entry_of_another_form_is_computed_again(case, tmp_path, audits):
     cache = tmp_path / "cache"
     cold = compare(case, cache)
-    store = FindingsCache(cache).store
+    store = FindingsCache(cache).store.db
     for key in [row[0] for row in store._db.execute("SELECT key FROM blobs")]:
         stored = json.loads(store.get(key))
         stored["findings"][0]["code"] = "DA999"  # no such code: not loadable

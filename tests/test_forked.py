@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from driftaudit import forked
-from driftaudit.snapshot import prefetch
 
 from .conftest import FIXTURES
 from .test_findings_cache import cached_copy, compare
@@ -74,7 +73,7 @@ def _derived_names(cache: Path) -> list[str]:
 @pytest.mark.parametrize("code", ["DA701", "DA702"])
 def test_a_cold_run_forking_the_behaviour_checks_finds_the_same(code, tmp_path, monkeypatch):
     case = cached_copy(FIXTURES / "codes" / code, tmp_path, monkeypatch)
-    monkeypatch.setattr(prefetch, "_cores", lambda: 1)
+    monkeypatch.setenv("DRIFTAUDIT_JOBS", "1")  # the public switch
     alone = compare(case, tmp_path / "one-core")
     started = []
     real = forked.Forked.__init__
@@ -84,8 +83,7 @@ def test_a_cold_run_forking_the_behaviour_checks_finds_the_same(code, tmp_path, 
         real(self, *args, **kwargs)
 
     monkeypatch.setattr(forked.Forked, "__init__", counting)
-    monkeypatch.setattr(prefetch, "_cores", lambda: 2)
-    monkeypatch.setattr(prefetch, "MIN_FILES", 0)
+    monkeypatch.setenv("DRIFTAUDIT_JOBS", "2")
     assert compare(case, tmp_path / "two-cores") == alone
     assert started  # the behaviour checks ran in a child
     assert any(f["rule"] == code for f in alone["findings"])

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 
-from driftaudit.cache import BlobStore
 from driftaudit.snapshot import listing
 from driftaudit.sources import index
 from driftaudit.sources.tree import tree_from_root
+from driftaudit.store import Store
+from driftaudit.store.db import BlobStore
 
 from .conftest import write_tree
 
@@ -34,7 +35,7 @@ def test_the_manifest_lists_what_a_walk_lists(tmp_path, monkeypatch):
     entries = json.loads(manifest.read_text())
     manifest.write_text(json.dumps(dict(reversed(list(entries.items())))))
     assert index.verify_manifest(root) is None
-    store = BlobStore(tmp_path / "cache.sqlite")
+    store = Store(BlobStore(tmp_path / "cache.sqlite"))
     tree = tree_from_root("1.0", "index", root)
     told = []
     from_manifest = listing.list_tree(tree, store, "v", lambda *a: told.append(a))

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from driftaudit.cache import BlobStore
 from driftaudit.drift.surfaces import surface_changes
 from driftaudit.pipeline import run_compare
 from driftaudit.requirements import applies, parse_requirement, satisfiable
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources.tree import tree_from_root
+from driftaudit.store.db import BlobStore
 
 from .conftest import write_tree
 

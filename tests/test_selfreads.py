@@ -3,10 +3,10 @@ once per tree, then answered from the snapshot store."""
 
 from __future__ import annotations
 
-from driftaudit.cache import BlobStore
 from driftaudit.snapshot import Snapshot, selfreads
 from driftaudit.snapshot.selfreads import SelfReads
 from driftaudit.sources.tree import tree_from_root
+from driftaudit.store.db import BlobStore
 
 from .conftest import write_tree
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from driftaudit.cache import BlobStore
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.model import Function
 from driftaudit.sources.tree import tree_from_root
+from driftaudit.store.db import BlobStore
 
 from .conftest import write_tree
 
@@ -84,12 +84,12 @@ def test_return_shapes_and_unparsable_modules(tmp_path):
 def test_warm_snapshot_is_read_from_the_cache(tmp_path, monkeypatch):
     store = BlobStore(tmp_path / "cache.sqlite")
     _snapshot(tmp_path, store).load_all(workers=1)
-    import driftaudit.snapshot.snapshot as snapshot_module
+    import driftaudit.snapshot.entries as entries_module
 
     def fail(*args):
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(snapshot_module, "_extract_entries", fail)
+    monkeypatch.setattr(entries_module, "extract_module_entries", fail)
     again = _snapshot(tmp_path, store)
     assert len(again.load_all(workers=1)) == len(TREE)
 
@@ -123,7 +123,8 @@ def test_definers_are_kept_per_name_and_read_back_without_the_index(tmp_path):
     assert answers["nowhere"] == []
     again = _snapshot(tmp_path, store)  # a later run asking the same names
     assert again.definers(names) == answers
-    assert again._name_index is None  # read per name, the whole index never decoded
+    # read per name, the whole index never decoded
+    assert not any(key.startswith("names:") for key in again.store._memory)
     db = sqlite3.connect(tmp_path / "cache.sqlite")
     db.execute("UPDATE blobs SET data = x'00ff00' WHERE key LIKE 'definers:%Child'")
     db.commit()

@@ -287,10 +287,10 @@ def test_env_vars_read_by_name_are_the_whole_surfaces(tmp_path):
 def test_a_run_reads_the_env_vars_it_names(tmp_path, monkeypatch):
     """`Snapshot.env_vars` reads the files that spell the names asked for, keeps each
     entry under a key of its own, and a second snapshot of the tree reads none."""
-    from driftaudit.cache import BlobStore
     from driftaudit.snapshot import Snapshot
     from driftaudit.snapshot.surfaces import envs
     from driftaudit.sources.tree import tree_from_root
+    from driftaudit.store.db import BlobStore
 
     store = BlobStore(tmp_path / "cache.sqlite")
     root = write_tree(tmp_path / "tree", RETIRED)
@@ -371,10 +371,10 @@ def test_real_env_vars_by_name_are_the_whole_surfaces(release_cache):
     whole surfaces give (renames by alias, by prefix, of the opposite sense)."""
     import random
 
-    from driftaudit.cache import BlobStore
     from driftaudit.drift.surfaces import env_tables, env_var_unused
     from driftaudit.snapshot import Snapshot
     from driftaudit.sources import resolve_spec
+    from driftaudit.store.db import BlobStore
 
     trees = [resolve_spec(v, release_cache) for v in ("0.5.22", "0.5.23")]
     random.seed(7)

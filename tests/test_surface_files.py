@@ -13,7 +13,6 @@ from driftaudit.snapshot.surfaces._files import (
     match_lines,
     parse_around,
     prefilter,
-    shared_reads,
 )
 
 from .conftest import write_tree
@@ -188,9 +187,8 @@ def test_a_tree_scan_answers_iter_sources_with_one_read(tmp_path, monkeypatch):
     reads = []
     read_bytes = _files.read_bytes
     monkeypatch.setattr(_files, "read_bytes", lambda p: reads.append(p) or read_bytes(p))
-    with shared_reads(scan):
-        shared = [list(iter_sources(root, needle, under)) for needle, under in cases]
-        first_pass = len(reads)
+    shared = [list(iter_sources(scan, needle, under)) for needle, under in cases]
+    first_pass = len(reads)
     assert shared == alone  # the same files, texts and order
     assert scan.hits(undeclared) is None  # not declared: read by iter_sources itself
     # one read of the 5 candidates for both declared prefilters, then only the hits

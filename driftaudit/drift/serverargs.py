@@ -176,8 +176,8 @@ class ServerArgsDrift:
     @classmethod
     def between(cls, old, new) -> ServerArgsDrift | None:
         """The drift of two snapshots' ServerArgs (None unless both have the model). Its
-        tables depend on the trees alone: kept per version pair (pair_cache)."""
-        from driftaudit.pair_cache import MISSING, PairMemo
+        tables depend on the trees alone: kept per version pair (drift/pairs.py)."""
+        from driftaudit.drift.pairs import MISSING, PairMemo
 
         old_model, new_model = old.server_args(), new.server_args()
         if not old_model or not new_model:

@@ -14,11 +14,11 @@ import re
 
 from driftaudit.drift.annotations import accepts
 from driftaudit.drift.differ import callable_signature, function_location
+from driftaudit.drift.pairs import PairMemo
 from driftaudit.drift.param_uses import UNKNOWN, new_type_use
 from driftaudit.drift.typechanges import AttributeTypeChanged, ParameterTypeChanged
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.calls import bind, call_params
-from driftaudit.pair_cache import PairMemo
 from driftaudit.snapshot import Resolved, Snapshot
 from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module
 from driftaudit.usage import CallUsage, MemberUsage, UsageSet

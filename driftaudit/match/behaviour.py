@@ -15,31 +15,29 @@ from driftaudit.usage.files import ConsumerFiles
 
 
 def behaviour_later(
-    usages: UsageSet, old, new, consumer: ConsumerFiles
+    usages: UsageSet, old, new, consumer: ConsumerFiles, fork: bool
 ) -> Callable[[], list[Finding]]:
     """The behaviour checks (`reach_half`, `copy_half`), started now in a forked child
-    when the trees' entries are being built (a cold run on two cores or more:
-    `snapshot/prefetch.py` started), so they run alongside matching; else computed when
-    the returned function is called. The child checks reach first (the larger half); the
-    copy check, if the child has not started it when this process is done matching, is
-    taken back and computed here while the child finishes reach."""
+    when `fork` (the pipeline's `Parallelism`: a cold run on two cores or more), so they
+    run alongside matching; else computed when the returned function is called. The
+    child checks reach first (the larger half); the copy check, if the child has not
+    started it when this process is done matching, is taken back and computed here
+    while the child finishes reach."""
     halves = {
         "reach": lambda: reach_half(usages, old, new, consumer),
         "copies": lambda: copy_half(usages, old, new, consumer),
     }
-    if old.prefetch is None and new.prefetch is None:
+    if not fork:
         return lambda: [f for half in halves.values() for f in half()]
     from driftaudit.forked import Forked
 
     cache = consumer.cache
 
     def before() -> None:  # in the child
-        for snapshot in (old, new):
-            snapshot.prefetch = None  # the prefetch child reports to this process's parent
         for store in {id(s.store): s.store for s in (old, new)}.values():
-            store.reopen_in_child()
+            store.in_child()  # the builds ahead report to this process's parent
         if cache is not None:
-            cache.store.reopen_in_child()
+            cache.store.in_child()
 
     def in_child(half: Callable[[], list[Finding]]) -> Callable[[], tuple]:
         def job() -> tuple:  # its findings, and what it derived from consumer files

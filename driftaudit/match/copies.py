@@ -27,8 +27,8 @@ from functools import partial
 
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.copies import body_change
+from driftaudit.drift.pairs import MISSING, PairMemo
 from driftaudit.findings import Finding, Fix, finding_at
-from driftaudit.pair_cache import MISSING, PairMemo
 from driftaudit.similarity import MIN_TOKENS, compare, function_tokens, functions, name_bag
 from driftaudit.snapshot.fingerprints import FunctionPrint, module_prints
 from driftaudit.usage import ImportUsage, OverrideUsage, UsageSet
@@ -153,7 +153,6 @@ def copy_findings(
         ours = consumer_functions(files)
     if not ours:
         return []
-    unsaved: list = []
     modules = sorted(candidate_modules(usages, old, ours))
     # the best original of a function depends on its tokens, its note and the candidate
     # modules alone: stored per version pair, so an unchanged function is not aligned again
@@ -165,12 +164,12 @@ def copy_findings(
         question = hashlib.sha256(
             repr((scope, function.tokens, function.note)).encode()
         ).hexdigest()
-        best = _recalled(memo.get(question, tuple), old, unsaved)
+        best = _recalled(memo.get(question, tuple), old)
         if best is None:
             if index is None:
                 prints = []
                 for module in modules:
-                    for number, found in enumerate(module_prints(old, module, unsaved)):
+                    for number, found in enumerate(module_prints(old, module)):
                         places[id(found)] = (module, number)
                         prints.append(found)
                 index = CopyIndex(prints)
@@ -183,7 +182,6 @@ def copy_findings(
             finding = _finding(function, *best, old, new, memo)
             if finding is not None:
                 findings.append(finding)
-    old.store.put_many(unsaved)
     memo.flush()
     return findings
 
@@ -205,7 +203,7 @@ def _best(function: ConsumerFunction, index: CopyIndex):
     return best
 
 
-def _recalled(stored, old, unsaved: list):
+def _recalled(stored, old):
     """A stored answer of `_best`: () for none, else (original, similarity, near); None
     when there is none to recall (or it no longer fits)."""
     if stored is MISSING:
@@ -214,7 +212,7 @@ def _recalled(stored, old, unsaved: list):
         return ()
     try:
         (module, number), similarity, near = stored
-        return module_prints(old, module, unsaved)[number], similarity, near
+        return module_prints(old, module)[number], similarity, near
     except (TypeError, ValueError, IndexError):
         return None
 

@@ -19,11 +19,11 @@ consumer file and entry (at its first call site, naming the others).
 from __future__ import annotations
 
 from driftaudit.drift.changes import short_name
+from driftaudit.drift.pairs import MISSING, PairMemo
 from driftaudit.drift.reach import ReachDiffer, ReachLost, describe_callers
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.reach_guards import ConsumerValues, never_taken
 from driftaudit.match.receivers import TypeResolver
-from driftaudit.pair_cache import MISSING, PairMemo
 from driftaudit.snapshot.callgraph import CallGraph
 from driftaudit.usage import CallUsage, MemberUsage, OverrideUsage, UsageSet
 

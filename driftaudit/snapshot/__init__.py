@@ -1,5 +1,6 @@
 """Source tree -> API model (griffe), loaded lazily per module and cached by content."""
 
-from driftaudit.snapshot.snapshot import Resolved, Snapshot
+from driftaudit.snapshot.resolution import Resolved
+from driftaudit.snapshot.snapshot import Snapshot
 
 __all__ = ["Resolved", "Snapshot"]

@@ -18,22 +18,19 @@ name left (`calls_unknown`).
 from __future__ import annotations
 
 import ast
-import json
 import re
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
 
 from driftaudit.astwalk import block_children, children, walk_statements
 from driftaudit.pysource import PARSE_ERRORS, dotted, parse_region, read_bytes
-from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.guards import branch_facts
+from driftaudit.store import Entry, Json, key
+from driftaudit.store.codecs import strings
+from driftaudit.store.store import collector_paused
 
 CALLGRAPH_VERSION = "6"
-# store -> key -> the call data built in this process and not stored yet: a file the two
-# trees share is read once (the graphs store what they built at the end, `save`)
-_BUILT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _MAX_ALIAS_HOPS = 12
 _OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None)$")
 
@@ -250,7 +247,18 @@ def _import_target(module: str, is_package: bool, node: ast.ImportFrom) -> str:
 
 def data_key(module: str, digest: str) -> str:
     """The store key of a module's call data (its file's content digest)."""
-    return f"callgraph:{CALLGRAPH_VERSION}:{module}:{digest}"
+    from driftaudit.snapshot.entries import calls_key
+
+    return calls_key(module, digest)
+
+
+def _module_data(data):
+    if not _is_module_data(data):
+        raise TypeError("not a module's call data")
+    return data
+
+
+CALLS_CODEC = Json(_module_data)
 
 
 def extract_calls(module: str, code: str, is_package: bool = False) -> dict:
@@ -359,13 +367,11 @@ class CallGraph:
     _sources: dict[str, SourceText] = field(default_factory=dict)  # read so far
 
     def save(self) -> None:
-        """Write the module call data built in this run to the store (one transaction)."""
+        """Write the module call data built or grown in this run to the store (one
+        transaction)."""
         self.snapshot.store.put_many(
-            [(k, json.dumps(d, separators=(",", ":")).encode()) for k, d in self._unsaved.items()]
+            [(Entry(k, dict, CALLS_CODEC), d) for k, d in self._unsaved.items()]
         )
-        built = _BUILT.get(self.snapshot.store, {})
-        for key in self._unsaved:
-            built.pop(key, None)
         self._unsaved = {}
 
     # ---- module data (cached by content) ------------------------------------------------
@@ -379,22 +385,20 @@ class CallGraph:
             self._data[module] = None
             return None
         key = data_key(module, digest)
-        built = _BUILT.setdefault(snapshot.store, {})
-        data = built.get(key)  # the other tree's graph built it (the same file in both)
-        cached = snapshot.store.get(key) if data is None else None
-        if cached is not None:
-            try:
-                data = json.loads(cached)
-            except ValueError:
-                data = None
-            if not _is_module_data(data):
-                data = None  # a corrupt entry, or one of another shape: computed again
+        is_package = snapshot.files[module].endswith("__init__.py")
+
+        def compute() -> dict:
+            return extract_calls(module, self._source(module).text, is_package)
+
+        # the store remembers it for the run: a file both trees share is read once, and
+        # both graphs grow the same data (written at `save`)
+        entry = Entry(key, compute, CALLS_CODEC)
+        data = snapshot.store.found_many([entry]).get(key)
         if data is None:
-            is_package = snapshot.files[module].endswith("__init__.py")
-            with gc_paused():
-                data = extract_calls(module, self._source(module).text, is_package)
+            with collector_paused():
+                data = compute()
+            snapshot.store.keep(entry, data)
             self._unsaved[key] = data
-            built[key] = data
         self._data[module] = data
         self._keys[module] = key
         return data
@@ -414,7 +418,7 @@ class CallGraph:
             return []
         calls = info.get("calls")
         if calls is None:
-            with gc_paused():
+            with collector_paused():
                 calls = info["calls"] = function_calls_at(self._source(where[0]), info)
             self._unsaved[self._keys[where[0]]] = self._data[where[0]]
         return calls
@@ -657,20 +661,12 @@ class CallGraph:
 
     def modules_calling(self, names: set[str]) -> dict[str, list[str]]:
         """name -> the modules whose text has a call `name(` (a fast scan of the tree,
-        cached per tree digest and name); narrows down where `callers` has to look."""
+        kept per tree digest and name); narrows down where `callers` has to look."""
         snapshot = self.snapshot
-        found: dict[str, list[str]] = {}
-        missing = set()
-        for name in names:
-            cached = snapshot.store.get(self._calling_key(name))
-            try:
-                modules = json.loads(cached) if cached is not None else None
-            except ValueError:
-                modules = None
-            if isinstance(modules, list) and all(isinstance(m, str) for m in modules):
-                found[name] = modules
-            else:
-                missing.add(name)  # not cached, or a corrupt entry
+        wanted = {n: Entry(self._calling_key(n), list, Json(strings)) for n in names}
+        stored = snapshot.store.found_many(list(wanted.values()))
+        found = {n: stored[e.key] for n, e in wanted.items() if e.key in stored}
+        missing = set(names) - set(found)
         if missing:
             # a substring test first (fast, in C), the regex only where the name occurs
             patterns = {
@@ -685,14 +681,12 @@ class CallGraph:
                 for name, (raw, pattern) in patterns.items():
                     if raw in text and pattern.search(text):
                         hits[name].append(module)
-            snapshot.store.put_many(
-                [(self._calling_key(n), json.dumps(m).encode()) for n, m in hits.items()]
-            )
+            snapshot.store.put_many([(wanted[n], m) for n, m in hits.items()])
             found.update(hits)
         return found
 
     def _calling_key(self, name: str) -> str:
-        return f"calling:{CALLGRAPH_VERSION}:{self.snapshot.digest}:{name}"
+        return key("calling", CALLGRAPH_VERSION, self.snapshot.digest, name)
 
 
 def _is_module_data(data) -> bool:

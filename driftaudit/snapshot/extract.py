@@ -169,7 +169,7 @@ class SglangFacts(griffe.Extension):
         # only a method whose lines spell `setattr` can call it (a cheap test)
         if isinstance(node, ast.ClassDef) and self.setattr_lines != []:
             if sets_own_attributes(node, self.setattr_lines):
-                cls.extra["driftaudit"]["registry"] = True
+                cls.extra["driftaudit"]["registry"] = self.registered
 
 
 def registered_names(module: ast.Module) -> dict[str, int]:
@@ -252,7 +252,7 @@ def _convert(obj: griffe.Object | griffe.Alias) -> Obj | None:
             if name not in members:
                 members[name] = Attribute(name, lineno, labels=["instance-attribute"])
         if facts.get("registry"):
-            for name, lineno in _FACTS.registered.items():
+            for name, lineno in facts["registry"].items():
                 if name not in members:
                     members[name] = Attribute(name, lineno, labels=["registered"])
         return Class(obj.name, obj.lineno, bases, members, sorted(obj.labels))
@@ -285,28 +285,20 @@ def _add_slots(members: dict[str, Obj], lineno: int | None) -> None:
             members[name] = Attribute(name, slots.lineno or lineno, labels=["instance-attribute"])
 
 
-_FACTS = SglangFacts()
-_EXTENSIONS = None
-
-
 def extract_module(
     module_name: str, relpath: str, code: str, trees: list[ast.Module] | None = None
 ) -> Module:
     """Parse one file into a `Module`; a file that does not parse gives parse_error. The
     syntax tree griffe visited (left as `ast.parse` gives it) is appended to `trees`, for
     the other readers of the module."""
-    global _EXTENSIONS
-    if _EXTENSIONS is None:
-        _EXTENSIONS = griffe.load_extensions(_FACTS)
-    _FACTS.classes = {}
-    _FACTS.tree = None
+    facts = SglangFacts()  # one per module: what it learns of the tree stays here
     module = Module(module_name, relpath)
     try:
         visited = griffe.visit(
             module_name,
             Path(relpath),
             code,
-            extensions=_EXTENSIONS,
+            extensions=griffe.load_extensions(facts),
             lines_collection=griffe.LinesCollection(),
             modules_collection=griffe.ModulesCollection(),
         )
@@ -317,11 +309,10 @@ def extract_module(
         module.parse_error = f"griffe could not read it: {type(exc).__name__}: {exc}"
         return module
     finally:
-        if trees is not None and _FACTS.tree is not None:
-            trees.append(_FACTS.tree)
-        _FACTS.tree = None
+        if trees is not None and facts.tree is not None:
+            trees.append(facts.tree)
     try:
-        _add_members(module, visited)
+        _add_members(module, visited, facts.classes)
         module.exports = _literal_exports(visited)
     except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError) as exc:
         # a name the model cannot hold: the module stays, opaque (nothing is reported
@@ -330,15 +321,15 @@ def extract_module(
     return module
 
 
-def _add_members(module: Module, visited: griffe.Module) -> None:
+def _add_members(module: Module, visited: griffe.Module, rebound: dict) -> None:
     for name, member in visited.members.items():
         if member.is_alias and name.endswith("/*"):
             module.wildcards.append(member.target_path)
             continue
         # `is_alias` first: `is_class` on an alias resolves it, and an import griffe
         # cannot follow (a conditional re-binding, a name from outside sglang) would raise
-        if name in _FACTS.classes and not member.is_alias and not member.is_class:
-            member = _FACTS.classes[name]  # rebound class: keep the class and its members
+        if name in rebound and not member.is_alias and not member.is_class:
+            member = rebound[name]  # rebound class: keep the class and its members
         converted = _convert(member)
         if converted is not None:
             module.members[name] = converted

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from driftaudit.similarity import MIN_TOKENS, function_tokens, functions, name_bag
-from driftaudit.snapshot.gcpause import gc_paused
+from driftaudit.store import Entry, Json
 
 FINGERPRINTS_VERSION = "1"
 
@@ -48,8 +48,7 @@ def extract_prints(
 ) -> list[FunctionPrint]:
     """Every function or method of `code` with at least `min_tokens` tokens (`only`: just
     the one of that qualified name; tokenising is most of the cost)."""
-    with gc_paused():
-        return _extract_prints(module, code, min_tokens, only)
+    return _extract_prints(module, code, min_tokens, only)
 
 
 def _extract_prints(module: str, code: str, min_tokens: int, only: str | None):
@@ -80,33 +79,33 @@ def prints_of_tree(
 
 def prints_key(module: str, digest: str) -> str:
     """The store key of a module's fingerprints (its file's content digest)."""
-    return f"fingerprints:{FINGERPRINTS_VERSION}:{module}:{digest}"
+    from driftaudit.snapshot.entries import prints_key
+
+    return prints_key(module, digest)
 
 
 def encode_prints(prints: list[FunctionPrint]) -> bytes:
     return json.dumps([p.to_json() for p in prints]).encode()
 
 
-def module_prints(snapshot, module: str, unsaved: list | None = None) -> list[FunctionPrint]:
-    """The fingerprints of one module of a snapshot (cached by content). New entries go
-    to `unsaved` when given (for the caller to write in one transaction)."""
+def prints_entry(snapshot, module: str, digest: str) -> Entry[list[FunctionPrint]]:
+    """The fingerprints of one module of a snapshot, kept by content."""
+    return Entry(
+        prints_key(module, digest),
+        lambda: extract_prints(module, snapshot.source(module) or ""),
+        Json(
+            lambda data: [FunctionPrint.from_json(module, item) for item in data],
+            lambda prints: [p.to_json() for p in prints],
+        ),
+    )
+
+
+def module_prints(snapshot, module: str) -> list[FunctionPrint]:
+    """The fingerprints of one module of a snapshot (kept by content)."""
     digest = snapshot.file_digest(module)
     if digest is None:
         return []
-    key = prints_key(module, digest)
-    cached = snapshot.store.get(key)
-    if cached is not None:
-        try:
-            return [FunctionPrint.from_json(module, item) for item in json.loads(cached)]
-        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
-            pass  # a corrupt entry, or one of another shape: rebuilt
-    prints = extract_prints(module, snapshot.source(module) or "")
-    data = encode_prints(prints)
-    if unsaved is None:
-        snapshot.store.put(key, data)
-    else:
-        unsaved.append((key, data))
-    return prints
+    return snapshot.store.get(prints_entry(snapshot, module, digest))
 
 
 def find_function(code: str, qualname: str) -> FunctionPrint | None:

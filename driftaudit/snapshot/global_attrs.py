@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import ast
 
+from driftaudit.store import key
+
 GLOBAL_ATTRS_VERSION = "1"
-_CACHE: dict[tuple[str, str, str], dict[str, dict[str, int]] | None] = {}
 
 
 def stored_attributes(snapshot, module: str, name: str) -> dict[str, int] | None:
@@ -24,17 +25,14 @@ def stored_attributes(snapshot, module: str, name: str) -> dict[str, int] | None
     digest = snapshot.file_digest(module)  # None: not a readable file of the tree
     if digest is None:
         return None
-    key = (str(snapshot.tree.root), module, digest)
-    if key not in _CACHE:
-        _CACHE[key] = _stored(snapshot, module, digest)
-    found = _CACHE[key]
+    found = _stored(snapshot, module, digest)  # remembered by the store for the run
     return None if found is None else found.get(name)
 
 
 def _stored(snapshot, module: str, digest: str) -> dict[str, dict[str, int]] | None:
     """`_read` of the module, kept in the snapshot store (keyed by the file's content)."""
-    key = f"global_attrs:{GLOBAL_ATTRS_VERSION}:{module}:{digest}"
-    return snapshot.kept(key, lambda: _read(snapshot.source(module)), _table)
+    entry = key("global_attrs", GLOBAL_ATTRS_VERSION, module, digest)
+    return snapshot.kept(entry, lambda: _read(snapshot.source(module)), _table)
 
 
 def _table(data) -> dict[str, dict[str, int]] | None:

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from stat import S_ISREG
+from typing import Any
 
-from driftaudit.cache import BlobStore
 from driftaudit.sources.index import verified_manifest
 from driftaudit.sources.tree import SourceTree
+from driftaudit.store import Entry, Json, Store, key
 
 UNREADABLE = "unreadable-"  # the digest of a file that cannot be read (never cached)
 
@@ -34,7 +34,7 @@ class Listing:
 
 
 def list_tree(
-    tree: SourceTree, store: BlobStore, salt: str, unreadable: Callable[[str, OSError], None]
+    tree: SourceTree, store: Store, salt: str, unreadable: Callable[[str, OSError], None]
 ) -> Listing:
     """`salt`: what else the tree's digest depends on (the model's version);
     `unreadable(path, error)`: told of each file that cannot be read."""
@@ -90,18 +90,13 @@ def _from_manifest(manifest: dict[str, list], listing: Listing) -> None:
 
 def _by_walk(
     tree: SourceTree,
-    store: BlobStore,
+    store: Store,
     listing: Listing,
     unreadable: Callable[[str, OSError], None],
 ) -> None:
     root = tree.root
-    stat_key = f"stats:{root.resolve()}"
-    try:
-        known = json.loads(store.get(stat_key) or b"{}")
-    except ValueError:
-        known = {}
-    if not isinstance(known, dict):
-        known = {}
+    entry = Entry(key("stats", STATS_VERSION, str(root.resolve())), dict, _STATS)
+    known = store.found_many([entry]).get(entry.key) or {}
     seen: dict[str, list] = {}
     top = os.fspath(root)  # strings, not Paths: pathlib costs more than the stat
     for dirpath, dirnames, filenames in os.walk(tree.package_dir):
@@ -135,4 +130,16 @@ def _by_walk(
             listing.files[name] = posix
             listing.digests[name] = digest
     if seen != known:
-        store.put(stat_key, json.dumps(seen).encode())
+        store.put(entry, seen)
+
+
+def _stats(data: Any) -> dict:
+    """posix path -> [size, mtime_ns, digest] (an entry of any other shape is ignored
+    file by file when read: `_by_walk` checks each)."""
+    if not isinstance(data, dict):
+        raise TypeError("not a table of file stats")
+    return data
+
+
+STATS_VERSION = "1"
+_STATS = Json(_stats)

@@ -13,8 +13,8 @@ import ast
 from collections.abc import Callable
 from functools import partial
 
-from driftaudit.snapshot.gcpause import gc_paused
 from driftaudit.snapshot.model import Class
+from driftaudit.store.store import collector_paused
 
 _DEPTH = 3
 SELFREADS_VERSION = "1"  # bump when an answer's meaning changes: invalidates the stored ones
@@ -48,7 +48,7 @@ class SelfReads:
         if file not in self._files:
             source = self.snapshot.tree.root / file
             try:
-                with gc_paused():
+                with collector_paused():
                     self._files[file] = ast.parse(source.read_text(encoding="utf-8"))
             except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
                 self._files[file] = None

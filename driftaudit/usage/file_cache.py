@@ -25,7 +25,8 @@ import pickle
 from collections.abc import Callable
 from pathlib import Path
 
-from driftaudit.cache import BlobStore
+from driftaudit.store import Entry, Pickled, Store, key
+from driftaudit.store.db import BlobStore
 from driftaudit.usage.exports import ConsumerExports, class_names
 from driftaudit.usage.model import Usage
 
@@ -55,7 +56,7 @@ class FileCache:
     """The latest per-file results of one consumer (see the module docstring)."""
 
     def __init__(self, cache_dir: Path, root: Path, tool: str):
-        self.store = BlobStore(cache_dir / "files.sqlite")
+        self.store = Store(BlobStore(cache_dir / "files.sqlite"))
         self.root = str(Path(root).resolve())
         self.tool = tool
         self.context: str | None = None  # the export table's digest: `use_exports`
@@ -67,22 +68,18 @@ class FileCache:
 
     # ---- records ----------------------------------------------------------------
 
-    def _slot(self, rel: str) -> str:
-        return "file:" + _sha(f"{SCHEMA_VERSION}\0{self.root}\0{rel}")
+    def _slot(self, rel: str) -> Entry[dict]:
+        """The entry of a file's record: the consumer's root and the file's path (its
+        content is checked inside: `_record`)."""
+        return Entry(key("file", SCHEMA_VERSION, _sha(f"{self.root}\0{rel}")), dict, _RECORD)
 
     def _record(self, file) -> dict:
         """The record of `file` (a `ConsumerFile`) as it is now: emptied when the file
         or driftaudit changed."""
         rel = file.rel
         if rel not in self.records:
-            record = None
-            data = self.store.get(self._slot(rel))
-            if data is not None:
-                try:
-                    record = pickle.loads(data)
-                except Exception:  # noqa: BLE001 -- corrupt or of another form: recomputed
-                    record = None
-            self.records[rel] = record if isinstance(record, dict) else {}
+            entry = self._slot(rel)
+            self.records[rel] = self.store.found_many([entry]).get(entry.key) or {}
         record = self.records[rel]
         key = self.keys.get(rel)
         if key is None:  # the text does not change during a run
@@ -184,9 +181,12 @@ class FileCache:
         changed = []
         for rel in sorted(self.dirty):
             try:
-                data = pickle.dumps(self.records[rel], protocol=pickle.HIGHEST_PROTOCOL)
+                _RECORD.encode(self.records[rel])
             except Exception:  # noqa: BLE001 -- something that does not pickle: not stored
                 continue
-            changed.append((self._slot(rel), data))
+            changed.append((self._slot(rel), self.records[rel]))
         self.store.put_many(changed)
         self.dirty = set()
+
+
+_RECORD = Pickled(dict)

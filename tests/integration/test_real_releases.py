@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from driftaudit.cache import BlobStore
 from driftaudit.drift import Differ
 from driftaudit.drift.changes import ParameterRemoved, ReturnArityChanged
 from driftaudit.errors import DriftauditError
 from driftaudit.pipeline import open_snapshots, run_compare
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import resolve_spec
+from driftaudit.store.db import BlobStore
 
 pytestmark = pytest.mark.integration
 
@@ -106,12 +106,12 @@ def test_drift_of_known_functions(release_cache):
 
 
 def test_warm_run_does_not_parse_sglang_again(release_cache, example_result, monkeypatch):
-    import driftaudit.snapshot.snapshot as snapshot_module
+    import driftaudit.snapshot.entries as entries_module
 
     def parse(*args):
         raise AssertionError("sglang parsed again on a warm run")
 
-    monkeypatch.setattr(snapshot_module, "_extract_entries", parse)
+    monkeypatch.setattr(entries_module, "extract_module_entries", parse)
     again = run_compare(EXAMPLE, "0.5.9", "0.5.14", release_cache)
     assert [f.as_dict() for f in again.findings] == [f.as_dict() for f in example_result.findings]
 

@@ -13,11 +13,11 @@ import json
 
 import pytest
 
-from driftaudit.cache import BlobStore
 from driftaudit.cli import main
 from driftaudit.pipeline import run_compare
 from driftaudit.snapshot import Snapshot
 from driftaudit.sources import resolve_spec
+from driftaudit.store.db import BlobStore
 
 from ..conftest import write_tree
 

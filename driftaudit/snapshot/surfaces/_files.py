@@ -21,7 +21,6 @@ import bisect
 import os
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 from driftaudit.pysource import dotted, parse_module, parse_region, read_bytes
@@ -48,14 +47,33 @@ def prefilter(*needles: re.Pattern[bytes]) -> tuple[re.Pattern[bytes], ...]:
 _PREFILTERS: list[tuple[re.Pattern[bytes], ...]] = []
 
 
-class TreeScan:
-    """One read of a tree's source files for every declared prefilter (the surfaces of a
-    cold run each read the whole tree otherwise). Lives as long as its snapshot: the
-    tree does not change under it. Only paths are kept, never the files' bytes."""
+class TreeScan(os.PathLike):
+    """A tree's root that reads the tree's source files once for every declared
+    prefilter (the surfaces of a cold run each read the whole tree otherwise): handed to
+    the extractors in place of the root (it is one: `os.fspath`, `/`), `iter_sources`
+    answers from it. Lives as long as its snapshot: the tree does not change under it.
+    Only paths are kept, never the files' bytes."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
         self._hits: dict[tuple, list[str]] | None = None
+        self._parsed: dict[str, ast.Module] = {}  # text -> its tree (a few files)
+
+    def parsed(self, text: str) -> ast.Module:
+        """`ast.parse(text)`, shared by the extractors reading this tree (the ServerArgs
+        files are read by three). Raises as `ast.parse` does; not to be changed."""
+        if text not in self._parsed:
+            self._parsed[text] = ast.parse(text)
+        return self._parsed[text]
+
+    def __fspath__(self) -> str:
+        return str(self.root)
+
+    def __truediv__(self, other: str) -> Path:
+        return self.root / other
+
+    def __str__(self) -> str:
+        return str(self.root)
 
     def hits(self, needles: tuple) -> list[str] | None:
         """The files under `root/sglang` that `needles` match, in path order (None: not a
@@ -81,22 +99,9 @@ class TreeScan:
         return self._hits.get(needles)
 
 
-_ACTIVE: dict[str, TreeScan] = {}  # root -> the scan the running extraction shares
-
-
-@contextmanager
-def shared_reads(scan: TreeScan) -> Iterator[None]:
-    """`iter_sources` of `scan.root` inside the block answers from `scan`."""
-    key = str(scan.root)
-    previous = _ACTIVE.get(key)
-    _ACTIVE[key] = scan
-    try:
-        yield
-    finally:
-        if previous is None:
-            _ACTIVE.pop(key, None)
-        else:
-            _ACTIVE[key] = previous
+def parse_text(root: Path | TreeScan, text: str) -> ast.Module:
+    """`ast.parse(text)`, shared through `root` when it is a `TreeScan`."""
+    return root.parsed(text) if isinstance(root, TreeScan) else ast.parse(text)
 
 
 def _candidates(base: Path) -> list[str]:
@@ -113,14 +118,14 @@ def _candidates(base: Path) -> list[str]:
 
 
 def iter_sources(
-    root: Path, needle: Needle = None, under: str = "sglang"
+    root: Path | TreeScan, needle: Needle = None, under: str = "sglang"
 ) -> Iterator[tuple[str, str]]:
     """(path relative to root, text) of every non-test `.py` file below `root/under`
     (or that one file) whose bytes match `needle`, one of `needle` when a sequence, or
     every file when None; in path order."""
     needles = [needle] if isinstance(needle, re.Pattern) else list(needle or [])
     base = Path(root) / under
-    scan = _ACTIVE.get(str(Path(root)))
+    scan = root if isinstance(root, TreeScan) else None
     hits = scan.hits(needle) if scan is not None and isinstance(needle, tuple) else None
     if base.is_file():
         candidates = [str(base)]

@@ -29,7 +29,7 @@ class Surface:
 
 
 # in the order matching first reads them: a cold run's helper process builds them so
-# (snapshot/prefetch.py)
+# (store/ahead.py)
 SURFACES: dict[str, Surface] = {
     "server_arg_redirects": Surface(
         serverarg_redirects.extract_redirects,

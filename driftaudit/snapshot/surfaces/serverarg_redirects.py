@@ -23,8 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from driftaudit.astwalk import walk, walk_statements
-from driftaudit.pysource import parse_shared
-from driftaudit.snapshot.surfaces._files import tail_name
+from driftaudit.snapshot.surfaces._files import parse_text, tail_name
 
 SERVER_ARGS_FILE = "sglang/srt/server_args.py"
 ARG_GROUPS = "sglang/srt/arg_groups"
@@ -61,12 +60,12 @@ def redirect_files(root: Path) -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
-def extract_redirects(root: Path) -> list[Redirect]:
-    root = Path(root)
+def extract_redirects(scan: Path) -> list[Redirect]:
+    root = Path(scan)
     found: list[Redirect] = []
     for path in redirect_files(root):
         try:
-            tree = parse_shared(path.read_text(encoding="utf-8", errors="replace"))
+            tree = parse_text(scan, path.read_text(encoding="utf-8", errors="replace"))
         except (SyntaxError, ValueError, RecursionError):
             continue
         relpath = path.relative_to(root).as_posix()

@@ -22,7 +22,8 @@ import ast
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from driftaudit.pysource import is_none, parse_shared
+from driftaudit.pysource import is_none
+from driftaudit.snapshot.surfaces._files import parse_text
 from driftaudit.snapshot.surfaces.serverarg_redirects import redirect_files
 
 
@@ -60,13 +61,13 @@ class Resolutions:
         return cls(by_field, dict(data["constants"]))
 
 
-def extract_resolutions(root: Path) -> Resolutions:
-    root = Path(root)
+def extract_resolutions(scan: Path) -> Resolutions:
+    root = Path(scan)
     found = Resolutions()
     for path in redirect_files(root):
         text = path.read_text(encoding="utf-8", errors="replace")
         try:
-            tree = parse_shared(text)
+            tree = parse_text(scan, text)
         except (SyntaxError, ValueError, RecursionError):
             continue
         relpath = path.relative_to(root).as_posix()

@@ -36,8 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from driftaudit.astwalk import walk
-from driftaudit.pysource import parse_shared
-from driftaudit.snapshot.surfaces._files import tail_name
+from driftaudit.snapshot.surfaces._files import parse_text, tail_name
 
 EXTRACTOR_VERSION = "4"  # bump when the model or extraction changes
 
@@ -154,8 +153,9 @@ class _Registration:
 class _Tree:
     """Parsed modules of one tree, by dotted name (parsed once, on demand)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, scan: Path | None = None) -> None:
         self.root = root
+        self.scan = scan or root  # a TreeScan shares its parses with the other surfaces
         self._modules: dict[str, tuple[ast.Module, str] | None] = {}
 
     def module(self, dotted: str) -> tuple[ast.Module, str] | None:
@@ -164,16 +164,16 @@ class _Tree:
             base = self.root.joinpath(*dotted.split("."))
             for path in (base.with_suffix(".py"), base / "__init__.py"):
                 if path.is_file():
-                    parsed = _parse(path)
+                    parsed = _parse(self.scan, path)
                     if parsed is not None:
                         self._modules[dotted] = (parsed, path.relative_to(self.root).as_posix())
                     break
         return self._modules[dotted]
 
 
-def _parse(path: Path) -> ast.Module | None:
+def _parse(scan: Path, path: Path) -> ast.Module | None:
     try:
-        return parse_shared(path.read_text(encoding="utf-8", errors="replace"))
+        return parse_text(scan, path.read_text(encoding="utf-8", errors="replace"))
     except (SyntaxError, ValueError, RecursionError):
         return None
 
@@ -187,8 +187,7 @@ def extract_server_args(root: Path) -> ServerArgsModel | None:
     """root is the folder that contains the `sglang/` package (e.g. an unpacked wheel).
 
     None when the tree has no `sglang/srt/server_args.py` or no `ServerArgs` in it."""
-    root = Path(root)
-    tree = _Tree(root)
+    tree = _Tree(Path(root), root)
     found = tree.module("sglang.srt.server_args")
     if found is None:
         return None

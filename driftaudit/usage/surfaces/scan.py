@@ -48,7 +48,7 @@ _SCANNERS: dict[str, Callable[[Sink], None]] = {
 def env_names_spelled(files: ConsumerFiles) -> set[str]:
     """Every `SGLANG_*`/`SGL_*` name the consumer's files spell: the env-var usages the
     scanners find name some of them (a cold run reads the trees' entries for them ahead,
-    `snapshot/prefetch.py`)."""
+    `store/ahead.py`)."""
     names: set[str] = set()
     for file in files:
         text = file.text
