@@ -11,6 +11,7 @@ A `TypeRef` is a small tuple, resolved later against the old sglang snapshot
     ("call", "sglang...f")            what calling sglang `f` gives (class: an instance)
     ("self", (base, ...), own)        `self` in a consumer subclass of sglang classes;
                                       `own` holds the names the subclass defines itself
+                                      (`super()`: the first base, `own` empty)
 """
 
 from __future__ import annotations

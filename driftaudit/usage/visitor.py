@@ -60,6 +60,7 @@ _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseExcept
 _STRING_IMPORTERS = {"import_module", "__import__"}
 _VALUE = "\0value:"  # scope key: the expression a local name was last assigned
 _WROTE = "\0wrote:"  # scope key: `obj.x` the consumer assigned itself
+_SUPER = "\0super"  # scope key: (TypeRef of `super()`, the class) in a subclass method
 
 
 class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
@@ -148,6 +149,8 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
                 return ("call", path)
             if isinstance(func, ast.Name):
                 local = self.lookup(func.id)
+                if func.id == "super" and local is None:
+                    return self._super(node)
                 if isinstance(local, ConsumerClass):
                     return ("self", local.bases, local.own)
                 return local.returns if isinstance(local, LocalFunction) else None
@@ -180,6 +183,19 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
             self.scopes.pop()
             return ("list", element) if element else None
         return None
+
+    def _super(self, node: ast.Call):
+        """`super()` (or `super(Cls, self)` in Cls) in a method of a subclass whose first
+        base is sglang's: the base's members, none of the subclass's own."""
+        found = self.lookup(_SUPER)
+        if found is None:
+            return None
+        typed, owner = found
+        if node.args or node.keywords:
+            named = node.args[0] if len(node.args) == 2 and not node.keywords else None
+            if not (isinstance(named, ast.Name) and named.id == owner):
+                return None
+        return typed
 
     def _annotation(self, node: ast.expr | None):
         return annotation_type(node, self.resolve_expr)
@@ -256,6 +272,8 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
                 scope[first] = job.patched
             elif job.owner is not None:
                 owner = job.owner
+                if owner.first_base:
+                    scope[_SUPER] = (("self", (owner.first_base,), frozenset()), owner.name)
                 if owner.bases:
                     scope[first] = ("self", owner.bases, owner.own)
                 else:
@@ -269,6 +287,7 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
         own = class_names(node)
         self.defined_names.update(own)
         saved, self._class = self._class, ClassContext(node.name, bases, own)
+        self._class.first_base = self.resolve_expr(node.bases[0]) if node.bases else None
         if not bases:
             self._class.wraps = self._wrapped(node)
         for statement in node.body:
