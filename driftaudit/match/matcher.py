@@ -29,6 +29,7 @@ from driftaudit.drift.serverargs import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
+from driftaudit.match.enum_lookups import enum_lookup_findings
 from driftaudit.match.global_attrs import protocol_findings
 from driftaudit.match.guards import TRY_NOTE, apply_guards
 from driftaudit.match.members import MemberMatcher
@@ -43,6 +44,7 @@ from driftaudit.usage import (
     AttributeNameUsage,
     CallShape,
     CallUsage,
+    EnumLookupUsage,
     ImportUsage,
     IndexUsage,
     MemberUsage,
@@ -83,6 +85,8 @@ def match_usages(
             findings += members.member(usage)
         elif isinstance(usage, OverrideUsage):
             findings += members.override(usage)
+        elif isinstance(usage, EnumLookupUsage):
+            findings += enum_lookup_findings(usage, differ)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
     findings += TypeMatcher(differ, matcher, members).findings(usages)
     findings += mutation_findings(usages, differ, members)

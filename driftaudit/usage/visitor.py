@@ -32,6 +32,7 @@ from driftaudit.usage.model import (
     CallShape,
     CallUsage,
     ClassFieldUsage,
+    EnumLookupUsage,
     ImportUsage,
     IndexUsage,
     KeywordDictUsage,
@@ -648,6 +649,11 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
         owner = self.resolve_expr(node.value) if key is not None else None
         if owner is not None and key.isidentifier():  # `Enum["NAME"]`: a member by name
             self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{key}"))
+        elif key is None and not isinstance(node.slice, (ast.Constant, ast.Tuple, ast.Slice)):
+            owner = self.resolve_expr(node.value)  # `Enum[name]`: by a run-time string
+            if owner is not None and isinstance(node.ctx, ast.Load):
+                focus = self.columns.span(node.slice)
+                self.usages.append(EnumLookupUsage(*self._at(node), owner, focus=focus))
         if key is not None and _is_meta_info(node.value):
             focus = self.columns.span(node.slice)
             self.usages.append(MetaInfoUsage(*self._at(node), "", key=key, focus=focus))
@@ -682,6 +688,10 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
             owner = self.resolve_expr(node.args[0])
             if owner is not None and named is not None:
                 self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{named}"))
+            elif owner is not None and len(node.args) == 2 and name == "getattr":
+                if not isinstance(node.args[1], ast.Constant):  # by a run-time string
+                    focus = self.columns.span(node.args[1])
+                    self.usages.append(EnumLookupUsage(*self._at(node), owner, focus=focus))
             receiver = self.infer(node.args[0])
             if receiver is None:
                 return
@@ -754,6 +764,13 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
             self.usages.append(
                 CallUsage(*self._at(node), symbol, **shape.__dict__, focus=self.columns.token(node))
             )
+            if len(node.args) == 1 and not node.keywords and shape.positional == 1:
+                # `Enum(value)`: a member by value (the matcher keeps enums only)
+                literal = _string(node.args[0])
+                focus = self.columns.span(node.args[0])
+                lookup = EnumLookupUsage(*self._at(node), symbol, by_value=True, literal=literal)
+                lookup.focus = focus
+                self.usages.append(lookup)
         elif isinstance(func, ast.Name) and isinstance(self.lookup(func.id), ConsumerClass):
             subclass = self.lookup(func.id)
             self.usages.append(
