@@ -157,6 +157,10 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
                 return local.returns if isinstance(local, LocalFunction) else None
             if isinstance(func, ast.Attribute):
                 base = self.infer(func.value)
+                if base is None and isinstance(func.value, ast.Name):
+                    owner = self.lookup(func.value.id)  # `MyBatch.init_new(...)`: a factory
+                    if isinstance(owner, ConsumerClass) and func.attr not in owner.own:
+                        base = ("self", owner.bases, owner.own)
                 return ("ret", base, func.attr) if base else None
             return None
         if isinstance(node, ast.Attribute):
@@ -176,6 +180,16 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and node.elts:
             first = self.infer(node.elts[0])
             return ("list", first) if first else None
+        if isinstance(node, ast.Dict) and node.values and node.keys[0] is not None:
+            first = self.infer(node.values[0])
+            return ("map", first) if first else None
+        if isinstance(node, ast.DictComp):
+            self.scopes.append({})
+            for generator in node.generators:
+                self._bind_loop(generator.target, generator.iter)
+            element = self.infer(node.value)
+            self.scopes.pop()
+            return ("map", element) if element else None
         if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
             self.scopes.append({})  # the element may use the comprehension's variables
             for generator in node.generators:
@@ -529,7 +543,7 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
     def _bind_loop(self, target: ast.expr, iterable: ast.expr) -> None:
         if isinstance(target, ast.Name):
             container = self.infer(iterable)
-            self.bind(target.id, ("elem", container) if container else None)
+            self.bind(target.id, ("iter", container) if container else None)
             return
         if not isinstance(target, (ast.Tuple, ast.List)):
             return
