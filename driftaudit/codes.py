@@ -562,7 +562,8 @@ BYPASSED_INIT_ATTRIBUTE_MISSING = _code(
     "error",
     "The consumer builds an sglang object without its `__init__` (`Cls.__new__(Cls)`, "
     "`object.__new__(Cls)`) and sets its attributes by hand, or hands an sglang function a "
-    "`SimpleNamespace` where it expects one of its classes; the new sglang code run on that "
+    "stand-in (a `SimpleNamespace`, a `Mock`, a hand-written class) where it expects one of "
+    "its classes; the new sglang code run on that "
     "object reads an attribute the class sets per instance and the consumer does not.",
     "AttributeError when the method (or the sglang function the object is handed to) runs.",
     "req = Req.__new__(Req); req.rid = 'x'; req.finished()  # finished() now reads self.status",

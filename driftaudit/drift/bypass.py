@@ -14,7 +14,8 @@ class BypassedInitAttributeMissing(Change):
     method: str = ""  # the method the consumer calls
     attribute: str = ""
     init_location: str | None = None  # where the new `__init__` sets it
-    stand_in_for: str = ""  # a SimpleNamespace handed as this parameter of `method`
+    stand_in_for: str = ""  # a stand-in handed as this parameter of `method`
+    stand_in: str = "a SimpleNamespace"  # what it is: a MagicMock, an instance of `Fake`
 
     code = codes.BYPASSED_INIT_ATTRIBUTE_MISSING
 
@@ -23,9 +24,9 @@ class BypassedInitAttributeMissing(Change):
         where = f" ({self.init_location})" if self.init_location else ""
         if self.stand_in_for:
             return (
-                f"a SimpleNamespace stands in for `{cls}` as `{self.stand_in_for}` of "
+                f"{self.stand_in} stands in for `{cls}` as `{self.stand_in_for}` of "
                 f"`{self.method}`, which now reads `{self.stand_in_for}.{self.attribute}`: "
-                f"`{cls}` has it{where}, the namespace does not"
+                f"`{cls}` has it{where}, the stand-in does not set it"
             )
         return (
             f"`{cls}` is built without `__init__` here; `{cls}.{self.method}` now reads "

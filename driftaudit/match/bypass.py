@@ -113,10 +113,17 @@ def _stand_in(usage: StandInUsage, differ: Differ, old: SelfReads, new: SelfRead
             attribute,
             member.location,
             param.name,
+            usage.kind,
         )
-        fix = Fix(f"give the namespace `{attribute}=` (as `{short_name(cls)}` has it)")
-        findings.append(finding_at(usage, change, change.explain(), fix))
+        fix = Fix(f"give the stand-in `{attribute}` (as `{short_name(cls)}` has it)")
+        # a mock answers any read with a new mock: wrong behaviour, not an AttributeError
+        severity = "warning" if "Mock" in usage.kind else None
+        findings.append(finding_at(usage, change, change.explain(), fix, **_severity(severity)))
     return findings
+
+
+def _severity(severity: str | None) -> dict:
+    return {"severity": severity} if severity else {}
 
 
 def _parameter(fn: Function, argument: str):

@@ -7,7 +7,8 @@ A usage carries the guards around it (`usage/guards.py`); a finding at its place
   AttributeError` covers the missing name, when it reads `obj.x` after the consumer set
   `obj.x` itself (the assignment is reported; a pack entry on the read, with its
   rewrite, still is), or when it is an import in an `except ImportError` fallback whose
-  `try` imports succeed on the new release;
+  `try` imports resolve in the new release (not merely "unchanged": an import that fails
+  on both releases leaves the fallback running);
 - lowered to info when it is an import inside such a `try` whose fallback imports the
   same name from a module the new release has (the message names the fallback).
 """
@@ -83,9 +84,14 @@ def _drops(finding: Finding, usage, differ: Differ, version: Version | None) -> 
             if guard[1] & _ATTRIBUTE:
                 return True
         elif kind == "fallback" and isinstance(usage, ImportUsage) and code in _MISSING:
-            if all(differ.reference_change(path) is None for _, path in guard[1]):
+            if all(_resolves(differ, path) for _, path in guard[1]):
                 return True  # the `try` imports work on the new release: never runs
     return False
+
+
+def _resolves(differ: Differ, path: str) -> bool:
+    """Does an import of `path` succeed on the new release (unchanged, and there)?"""
+    return differ.reference_change(path) is None and differ.new.resolve(path) is not None
 
 
 def _fallback_imports(usages: UsageSet, differ: Differ) -> dict[tuple, tuple[int, str, str]]:

@@ -29,6 +29,7 @@ from driftaudit.drift.serverargs import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
+from driftaudit.match.enum_lookups import enum_lookup_findings
 from driftaudit.match.global_attrs import protocol_findings
 from driftaudit.match.guards import TRY_NOTE, apply_guards
 from driftaudit.match.members import MemberMatcher
@@ -43,6 +44,7 @@ from driftaudit.usage import (
     AttributeNameUsage,
     CallShape,
     CallUsage,
+    EnumLookupUsage,
     ImportUsage,
     IndexUsage,
     MemberUsage,
@@ -83,6 +85,8 @@ def match_usages(
             findings += members.member(usage)
         elif isinstance(usage, OverrideUsage):
             findings += members.override(usage)
+        elif isinstance(usage, EnumLookupUsage):
+            findings += enum_lookup_findings(usage, differ)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
     findings += TypeMatcher(differ, matcher, members).findings(usages)
     findings += mutation_findings(usages, differ, members)
@@ -213,8 +217,8 @@ class _Matcher:
                 new = self.differ.new.resolve(moved.new_symbol)
         if old is None or new is None or old.opaque or new.opaque:
             return None
-        old_fn = callable_signature(old.obj, self.differ.old)
-        new_fn = callable_signature(new.obj, self.differ.new)
+        old, old_fn = _constructor(old, self.differ.old)
+        new, new_fn = _constructor(new, self.differ.new)
         if old_fn is None or new_fn is None:
             return None
         return old, new, old_fn, new_fn
@@ -406,6 +410,18 @@ class _Matcher:
             )
             return [finding_at(usage, change, message)]
         return []
+
+
+def _constructor(found: Resolved, snapshot) -> tuple[Resolved, Function | None]:
+    """The function calling `found` runs: itself, a class's own or generated `__init__`,
+    else the one it inherits from an sglang base (with the module that defines it)."""
+    fn = callable_signature(found.obj, snapshot)
+    if fn is not None or not isinstance(found.obj, Class):
+        return found, fn
+    init = snapshot.resolve(f"{found.canonical}.__init__")
+    if init is None or init.opaque or not isinstance(init.obj, Function):
+        return found, None
+    return init, init.obj
 
 
 def _slots(old: list[str], new: list[str] | None) -> list[int | None] | None:

@@ -52,6 +52,9 @@ class MemberMatcher:
     def member(self, usage: MemberUsage) -> list[Finding]:
         for cls in self.classes_of(usage.receiver):
             self._file_classes[usage.path].add(cls)
+            if usage.member == "__init__" and usage.call is not None:
+                # `super().__init__(...)`: the base's constructor, as `Base(...)` calls it
+                return self.matcher.call(usage, cls, usage.call)
             path = f"{cls}.{usage.member}"
             if self.differ.old.resolve(path) is None:
                 continue  # not an sglang member (the consumer's own, or dynamic)

@@ -12,6 +12,7 @@ from driftaudit.snapshot.model import Attribute, Class, Function
 from driftaudit.usage.types import annotation_text_type
 
 _MAX_DEPTH = 12
+_VALUE_METHODS = {"get", "pop", "setdefault"}  # of a mapping: one of its values
 
 
 class TypeResolver:
@@ -25,7 +26,7 @@ class TypeResolver:
         return resolved[1] if resolved and resolved[0] == "class" else None
 
     def resolve(self, ref, depth: int = 0):
-        """TypeRef -> ("class", canonical) | ("list", resolved) | None."""
+        """TypeRef -> ("class", canonical) | ("list" | "map", resolved) | None."""
         if ref is None or depth > _MAX_DEPTH:
             return None
         if ref in self._cache:
@@ -52,14 +53,19 @@ class TypeResolver:
                 if resolved:
                     return resolved
             return None
-        if kind == "list":
+        if kind in ("list", "map"):
             inner = self.resolve(ref[1], depth + 1)
-            return ("list", inner) if inner else None
-        if kind == "elem":
+            return (kind, inner) if inner else None
+        if kind in ("elem", "iter"):  # an item: a list's element, a mapping's value
             container = self.resolve(ref[1], depth + 1)
-            return container[1] if container and container[0] == "list" else None
+            wanted = ("list", "map") if kind == "elem" else ("list",)
+            return container[1] if container and container[0] in wanted else None
         if kind in ("attr", "ret"):
             owner = self.resolve(ref[1], depth + 1)
+            if kind == "ret" and owner and owner[0] == "map":
+                if ref[2] == "values":
+                    return ("list", owner[1])
+                return owner[1] if ref[2] in _VALUE_METHODS else None
             if not owner or owner[0] != "class":
                 return None
             found = self.snapshot.resolve(f"{owner[1]}.{ref[2]}")

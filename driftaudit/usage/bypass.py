@@ -6,12 +6,15 @@ the consumer sets the attributes it thinks the code it runs needs (`obj.x = ...`
 a helper that returns it (`def make(): s = object.__new__(C); ...; return s`), the
 calls on the helper's result in the same file count too.
 
-A stand-in is the other shape: `ns = SimpleNamespace(x=..., y=...)` (and `ns.z = ...`)
-handed to an sglang function (`f(ns)`, `f(server_args=ns)`) where it expects one of
-its classes.
+A stand-in is the other shape: an object the consumer builds by hand and hands to an
+sglang function (`f(ns)`, `f(server_args=ns)`) where it expects one of its classes:
+`SimpleNamespace(x=..., y=...)`, a `Mock`/`MagicMock` (its attributes: the keywords and
+`m.z = ...`; an unset one reads as a new mock, not an error), or an instance of a
+hand-written class of the file with no base (its attributes: what its body defines and
+its methods set on `self`; none when it defines `__getattr__`/`__getattribute__`).
 
-Only files that mention `__new__(` or `SimpleNamespace` and import sglang are parsed
-(a text test first).
+Only files that mention `__new__(`, `SimpleNamespace`, `Mock` or a class statement and
+import sglang are parsed (a text test first).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ class StandInUsage(Usage):
 
     argument: str = ""  # its position ("0") or keyword in the call
     attributes: list[str] = field(default_factory=list)  # the namespace's keywords and stores
+    kind: str = "a SimpleNamespace"  # "a MagicMock", "an instance of `Fake`"
 
 
 def collect_bypasses(files: ConsumerFiles, only: set[str] | None = None) -> list[Usage]:
@@ -52,7 +56,7 @@ def collect_bypasses(files: ConsumerFiles, only: set[str] | None = None) -> list
         text = file.text
         if text is None or "sglang" not in text:
             continue
-        if "__new__(" not in text and "SimpleNamespace" not in text:
+        if not any(word in text for word in _SPELLINGS):
             continue
         found += file.derived("bypasses", lambda file=file: _file_bypasses(file), list)
     return found
@@ -65,10 +69,16 @@ def _file_bypasses(file) -> list[Usage]:
     return _FileBypasses(file.rel, tree, file.text or "").run()
 
 
+_SPELLINGS = ("__new__(", "SimpleNamespace", "Mock", "class ")
+_MOCKS = {"Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock"}
+_DYNAMIC = {"__getattr__", "__getattribute__", "__slots__"}
+
+
 class _FileBypasses:
     def __init__(self, relpath: str, tree: ast.Module, text: str):
         self.relpath, self.tree, self.text = relpath, tree, text
         self.names = _sglang_names(tree)
+        self.fakes = _fake_classes(tree)
 
     def run(self) -> list[Usage]:
         found: list[Usage] = []
@@ -81,7 +91,7 @@ class _FileBypasses:
         # call lies in the scopes that span its text): read only the scopes that hold one,
         # whose statements are then judged from the tree
         new_lines = lines_spelling(self.text, ["__new__"])
-        namespace_lines = lines_spelling(self.text, ["SimpleNamespace"])
+        namespace_lines = lines_spelling(self.text, ["SimpleNamespace", "Mock", *self.fakes])
         for scope in [self.tree, *functions]:
             if _holds(scope, new_lines):
                 found += self._bypasses(scope, functions)
@@ -111,21 +121,21 @@ class _FileBypasses:
         return found
 
     def _stand_ins(self, scope: ast.AST) -> list[StandInUsage]:
-        namespaces: dict[str, list[str]] = {}
+        namespaces: dict[str, tuple[str, list[str]]] = {}  # name -> (kind, attributes)
         for statement in _own_statements(scope):
             if (
                 isinstance(statement, ast.Assign)
                 and len(statement.targets) == 1
                 and isinstance(statement.targets[0], ast.Name)
-                and self._namespace(statement.value)
             ):
-                keywords = [k.arg for k in statement.value.keywords if k.arg]
-                namespaces[statement.targets[0].id] = keywords
+                built = self._built(statement.value)
+                if built is not None:
+                    namespaces[statement.targets[0].id] = built
         for node in own_nodes(scope):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 holder = dotted(node.value)
                 if holder in namespaces:
-                    namespaces[holder].append(node.attr)
+                    namespaces[holder][1].append(node.attr)
         found = []
         for node in own_nodes(scope):
             if not isinstance(node, ast.Call):
@@ -138,12 +148,12 @@ class _FileBypasses:
             for key, value in given:
                 if isinstance(value, ast.Starred):
                     break
-                if self._namespace(value):
-                    attributes = [k.arg for k in value.keywords if k.arg]
-                elif isinstance(value, ast.Name) and value.id in namespaces:
-                    attributes = namespaces[value.id]
-                else:
+                built = self._built(value)
+                if built is None and isinstance(value, ast.Name):
+                    built = namespaces.get(value.id)
+                if built is None:
                     continue
+                kind, attributes = built
                 found.append(
                     StandInUsage(
                         self.relpath,
@@ -152,9 +162,26 @@ class _FileBypasses:
                         callee,
                         argument=key,
                         attributes=list(attributes),
+                        kind=kind,
                     )
                 )
         return found
+
+    def _built(self, node: ast.expr) -> tuple[str, list[str]] | None:
+        """(kind, attributes) of a stand-in built by `node`, or None."""
+        if not isinstance(node, ast.Call):
+            return None
+        if self._namespace(node):
+            return "a SimpleNamespace", [k.arg for k in node.keywords if k.arg]
+        callee = dotted(node.func) or ""
+        name = callee.rpartition(".")[2]
+        if name in _MOCKS and not node.args and all(k.arg for k in node.keywords):
+            if any(k.arg in ("spec", "spec_set") for k in node.keywords):
+                return None  # specced: reads the spec's names, not a free-form object
+            return f"a {name}", [k.arg for k in node.keywords if k.arg]
+        if callee in self.fakes:
+            return f"an instance of `{callee}`", list(self.fakes[callee])
+        return None
 
     def _namespace(self, node: ast.expr) -> bool:
         """`SimpleNamespace(...)` / `types.SimpleNamespace(...)` without `**kwargs`."""
@@ -240,6 +267,40 @@ def _sglang_names(tree: ast.Module) -> dict[str, str]:
                     else:
                         names["sglang"] = "sglang"
     return names
+
+
+def _fake_classes(tree: ast.Module) -> dict[str, set[str]]:
+    """Module-level classes with no base: name -> the attributes an instance has (the
+    names its body binds, and `self.x` its methods store)."""
+    fakes: dict[str, set[str]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef) or node.bases or node.keywords:
+            continue
+        names: set[str] = set()
+        for statement in node.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(statement.name)
+            targets = statement.targets if isinstance(statement, ast.Assign) else []
+            if isinstance(statement, ast.AnnAssign):
+                targets = [statement.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for inner in ast.walk(statement):
+                    if (
+                        isinstance(inner, ast.Attribute)
+                        and isinstance(inner.ctx, ast.Store)
+                        and isinstance(inner.value, ast.Name)
+                        and inner.value.id == "self"
+                    ):
+                        names.add(inner.attr)
+        decorated = any(
+            (dotted(d.func if isinstance(d, ast.Call) else d) or "").rpartition(".")[2]
+            != "dataclass"
+            for d in node.decorator_list
+        )  # a dataclass's fields are its annotated names; other decorators may add more
+        if not names & _DYNAMIC and not decorated:
+            fakes[node.name] = names
+    return fakes
 
 
 def _holds(scope: ast.AST, lines: list[int]) -> bool:

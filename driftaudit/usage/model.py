@@ -96,6 +96,15 @@ class KeywordDictUsage(Usage):
 
 
 @dataclass
+class EnumLookupUsage(Usage):
+    """A member of an sglang class looked up at run time: `E[name]`, `getattr(E, name)`
+    (by name, with a string not written in the code) or `E(value)` (by value)."""
+
+    by_value: bool = False
+    literal: str | None = None  # `E("fp8")`: the value written in the call
+
+
+@dataclass
 class ClassFieldUsage(Usage):
     """A name a consumer class body declares (`sglang_tp_size: int = 1` wraps a flag)."""
 

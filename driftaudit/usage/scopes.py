@@ -37,6 +37,9 @@ class ClassContext:
     # no sglang base, but `__init__` takes an sglang instance (`processor: LogitsProcessor`):
     # the class may stand in for it, so its methods are checked like overrides
     wraps: tuple[str, ...] = ()
+    # the sglang class `super()` reaches first: the class statement's first base, when
+    # it names sglang (after a consumer class or mixin, the MRO is not known here)
+    first_base: str | None = None
 
 
 @dataclass

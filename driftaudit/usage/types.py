@@ -6,11 +6,16 @@ A `TypeRef` is a small tuple, resolved later against the old sglang snapshot
     ("path", "sglang...Req")          an instance of the class the consumer names
     ("list", T)                       a container of T (List[Req], Sequence[Req] ...)
     ("attr", T, "reqs")               the type of attribute `reqs` of a T
-    ("elem", T)                       an element of T (`for req in batch.reqs`)
+    ("map", T)                        a mapping to T (Dict[str, Req], `{"a": req}` ...)
+    ("elem", T)                       an item of T (`reqs[0]`, `by_id[rid]`: a list's
+                                      element, a mapping's value)
+    ("iter", T)                       what iterating T gives (`for req in batch.reqs`:
+                                      a list's element; a mapping's keys are not typed)
     ("ret", T, "get_batch")           what method `get_batch` of a T returns
     ("call", "sglang...f")            what calling sglang `f` gives (class: an instance)
     ("self", (base, ...), own)        `self` in a consumer subclass of sglang classes;
                                       `own` holds the names the subclass defines itself
+                                      (`super()`: the first base, `own` empty)
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from collections.abc import Callable
 from driftaudit.pysource import dotted
 
 TypeRef = tuple
-TYPE_KINDS = {"path", "list", "attr", "elem", "ret", "call", "self"}
+TYPE_KINDS = {"path", "list", "map", "attr", "elem", "iter", "ret", "call", "self"}
 
 _CONTAINERS = {
     "List",
@@ -43,6 +48,15 @@ _CONTAINERS = {
     "AsyncIterable",
     "tuple",
     "Tuple",
+}
+_MAPPINGS = {
+    "Dict",
+    "dict",
+    "Mapping",
+    "MutableMapping",
+    "OrderedDict",
+    "DefaultDict",
+    "defaultdict",
 }
 _TRANSPARENT = {"Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired"}
 
@@ -79,6 +93,9 @@ def annotation_type(node: ast.expr | None, resolve: Callable[[ast.expr], str | N
         if head in _CONTAINERS:
             inner = annotation_type(args[0], resolve)
             return ("list", inner) if inner else None
+        if head in _MAPPINGS and len(args) == 2:
+            inner = annotation_type(args[1], resolve)
+            return ("map", inner) if inner else None
     return None
 
 

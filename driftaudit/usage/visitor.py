@@ -32,6 +32,7 @@ from driftaudit.usage.model import (
     CallShape,
     CallUsage,
     ClassFieldUsage,
+    EnumLookupUsage,
     ImportUsage,
     IndexUsage,
     KeywordDictUsage,
@@ -60,6 +61,7 @@ _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseExcept
 _STRING_IMPORTERS = {"import_module", "__import__"}
 _VALUE = "\0value:"  # scope key: the expression a local name was last assigned
 _WROTE = "\0wrote:"  # scope key: `obj.x` the consumer assigned itself
+_SUPER = "\0super"  # scope key: (TypeRef of `super()`, the class) in a subclass method
 
 
 class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
@@ -148,11 +150,17 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
                 return ("call", path)
             if isinstance(func, ast.Name):
                 local = self.lookup(func.id)
+                if func.id == "super" and local is None:
+                    return self._super(node)
                 if isinstance(local, ConsumerClass):
                     return ("self", local.bases, local.own)
                 return local.returns if isinstance(local, LocalFunction) else None
             if isinstance(func, ast.Attribute):
                 base = self.infer(func.value)
+                if base is None and isinstance(func.value, ast.Name):
+                    owner = self.lookup(func.value.id)  # `MyBatch.init_new(...)`: a factory
+                    if isinstance(owner, ConsumerClass) and func.attr not in owner.own:
+                        base = ("self", owner.bases, owner.own)
                 return ("ret", base, func.attr) if base else None
             return None
         if isinstance(node, ast.Attribute):
@@ -172,6 +180,16 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and node.elts:
             first = self.infer(node.elts[0])
             return ("list", first) if first else None
+        if isinstance(node, ast.Dict) and node.values and node.keys[0] is not None:
+            first = self.infer(node.values[0])
+            return ("map", first) if first else None
+        if isinstance(node, ast.DictComp):
+            self.scopes.append({})
+            for generator in node.generators:
+                self._bind_loop(generator.target, generator.iter)
+            element = self.infer(node.value)
+            self.scopes.pop()
+            return ("map", element) if element else None
         if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
             self.scopes.append({})  # the element may use the comprehension's variables
             for generator in node.generators:
@@ -180,6 +198,19 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
             self.scopes.pop()
             return ("list", element) if element else None
         return None
+
+    def _super(self, node: ast.Call):
+        """`super()` (or `super(Cls, self)` in Cls) in a method of a subclass whose first
+        base is sglang's: the base's members, none of the subclass's own."""
+        found = self.lookup(_SUPER)
+        if found is None:
+            return None
+        typed, owner = found
+        if node.args or node.keywords:
+            named = node.args[0] if len(node.args) == 2 and not node.keywords else None
+            if not (isinstance(named, ast.Name) and named.id == owner):
+                return None
+        return typed
 
     def _annotation(self, node: ast.expr | None):
         return annotation_type(node, self.resolve_expr)
@@ -256,6 +287,8 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
                 scope[first] = job.patched
             elif job.owner is not None:
                 owner = job.owner
+                if owner.first_base:
+                    scope[_SUPER] = (("self", (owner.first_base,), frozenset()), owner.name)
                 if owner.bases:
                     scope[first] = ("self", owner.bases, owner.own)
                 else:
@@ -269,6 +302,7 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
         own = class_names(node)
         self.defined_names.update(own)
         saved, self._class = self._class, ClassContext(node.name, bases, own)
+        self._class.first_base = self.resolve_expr(node.bases[0]) if node.bases else None
         if not bases:
             self._class.wraps = self._wrapped(node)
         for statement in node.body:
@@ -509,7 +543,7 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
     def _bind_loop(self, target: ast.expr, iterable: ast.expr) -> None:
         if isinstance(target, ast.Name):
             container = self.infer(iterable)
-            self.bind(target.id, ("elem", container) if container else None)
+            self.bind(target.id, ("iter", container) if container else None)
             return
         if not isinstance(target, (ast.Tuple, ast.List)):
             return
@@ -629,6 +663,11 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
         owner = self.resolve_expr(node.value) if key is not None else None
         if owner is not None and key.isidentifier():  # `Enum["NAME"]`: a member by name
             self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{key}"))
+        elif key is None and not isinstance(node.slice, (ast.Constant, ast.Tuple, ast.Slice)):
+            owner = self.resolve_expr(node.value)  # `Enum[name]`: by a run-time string
+            if owner is not None and isinstance(node.ctx, ast.Load):
+                focus = self.columns.span(node.slice)
+                self.usages.append(EnumLookupUsage(*self._at(node), owner, focus=focus))
         if key is not None and _is_meta_info(node.value):
             focus = self.columns.span(node.slice)
             self.usages.append(MetaInfoUsage(*self._at(node), "", key=key, focus=focus))
@@ -663,6 +702,10 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
             owner = self.resolve_expr(node.args[0])
             if owner is not None and named is not None:
                 self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{named}"))
+            elif owner is not None and len(node.args) == 2 and name == "getattr":
+                if not isinstance(node.args[1], ast.Constant):  # by a run-time string
+                    focus = self.columns.span(node.args[1])
+                    self.usages.append(EnumLookupUsage(*self._at(node), owner, focus=focus))
             receiver = self.infer(node.args[0])
             if receiver is None:
                 return
@@ -735,6 +778,13 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
             self.usages.append(
                 CallUsage(*self._at(node), symbol, **shape.__dict__, focus=self.columns.token(node))
             )
+            if len(node.args) == 1 and not node.keywords and shape.positional == 1:
+                # `Enum(value)`: a member by value (the matcher keeps enums only)
+                literal = _string(node.args[0])
+                focus = self.columns.span(node.args[0])
+                lookup = EnumLookupUsage(*self._at(node), symbol, by_value=True, literal=literal)
+                lookup.focus = focus
+                self.usages.append(lookup)
         elif isinstance(func, ast.Name) and isinstance(self.lookup(func.id), ConsumerClass):
             subclass = self.lookup(func.id)
             self.usages.append(
