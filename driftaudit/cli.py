@@ -30,7 +30,7 @@ from driftaudit.usage.files import ConsumerFiles
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ("error", "warning", "info", "never")
 FINDING_FORMATS = ("console", "json", "markdown", "sarif", "github", "html")
-CHANGE_FORMATS = ("console", "json", "markdown", "sarif")
+CHANGE_FORMATS = ("console", "json", "markdown", "sarif", "html")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -504,6 +504,8 @@ def _diff(args, cache_dir: Path) -> int:
         _emit(report.changes_markdown(changes, old.tree, new.tree), args)
     elif args.format == "sarif":
         _emit(report.changes_sarif(changes, old.tree, new.tree), args)
+    elif args.format == "html":
+        _emit(report.changes_html(changes, old.tree, new.tree), args)
     else:
         _emit(lambda console: report.render_changes(console, changes, old.tree, new.tree), args)
     return EXIT_OK

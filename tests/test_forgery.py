@@ -479,7 +479,7 @@ def test_the_fix_diff_on_a_terminal_is_inert(capsys, tmp_path, monkeypatch):
 ROUTE = '@app.get("/x`\\x1b[31m <img src=x> ##[warning]v1\\n# H [l](y)")\ndef f():\n    pass\n'
 
 
-@pytest.mark.parametrize("fmt", ["console", "markdown", "json", "sarif"])
+@pytest.mark.parametrize("fmt", ["console", "markdown", "json", "sarif", "html"])
 def test_diff_shows_sglang_text_inert(capsys, tmp_path, fmt):
     head = "from fastapi import FastAPI\napp = FastAPI()\n"
     old = write_tree(
@@ -508,6 +508,10 @@ def test_diff_shows_sglang_text_inert(capsys, tmp_path, fmt):
         assert_log_safe(text)
     if fmt == "markdown":
         assert_markdown_inert(text)
+    if fmt == "html":  # the route's line is shown as evidence: as text
+        assert_log_safe(text, commands=True)
+        assert_html_inert(text)
+        assert "&lt;img src=x&gt;" in text
     if fmt == "sarif":
         jsonschema.Draft4Validator(SCHEMA).validate(json.loads(text))
     assert "##[" not in text

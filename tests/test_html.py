@@ -194,3 +194,18 @@ def test_a_script_error_is_caught(tmp_path):
         f"<html><head><script>{_ON_ERROR}</script></head><body><script>nope();</script>"
     )
     assert _root_attrs(_dom(page, tmp_path)).get("data-errors") == "1"
+
+
+@needs_chromium
+def test_the_diff_page_in_a_browser(tmp_path):
+    argv = ["diff", "--old", str(CASE / "old"), "--new", str(CASE / "new"), "-q"]
+    argv += ["--cache-dir", str(tmp_path / "cache")]
+    assert main([*argv, "--format", "json", "--output", str(tmp_path / "d.json")]) == 0
+    changes = json.loads((tmp_path / "d.json").read_text())["changes"]
+    assert main([*argv, "--format", "html", "--output", str(tmp_path / "d.html")]) == 0
+    page = (tmp_path / "d.html").read_text(encoding="utf-8")
+    text = "".join(elements(page).text)
+    assert all(c["message"] in text for c in changes)
+    root = _root_attrs(_dom(tmp_path / "d.html", tmp_path))
+    assert root["data-ready"] == "1" and root["data-errors"] == "0"
+    assert root["data-shown"] == str(len(changes))

@@ -8,6 +8,7 @@ _HOMES = {
     "render_console": "console",
     "findings_github": "github",
     "findings_html": "html",
+    "changes_html": "html",
     "changes_json": "json_report",
     "findings_json": "json_report",
     "changes_markdown": "markdown",
@@ -17,6 +18,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "changes_html",
     "changes_json",
     "changes_markdown",
     "changes_sarif",

@@ -1,5 +1,6 @@
 """The HTML page (`--format html`): one self-contained file, inline CSS and plain JS, no
-request at view time.
+request at view time. `findings_html` for compare and check, `changes_html` for diff (the
+same page: each change a section, its sglang file the place).
 
 At a glance: the findings by severity, a chart by the release that introduced each change
 (where findings carry one, else by code), tables by code and by file. Then one section per
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from driftaudit.check.sourcelines import line_text
 from driftaudit.codes import SEVERITIES
+from driftaudit.drift import Change
 from driftaudit.findings import Finding, fact, summarize
 from driftaudit.report.escape import html_lines, html_text
 from driftaudit.sources import SourceTree
@@ -297,9 +299,23 @@ def findings_html(
 ) -> str:
     """`root`: the consumer directory (snippets; none without it); `fixes`: {path:
     (before, after)} of the fixer's suggestion (`fix.preview.previews`)."""
-    counts = summarize(findings)
     title = "driftaudit: " + consumer
-    out = [
+    out = _head(title, old, new, summarize(findings), len(findings), "finding")
+    if preamble:
+        out.append(f'<p class="preamble">{html_text(preamble)}</p>')
+    if findings:
+        out += [_chart(findings), _tables(findings)]
+    out.append(_filters(sorted({f.path for f in findings}), len(findings)))
+    out.append(_facts(findings, old, new, root, fixes or {}))
+    out.append(f"<script>{_SCRIPT}</script></body></html>\n")
+    return "\n".join(out)
+
+
+def _head(title: str, old, new, counts: dict[str, int], total: int, noun: str) -> list[str]:
+    cards = "".join(
+        f'<div class="card {s}" id="count-{s}"><b>{counts[s]}</b>{s}</div>' for s in SEVERITIES
+    )
+    return [
         "<!DOCTYPE html>",
         '<html lang="en" data-ready="0" data-errors="0">',
         '<head><meta charset="utf-8">',
@@ -308,34 +324,20 @@ def findings_html(
         f"<title>{html_text(title)}</title><style>{_STYLE}</style>",
         f"<script>{_ON_ERROR}</script></head><body>",
         f"<h1>{html_text(title)}</h1>",
-        f'<p>{_versions(old, new)}: <b id="total">{_plural(len(findings), "finding")}</b>.</p>',
+        f'<p>{_versions(old, new)}: <b id="total">{_plural(total, noun)}</b>.</p>',
+        f'<div class="cards">{cards}</div>',
     ]
-    if preamble:
-        out.append(f'<p class="preamble">{html_text(preamble)}</p>')
-    cards = "".join(
-        f'<div class="card {s}" id="count-{s}"><b>{counts[s]}</b>{s}</div>' for s in SEVERITIES
-    )
-    out.append(f'<div class="cards">{cards}</div>')
-    if findings:
-        out += [_chart(findings), _tables(findings)]
-    out.append(_filters(findings))
-    out.append(_facts(findings, old, new, root, fixes or {}))
-    out.append(f"<script>{_SCRIPT}</script></body></html>\n")
-    return "\n".join(out)
 
 
-def _filters(findings: list[Finding]) -> str:
+def _filters(paths: list[str], total: int) -> str:
     boxes = "".join(
         f'<label><input type="checkbox" name="severity" value="{s}" checked> {s}</label> '
         for s in SEVERITIES
     )
-    files = "".join(
-        f'<option value="{html_text(p)}">{html_text(p)}</option>'
-        for p in sorted({f.path for f in findings})
-    )
+    files = "".join(f'<option value="{html_text(p)}">{html_text(p)}</option>' for p in paths)
     return (
         f'<div id="filters">{boxes}<label>file <select id="file"><option value="">all files'
-        f'</option>{files}</select></label> <span id="shown">{len(findings)}</span> shown</div>'
+        f'</option>{files}</select></label> <span id="shown">{total}</span> shown</div>'
     )
 
 
@@ -383,4 +385,52 @@ def _facts(findings, old, new, root, fixes) -> str:
         block.append("</section>")
         out.append("\n".join(b for b in block if b))
     out.append("</div>")
+    return "\n".join(out)
+
+
+def _sglang_file(change: Change) -> str:
+    location = change.old_location or change.new_location or change.symbol
+    return location.rpartition(":")[0] if location.rpartition(":")[2].isdigit() else location
+
+
+def changes_html(changes: list[Change], old: SourceTree, new: SourceTree) -> str:
+    """The sglang-side changelog: counts by severity, a chart by code, then each change
+    with its evidence in both trees, filterable by severity and sglang file."""
+    counts = dict.fromkeys(SEVERITIES, 0)
+    by_code: dict[str, Counter] = defaultdict(Counter)
+    for change in changes:
+        counts[change.code.severity] += 1
+        by_code[change.code.code][change.code.severity] += 1
+    title = "driftaudit diff"
+    out = _head(title, old, new, counts, len(changes), "change")
+    if changes:
+        rows = [(f"<code>{code}</code>", by_code[code]) for code in sorted(by_code)]
+        out.append(f'<div id="chart"><h2>Changes by code</h2>{_bars(rows)}</div>')
+    files = sorted({_sglang_file(c) for c in changes})
+    out.append(_filters(files, len(changes)))
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    ordered = sorted(changes, key=lambda c: (rank[c.code.severity], _sglang_file(c), c.symbol))
+    trees = _TreeLines(old), _TreeLines(new)
+    out.append('<div id="findings">')
+    for change in ordered:
+        severity = change.code.severity
+        out.append(
+            "\n".join(
+                b
+                for b in (
+                    f'<section class="fact sev-{severity}" data-severity="{severity}"'
+                    f' data-code="{change.code.code}">',
+                    f'<h3><span class="{severity}">{severity}</span> <code>{change.code.code}'
+                    f"</code> {change.code.kind} <code>{html_text(change.symbol)}</code></h3>",
+                    f'<div class="place" data-file="{html_text(_sglang_file(change))}">',
+                    f'<p class="message">{html_text(change.explain())}</p>',
+                    _evidence("old", change.old_location, trees[0]),
+                    _evidence("new", change.new_location, trees[1]),
+                    "</div></section>",
+                )
+                if b
+            )
+        )
+    out.append("</div>")
+    out.append(f"<script>{_SCRIPT}</script></body></html>\n")
     return "\n".join(out)
