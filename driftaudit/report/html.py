@@ -50,6 +50,7 @@ align-items:center;max-width:800px}.bar{height:1em;display:flex}
 .bar span{display:block;height:100%}.bar .error{background:var(--err)}
 .bar .warning{background:var(--warn)}.bar .info{background:var(--info)}
 .glance{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}
+.glance>div{max-height:26em;overflow:auto}
 #filters{position:sticky;top:0;background:var(--bg);padding:.5em 0;
 border-bottom:1px solid var(--line);z-index:1}
 .fact{background:#fff;border:1px solid var(--line);border-left:4px solid var(--info);
