@@ -29,8 +29,8 @@ from driftaudit.usage.files import ConsumerFiles
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ("error", "warning", "info", "never")
-FINDING_FORMATS = ("console", "json", "markdown", "sarif", "github")
-CHANGE_FORMATS = ("console", "json", "markdown", "sarif")
+FINDING_FORMATS = ("console", "json", "markdown", "sarif", "github", "html")
+CHANGE_FORMATS = ("console", "json", "markdown", "sarif", "html")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -380,6 +380,14 @@ def _render(args, findings, old, new, suppressed=(), not_reported: str = "") -> 
         _emit(document, args)
     elif args.format == "github":
         _emit(report.findings_github(findings, args.path, _prefix(args.path)[1]), args)
+    elif args.format == "html":
+        from driftaudit.fix.preview import previews  # libcst: the fixes the page shows
+
+        fixes = previews(findings, args.path)
+        text = report.findings_html(
+            findings, old, new, consumer, args.path, fixes, preamble=not_reported
+        )
+        _emit(text, args)
     else:
         _emit(lambda console: report.render_console(console, findings, old, new, consumer), args)
 
@@ -496,6 +504,8 @@ def _diff(args, cache_dir: Path) -> int:
         _emit(report.changes_markdown(changes, old.tree, new.tree), args)
     elif args.format == "sarif":
         _emit(report.changes_sarif(changes, old.tree, new.tree), args)
+    elif args.format == "html":
+        _emit(report.changes_html(changes, old.tree, new.tree), args)
     else:
         _emit(lambda console: report.render_changes(console, changes, old.tree, new.tree), args)
     return EXIT_OK

@@ -55,6 +55,7 @@ class Finding:
     # where the fix's codemod acts (the start of the node it edits: the call, the
     # statement), when that is not line:column (a keyword, an attribute's name)
     anchor: tuple[int, int] | None = None
+    introduced: str | None = None  # the release between old and new that made the change
 
     def __post_init__(self) -> None:
         self.severity = self.severity or self.code.severity
@@ -79,24 +80,28 @@ class Finding:
         return (self.path, self.line, self.column, self.code.code, self.symbol)
 
     def as_dict(self) -> dict:
-        return {
-            "rule": self.code.code,  # the report contract's name for the code
-            "kind": self.code.kind,
-            "severity": self.severity,
-            "path": self.path,
-            "line": self.line,
-            "column": self.column,
-            "end_line": self.end_line,
-            "end_column": self.end_column,
-            "symbol": self.symbol,
-            "confidence": self.confidence,
-            "message": self.message,
-            "old_location": self.old_location,
-            "new_location": self.new_location,
-            "fix": self.fix.as_dict() | {"applicability": self.fix_applicability}
-            if self.fix
-            else None,
-        } | ({"details": self.details} if self.details is not None else {})
+        return (
+            {
+                "rule": self.code.code,  # the report contract's name for the code
+                "kind": self.code.kind,
+                "severity": self.severity,
+                "path": self.path,
+                "line": self.line,
+                "column": self.column,
+                "end_line": self.end_line,
+                "end_column": self.end_column,
+                "symbol": self.symbol,
+                "confidence": self.confidence,
+                "message": self.message,
+                "old_location": self.old_location,
+                "new_location": self.new_location,
+                "fix": self.fix.as_dict() | {"applicability": self.fix_applicability}
+                if self.fix
+                else None,
+            }
+            | ({"details": self.details} if self.details is not None else {})
+            | ({"introduced": self.introduced} if self.introduced is not None else {})
+        )
 
 
 def finding_at(

@@ -29,7 +29,7 @@ from driftaudit.findings import Finding, Fix
 from driftaudit.store import Entry, Json, Store
 from driftaudit.store.db import BlobStore
 
-SCHEMA_VERSION = 2  # bump when the stored form or the key's meaning changes
+SCHEMA_VERSION = 3  # bump when the stored form or the key's meaning changes
 DISABLE_ENV = "DRIFTAUDIT_NO_RESULT_CACHE"  # set (non-empty): never read or write it
 _PACKAGE = Path(__file__).resolve().parent
 _tool_digest: str | None = None
@@ -182,6 +182,7 @@ def _encode(finding: Finding) -> dict:
         "end_column": finding.end_column,
         "details": finding.details,
         "anchor": None if finding.anchor is None else list(finding.anchor),
+        "introduced": finding.introduced,
     }
 
 
@@ -207,6 +208,7 @@ def _decode(item: dict) -> Finding:
         end_column=item["end_column"],
         details=item["details"],
         anchor=None if anchor is None else (anchor[0], anchor[1]),
+        introduced=item["introduced"],
     )
 
 

@@ -45,3 +45,13 @@ def test_ci_installs_nothing_editable_and_lints():
     lines = ci_lines()
     assert not [line for line in lines if re.search(r"pip install .*(-e\b|--editable)", line)]
     assert "ruff check ." in lines and "ruff format --check ." in lines
+
+
+def test_ci_installs_chromium_for_the_browser_test_before_the_suite():
+    lines = ci_lines()
+    install = next(i for i, line in enumerate(lines) if "apt-get install" in line)
+    assert "chromium" in lines[install] and "-y" in lines[install].split()
+    assert any("DEBIAN_FRONTEND=noninteractive" in line for line in lines[:install])
+    assert install < lines.index(readme_commands()[1])
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "apt-get install -y chromium" in readme, "the README says how to install it"

@@ -6,7 +6,9 @@ What "inert" means per format: on a terminal or in a CI log no control character
 renders without colour here, so none at all), no line that starts a GitHub Actions
 workflow command (`::name::` after spaces) and no legacy `##[name]` anywhere; in Markdown
 the block structure of a report of benign names, no link, image or raw HTML but ours; in
-SARIF a percent-encoded relative URI that decodes back to the path.
+SARIF a percent-encoded relative URI that decodes back to the path; in the HTML page the
+elements and attributes of a page of benign names, no element or attribute but the page's
+own, the name back as the attribute's value (`visible`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -36,11 +39,13 @@ from driftaudit.findings import Finding, Fix
 from driftaudit.report import (
     changes_markdown,
     findings_github,
+    findings_html,
     findings_json,
     findings_markdown,
     findings_sarif,
     render_console,
 )
+from driftaudit.report.escape import visible
 from driftaudit.report.markdown import GITHUB_LIMIT
 from driftaudit.sources import SourceTree
 
@@ -50,7 +55,7 @@ CASE = FIXTURES / "themes" / "calls"
 OLD, NEW = str(CASE / "old"), str(CASE / "new")
 CALLS = (CASE / "consumer" / "calls.py").read_bytes()
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
-FORMATS = ("console", "markdown", "github", "sarif", "json")
+FORMATS = ("console", "markdown", "github", "sarif", "json", "html")
 
 
 def _cli(capsys, argv: list[str]) -> tuple[int, str, str]:
@@ -116,6 +121,92 @@ def assert_markdown_inert(markdown: str) -> list:
     return blocks
 
 
+# the page's own elements and attributes: nothing else may appear, whatever a name holds
+_HTML_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "script",
+    "body",
+    "h1",
+    "h2",
+    "h3",
+    "p",
+    "b",
+    "small",
+    "code",
+    "pre",
+    "span",
+    "div",
+    "section",
+    "table",
+    "tr",
+    "th",
+    "td",
+    "label",
+    "input",
+    "select",
+    "option",
+}
+_HTML_ATTRS = {
+    "lang",
+    "charset",
+    "http-equiv",
+    "content",
+    "class",
+    "id",
+    "style",
+    "title",
+    "type",
+    "name",
+    "value",
+    "checked",
+    "data-ready",
+    "data-errors",
+    "data-severity",
+    "data-code",
+    "data-file",
+}
+
+
+class _Structure(HTMLParser):
+    """The page as the browser's tokenizer sees it: elements, their attribute names, the
+    values of the attributes that are data."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: Counter = Counter()
+        self.files: list[str] = []
+        self.scripts = 0
+
+    def handle_starttag(self, tag, attrs):
+        names = dict(attrs)
+        self.tags[(tag, tuple(sorted(names)), names.get("class"))] += 1
+        self.scripts += tag == "script"
+        if tag == "div" and "data-file" in names:
+            self.files.append(names["data-file"])
+
+    def handle_endtag(self, tag):
+        self.tags[("/" + tag,)] += 1
+
+
+def assert_html_inert(page: str) -> _Structure:
+    """Only the page's own elements and attributes, its two scripts; returns the structure."""
+    parsed = _Structure()
+    parsed.feed(page)
+    parsed.close()
+    for key in parsed.tags:
+        if key[0].startswith("/"):
+            continue
+        assert key[0] in _HTML_TAGS, key
+        assert set(key[1]) <= _HTML_ATTRS, key
+    assert parsed.scripts == 2
+    assert "##[" not in page
+    return parsed
+
+
 # ---- the vectors: file names -------------------------------------------------------------
 
 # each: (what it attacks, the file name); every one must be shown inert in every format
@@ -149,6 +240,9 @@ def test_file_names_are_shown_inert(capsys, tmp_path, vector, fmt):
             re.match(r"::(error|warning|notice) file=", line) for line in lines[:-1]
         ), text
         assert_log_safe(text, commands=True)
+    if fmt == "html":
+        assert_log_safe(text, commands=True)
+        assert visible(path) in assert_html_inert(text).files
     if fmt in ("sarif", "json"):
         assert "##[" not in text
         document = json.loads(text)
@@ -208,8 +302,11 @@ def test_a_message_quoting_the_consumer_is_inert(capsys, tmp_path, fmt):
     elif fmt == "sarif":
         jsonschema.Draft4Validator(SCHEMA).validate(json.loads(text))
     else:
-        assert_log_safe(text, commands=fmt == "github")
+        assert_log_safe(text, commands=fmt in ("github", "html"))
         assert "\\x1b]8;;x\\x07" in text
+    if fmt == "html":
+        assert_html_inert(text)
+        assert "&lt;img src=x&gt;" in text
     if fmt == "markdown":
         assert_markdown_inert(text)
         html = _PARSER.render(text)
@@ -382,7 +479,7 @@ def test_the_fix_diff_on_a_terminal_is_inert(capsys, tmp_path, monkeypatch):
 ROUTE = '@app.get("/x`\\x1b[31m <img src=x> ##[warning]v1\\n# H [l](y)")\ndef f():\n    pass\n'
 
 
-@pytest.mark.parametrize("fmt", ["console", "markdown", "json", "sarif"])
+@pytest.mark.parametrize("fmt", ["console", "markdown", "json", "sarif", "html"])
 def test_diff_shows_sglang_text_inert(capsys, tmp_path, fmt):
     head = "from fastapi import FastAPI\napp = FastAPI()\n"
     old = write_tree(
@@ -411,6 +508,10 @@ def test_diff_shows_sglang_text_inert(capsys, tmp_path, fmt):
         assert_log_safe(text)
     if fmt == "markdown":
         assert_markdown_inert(text)
+    if fmt == "html":  # the route's line is shown as evidence: as text
+        assert_log_safe(text, commands=True)
+        assert_html_inert(text)
+        assert "&lt;img src=x&gt;" in text
     if fmt == "sarif":
         jsonschema.Draft4Validator(SCHEMA).validate(json.loads(text))
     assert "##[" not in text
@@ -449,6 +550,11 @@ PIECES = [
     "<",
     ">",
     "<img src=x>",
+    '"',
+    "'",
+    '" onclick="x',
+    "</script>",
+    "<!--",
     "</details>",
     "&#x202e;",
     "&amp;",
@@ -564,6 +670,18 @@ def test_markdown_structure_holds(findings, old, new, consumer, preamble):
     plain = SourceTree("a", "directory", Path("/x"), "1")
     benign = findings_markdown(_benign(findings), plain, plain, "c", preamble=preamble and "w")
     assert _blocks(text) == _blocks(benign)
+
+
+@PROPERTY
+@given(findings_of(), TREES, TREES, TEXT, TEXT)
+def test_html_structure_holds(findings, old, new, consumer, preamble):
+    page = findings_html(findings, old, new, consumer, preamble=preamble)
+    assert_log_safe(page, commands=True)
+    parsed = assert_html_inert(page)
+    assert sorted(parsed.files) == sorted(visible(f.path) for f in findings)
+    plain = SourceTree("a", "directory", Path("/x"), "1")
+    benign = findings_html(_benign(findings), plain, plain, "c", preamble=preamble and "w")
+    assert parsed.tags == assert_html_inert(benign).tags
 
 
 @PROPERTY

@@ -219,6 +219,7 @@ class PackMatcher:
             fix,
             severity=severity,
             confidence=confidence,
+            introduced=entry.introduced,
         )
 
 

@@ -1,11 +1,14 @@
 """Findings -> output: rich console (grouped by file), JSON (the stable contract),
-Markdown (a PR comment, a published audit), SARIF (code scanning), GitHub annotations."""
+Markdown (a PR comment, a published audit), SARIF (code scanning),
+GitHub annotations, an HTML page (one self-contained file)."""
 
 # imported on first use: a JSON report loads neither rich nor the SARIF writer
 _HOMES = {
     "render_changes": "console",
     "render_console": "console",
     "findings_github": "github",
+    "findings_html": "html",
+    "changes_html": "html",
     "changes_json": "json_report",
     "findings_json": "json_report",
     "changes_markdown": "markdown",
@@ -15,10 +18,12 @@ _HOMES = {
 }
 
 __all__ = [
+    "changes_html",
     "changes_json",
     "changes_markdown",
     "changes_sarif",
     "findings_github",
+    "findings_html",
     "findings_json",
     "findings_markdown",
     "findings_sarif",

@@ -15,8 +15,10 @@ such field through the helper of its format, and nowhere else escapes:
   (the runner reads `::name::` at the start of a line, after spaces).
 - `github_data`, `github_property`: workflow-command escaping, as the Actions runner
   unescapes it (`toolkit/packages/core/src/command.ts`), of `visible` text.
-- `md_text`, `md_code`, `md_message`, `html_text`: Markdown (CommonMark and GitHub's
-  extensions) and the raw HTML of a `<summary>`.
+- `md_text`, `md_code`, `md_message`: Markdown (CommonMark and GitHub's extensions).
+- `html_text`, `html_lines`: the HTML page (`--format html`) and Markdown's raw HTML:
+  text and quoted attribute values, `visible` first, `&<>"'` as entities: a field is
+  never markup, never ends the attribute it stands in (`html_lines`: code in `<pre>`).
 - `json_text`: a JSON document (JSON escapes every control character; `##[` becomes
   `##\\u005b`, the same string).
 - `uri_path`: a relative file path as an RFC 3986 relative reference (SARIF).
@@ -134,8 +136,14 @@ def md_message(text: str) -> str:
 
 
 def html_text(text: str) -> str:
-    """Text inside raw HTML (`<summary>`): no tag, no entity, no line break."""
+    """Text or a quoted attribute value in HTML: no tag, no entity, no line break, no
+    control or format character (shown as its escape, as on a terminal)."""
     return html.escape(visible(text), quote=True)
+
+
+def html_lines(text: str) -> str:
+    """Lines of code inside `<pre>`: each line `html_text`, the line breaks kept."""
+    return "\n".join(html_text(line.removesuffix("\r")) for line in text.split("\n"))
 
 
 def json_text(document) -> str:
