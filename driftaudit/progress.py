@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TextIO
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,7 +33,7 @@ class _Ticker:
     """Prints the current stage and the time spent in it, every `interval` seconds, from a
     daemon thread (the pipeline calls no hook while a wheel downloads or a child builds)."""
 
-    def __init__(self, stream: TextIO, interval: float):
+    def __init__(self, stream: IO[str], interval: float):
         self.stream, self.interval = stream, interval
         self.stage, self.since = "starting", time.monotonic()
         self.begun = self.since
