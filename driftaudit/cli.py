@@ -373,9 +373,12 @@ def _render(args, findings, old, new, suppressed=(), not_reported: str = "") -> 
         text = report.findings_markdown(findings, old, new, consumer, preamble=not_reported)
         _emit(text, args)
     elif args.format == "sarif":
+        from driftaudit.fix.suggest import suggested_fixes
+
         base, prefix = _prefix(args.path)
+        fixes = suggested_fixes([*findings, *suppressed], args.path)  # once, before rendering
         document = report.findings_sarif(
-            findings, old, new, consumer, args.path, base, prefix, suppressed
+            findings, old, new, consumer, args.path, base, prefix, suppressed, fixes
         )
         _emit(document, args)
     elif args.format == "github":

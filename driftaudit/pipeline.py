@@ -284,7 +284,10 @@ def _audit(
         for tree in (old.tree, new.tree):  # packs select entries by version: must parse
             parse_version(tree.version, f"sglang version of {tree.spec!r}")
         packs = load_packs(pack_directories(pack_dirs), old.tree.version, new.tree.version)
-    step("matching (parsing the sglang modules reached, once)")
+    step(
+        f"matching {len(usages.usages)} uses of sglang in {len(reaching)} files "
+        "(parsing the sglang modules reached, once)"
+    )
     differ = Differ(old, new)
     findings = match_usages(usages, differ, packs, consumer, surfaces, pins, files)
     findings += patch_findings(patches, differ) + bypass_findings(bypasses, differ)

@@ -52,6 +52,16 @@ def _no_result_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DRIFTAUDIT_NO_RESULT_CACHE", "1")
 
 
+@pytest.fixture(autouse=True)
+def _no_progress_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """stderr is a pipe under pytest: the periodic progress line would land in the
+    stderr that tests read, after however long a loaded machine takes (test_progress
+    sets its own interval)."""
+    from driftaudit import progress
+
+    monkeypatch.setattr(progress, "INTERVAL", 3600.0)
+
+
 @pytest.fixture
 def fake_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A loopback package index (tests/fake_index.py) as the only one: pip's config

@@ -209,8 +209,17 @@ class _Composer(cst.CSTTransformer):
         return insert_imports(updated_node, self.names.new if self.names else [])
 
 
-def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
-    """Apply the edits to one file's source; the result always parses, or nothing changes."""
+def parse(source: Source) -> MetadataWrapper:
+    """One file's tree with its metadata (positions, scopes) resolved on first use: shared
+    by every `rewrite` of that file (the tree is immutable; a rewrite builds a new one)."""
+    return MetadataWrapper(cst.parse_module(source.text), unsafe_skip_copy=True)
+
+
+def rewrite(
+    path: str, source: Source | str, edits: list[Edit], parsed: MetadataWrapper | None = None
+) -> FileChange:
+    """Apply the edits to one file's source; the result always parses, or nothing changes.
+    `parsed`: the source's `parse()`, when several rewrites of one file are asked for."""
     if isinstance(source, str):
         source = decode(source.encode("utf-8"))
     change = FileChange(path, source, source.text)
@@ -226,7 +235,7 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     if not edits:
         return change
     try:
-        module = cst.parse_module(source.text)
+        wrapper = parsed or parse(source)
     except cst.ParserSyntaxError as exc:
         change.skipped += [(e, f"does not parse: {exc.message}") for e in edits]
         return change
@@ -236,7 +245,7 @@ def rewrite(path: str, source: Source | str, edits: list[Edit]) -> FileChange:
     placed = [(e.position, e) for e in edits]
     composer = _Composer(placed)
     try:
-        code = MetadataWrapper(module, unsafe_skip_copy=True).visit(composer).code
+        code = wrapper.visit(composer).code
         cst.parse_module(code)
         problem = parses(source.encode(code), path)
     except (cst.ParserSyntaxError, ValueError, RecursionError, cst.CSTValidationError) as exc:

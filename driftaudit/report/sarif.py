@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from driftaudit import __version__
 from driftaudit.check.baseline import fingerprint
@@ -19,6 +20,9 @@ from driftaudit.findings import Finding
 from driftaudit.report.escape import json_text, uri_path
 from driftaudit.report.regions import region
 from driftaudit.sources import SourceTree
+
+if TYPE_CHECKING:
+    from driftaudit.fix.apply import FileChange  # libcst: loaded only where fixes are made
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -70,22 +74,8 @@ def _artifact(path: str, base: str) -> dict:
     return {"uri": uri_path(path), "uriBaseId": base}
 
 
-def _fix_of(finding: Finding, root: Path | None, prefix: str) -> list[dict]:
-    if root is None or finding.fix is None or not finding.fix.autofixable:
-        return []
-    if finding.confidence != "certain":
-        return []
-    from driftaudit.fix import edits_from_findings  # libcst: only when there is a fix
-    from driftaudit.fix.apply import rewrite
-    from driftaudit.fix.source import UnreadableSource, read_source
-
-    try:
-        source = read_source(root / finding.path)
-    except (OSError, UnreadableSource):
-        return []
-    # a suggestion, not a write: unsafe fixes are offered too, and say so
-    change = rewrite(finding.path, source, edits_from_findings([finding], unsafe_fixes=True))
-    if not change.changed:
+def _fix_of(finding: Finding, change: FileChange | None, prefix: str) -> list[dict]:
+    if change is None or finding.fix is None:
         return []
     description = finding.fix.description
     if finding.fix_applicability == "unsafe":
@@ -103,7 +93,13 @@ def _fix_of(finding: Finding, root: Path | None, prefix: str) -> list[dict]:
     ]
 
 
-def _result(finding: Finding, rule_index: dict[str, int], root: Path | None, prefix: str) -> dict:
+def _result(
+    finding: Finding,
+    rule_index: dict[str, int],
+    root: Path | None,
+    prefix: str,
+    fixes: dict[int, FileChange],
+) -> dict:
     start_line, start_column, end_line, end_column = region(finding, root)
     properties = {
         "symbol": finding.symbol,
@@ -138,9 +134,9 @@ def _result(finding: Finding, rule_index: dict[str, int], root: Path | None, pre
     }
     if root is not None:
         result["partialFingerprints"] = {"driftauditFingerprint/v1": fingerprint(finding, root)}
-    fixes = _fix_of(finding, root, prefix)
-    if fixes:
-        result["fixes"] = fixes
+    offered = _fix_of(finding, fixes.get(id(finding)), prefix)
+    if offered:
+        result["fixes"] = offered
     return result
 
 
@@ -175,8 +171,11 @@ def findings_sarif(
     base: Path | None = None,
     prefix: str = "",
     suppressed: list[Finding] = (),
+    fixes: dict[int, FileChange] | None = None,
 ) -> str:
-    """`root`: the consumer directory, to read lines (regions, fingerprints, fixes);
+    """`fixes`: each fixable finding's change (`fix.suggest.suggested_fixes`, computed
+    before the report: this module renders them). `root`: the consumer directory, to read
+    lines (regions, fingerprints);
     paths are `prefix` + the finding's path, relative to `base` (the repository root
     in CI; default: the consumer itself). `suppressed` findings (silenced inline) are
     included as suppressed results, so code scanning closes their alerts."""
@@ -185,9 +184,9 @@ def findings_sarif(
     src_root = (base or root or Path(consumer)).resolve().as_uri() + "/"
 
     def results(index: dict[str, int]) -> list[dict]:
-        listed = [_result(f, index, root, prefix) for f in findings]
+        listed = [_result(f, index, root, prefix, fixes or {}) for f in findings]
         for finding in suppressed:
-            result = _result(finding, index, root, prefix)
+            result = _result(finding, index, root, prefix, fixes or {})
             result["suppressions"] = [{"kind": "inSource", "justification": "# driftaudit: ignore"}]
             listed.append(result)
         return listed
