@@ -106,7 +106,9 @@ def targets(changes: list[dict], old_tree: Path, per_kind: int) -> list[Target]:
                 continue
             n_pos = len(args.posonlyargs + args.args) - (1 if len(qual) == 2 else 0)
             required = named[: n_pos - len(args.defaults)]
-            required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+            required += [
+                a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None
+            ]
             if args.posonlyargs:
                 continue  # positional-only: keyword spellings do not apply
             target.param = quoted[-1] if kind == "required-parameter-added" else quoted[0]

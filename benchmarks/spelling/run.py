@@ -66,10 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     header = f"sglang {args.old} -> {args.new}: {len(targets)} changes, {len(cases)} cases"
     print(header)
     print(text)
-    missed = [c for c, hit in zip(cases, columns["driftaudit"]) if not hit]
+    missed = [c for c, hit in zip(cases, columns["driftaudit"], strict=True) if not hit]
     for case in missed:
         print(
-            f"missed: {case.target.kind} {case.target.symbol} [{case.spelling}] {case.file}:{case.line}"
+            f"missed: {case.target.kind} {case.target.symbol} [{case.spelling}]",
+            f"{case.file}:{case.line}",
         )
     if args.markdown:
         args.markdown.write_text(f"{header}\n\n{text}\n")

@@ -61,7 +61,9 @@ MEMBER = {  # a class member removed
         "from {M} import {C}\n\n\nclass Sub({C}):\n    def run(self):\n"
         "        return super().{m}  # BREAK\n"
     ),
-    "getattr": 'from {M} import {C}\n\n\ndef run(obj: {C}):\n    return getattr(obj, "{m}")  # BREAK\n',
+    "getattr": (
+        'from {M} import {C}\n\n\ndef run(obj: {C}):\n    return getattr(obj, "{m}")  # BREAK\n'
+    ),
     "mock_patch_object": (
         "from unittest import mock\n\nfrom {M} import {C}\n\n"
         'patcher = mock.patch.object({C}, "{m}")  # BREAK\n'
@@ -76,7 +78,8 @@ FUNCTION = {  # a module-level function whose parameters changed
     "star": "from {M} import *  # noqa: F403\n\n{N}({ARGS})  # BREAK\n",
     "lazy": "def run():\n    from {M} import {N}\n\n    return {N}({ARGS})  # BREAK\n",
     "partial": (
-        "import functools\n\nfrom {M} import {N}\n\nbound = functools.partial({N}, {ARGS})  # BREAK\n"
+        "import functools\n\nfrom {M} import {N}\n\n"
+        "bound = functools.partial({N}, {ARGS})  # BREAK\n"
         "bound()\n"
     ),
     "kwargs_splat": "from {M} import {N}\n\nkwargs = {KW}\n{N}(**kwargs)  # BREAK\n",
@@ -88,7 +91,9 @@ FUNCTION = {  # a module-level function whose parameters changed
 }
 
 METHOD = {  # a method whose parameters changed
-    "annotated_param": "from {M} import {C}\n\n\ndef run(obj: {C}):\n    return obj.{m}({ARGS})  # BREAK\n",
+    "annotated_param": (
+        "from {M} import {C}\n\n\ndef run(obj: {C}):\n    return obj.{m}({ARGS})  # BREAK\n"
+    ),
     "annotated_attr": (
         "from {M} import {C}\n\n\nclass Holder:\n    def __init__(self, obj: {C}):\n"
         "        self.obj: {C} = obj\n\n    def run(self):\n"
@@ -123,7 +128,8 @@ METHOD = {  # a method whose parameters changed
         "    return obj.{m}(**kwargs)  # BREAK\n"
     ),
     "getattr": (
-        'from {M} import {C}\n\n\ndef run(obj: {C}):\n    return getattr(obj, "{m}")({ARGS})  # BREAK\n'
+        "from {M} import {C}\n\n\ndef run(obj: {C}):\n"
+        '    return getattr(obj, "{m}")({ARGS})  # BREAK\n'
     ),
 }
 
@@ -133,7 +139,8 @@ CONSTRUCTOR = {  # a class's __init__ whose parameters changed
     "module_attr": "import {M} as _mod\n\n_mod.{C}({ARGS})  # BREAK\n",
     "lazy": "def run():\n    from {M} import {C}\n\n    return {C}({ARGS})  # BREAK\n",
     "partial": (
-        "import functools\n\nfrom {M} import {C}\n\nmake = functools.partial({C}, {ARGS})  # BREAK\n"
+        "import functools\n\nfrom {M} import {C}\n\n"
+        "make = functools.partial({C}, {ARGS})  # BREAK\n"
         "make()\n"
     ),
     "kwargs_splat": "from {M} import {C}\n\nkwargs = {KW}\n{C}(**kwargs)  # BREAK\n",
@@ -141,7 +148,9 @@ CONSTRUCTOR = {  # a class's __init__ whose parameters changed
         "from {M} import {C}\n\n\nclass Sub({C}):\n    def __init__(self):\n"
         "        super().__init__({ARGS})  # BREAK\n"
     ),
-    "subclass_call": "from {M} import {C}\n\n\nclass Sub({C}):\n    pass\n\n\nSub({ARGS})  # BREAK\n",
+    "subclass_call": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    pass\n\n\nSub({ARGS})  # BREAK\n"
+    ),
     "reexport": (
         "from {PKG}.compat_{ID} import {C}\n\n{C}({ARGS})  # BREAK\n"
         "---- compat_{ID}.py ----\nfrom {M} import {C}  # noqa: F401\n"
