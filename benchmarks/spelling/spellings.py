@@ -1,0 +1,158 @@
+"""The ways a consumer spells a reach of a changed API: one template per (group, spelling).
+
+A template is Python source with `# BREAK` on the line the new release breaks; `{M}` is
+the module, `{N}` the name (a function, class or module-level name), `{C}`/`{m}` a class
+and its member, `{ARGS}` a call valid against the old signature, `{KW}` the same as a
+dict literal, `{PKG}` the consumer package (for a re-export through one of its modules).
+A template may hold a second file (`---- compat.py ----`): the re-export."""
+
+from __future__ import annotations
+
+# spellings a string carries (a runtime lookup): the table marks each one no checker found
+STRING_SPELLINGS = {"importlib", "mock_patch", "mock_patch_object", "getattr"}
+
+NAME = {  # a module-level name removed or moved
+    "direct": "from {M} import {N}  # BREAK\n",
+    "alias": "from {M} import {N} as _alias  # BREAK\n",
+    "module_attr": "import {M} as _mod\n\nvalue = _mod.{N}  # BREAK\n",
+    "star": "from {M} import *  # noqa: F403\n\nvalue = {N}  # BREAK\n",
+    "lazy": "def run():\n    from {M} import {N}  # BREAK\n\n    return {N}\n",
+    "type_checking": (
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from {M} import {N}  # BREAK\n"
+    ),
+    "try_except": ("try:\n    from {M} import {N}  # BREAK\nexcept ImportError:\n    {N} = None\n"),
+    "importlib": 'import importlib\n\nvalue = importlib.import_module("{M}").{N}  # BREAK\n',
+    "mock_patch": 'from unittest import mock\n\npatcher = mock.patch("{M}.{N}")  # BREAK\n',
+    "getattr": 'import {M} as _mod\n\nvalue = getattr(_mod, "{N}")  # BREAK\n',
+    "reexport": (
+        "from {PKG}.compat_{ID} import {N}\n\nvalue = {N}\n"
+        "---- compat_{ID}.py ----\nfrom {M} import {N}  # BREAK\n"
+    ),
+}
+
+MEMBER = {  # a class member removed
+    "class_attr": "from {M} import {C}\n\nvalue = {C}.{m}  # BREAK\n",
+    "annotated_param": "from {M} import {C}\n\n\ndef run(obj: {C}):\n    return obj.{m}  # BREAK\n",
+    "annotated_attr": (
+        "from {M} import {C}\n\n\nclass Holder:\n    def __init__(self, obj: {C}):\n"
+        "        self.obj: {C} = obj\n\n    def run(self):\n        return self.obj.{m}  # BREAK\n"
+    ),
+    "factory": (
+        "from {M} import {C}\n\n\ndef make() -> {C}:\n    raise NotImplementedError\n\n\n"
+        "value = make().{m}  # BREAK\n"
+    ),
+    "container": (
+        "from {M} import {C}\n\n\ndef run(objs: list[{C}]):\n    for obj in objs:\n"
+        "        print(obj.{m})  # BREAK\n"
+    ),
+    "container_index": (
+        "from {M} import {C}\n\n\ndef run(objs: dict[str, {C}]):\n"
+        '    return objs["a"].{m}  # BREAK\n'
+    ),
+    "inherited": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    pass\n\n\ndef run(obj: Sub):\n"
+        "    return obj.{m}  # BREAK\n"
+    ),
+    "self_inherited": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    def run(self):\n"
+        "        return self.{m}  # BREAK\n"
+    ),
+    "super": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    def run(self):\n"
+        "        return super().{m}  # BREAK\n"
+    ),
+    "getattr": (
+        'from {M} import {C}\n\n\ndef run(obj: {C}):\n    return getattr(obj, "{m}")  # BREAK\n'
+    ),
+    "mock_patch_object": (
+        "from unittest import mock\n\nfrom {M} import {C}\n\n"
+        'patcher = mock.patch.object({C}, "{m}")  # BREAK\n'
+    ),
+    "mock_patch": 'from unittest import mock\n\npatcher = mock.patch("{M}.{C}.{m}")  # BREAK\n',
+}
+
+FUNCTION = {  # a module-level function whose parameters changed
+    "direct": "from {M} import {N}\n\n{N}({ARGS})  # BREAK\n",
+    "alias": "from {M} import {N} as _alias\n\n_alias({ARGS})  # BREAK\n",
+    "module_attr": "import {M} as _mod\n\n_mod.{N}({ARGS})  # BREAK\n",
+    "star": "from {M} import *  # noqa: F403\n\n{N}({ARGS})  # BREAK\n",
+    "lazy": "def run():\n    from {M} import {N}\n\n    return {N}({ARGS})  # BREAK\n",
+    "partial": (
+        "import functools\n\nfrom {M} import {N}\n\n"
+        "bound = functools.partial({N}, {ARGS})  # BREAK\n"
+        "bound()\n"
+    ),
+    "kwargs_splat": "from {M} import {N}\n\nkwargs = {KW}\n{N}(**kwargs)  # BREAK\n",
+    "getattr": 'import {M} as _mod\n\ngetattr(_mod, "{N}")({ARGS})  # BREAK\n',
+    "reexport": (
+        "from {PKG}.compat_{ID} import {N}\n\n{N}({ARGS})  # BREAK\n"
+        "---- compat_{ID}.py ----\nfrom {M} import {N}  # noqa: F401\n"
+    ),
+}
+
+METHOD = {  # a method whose parameters changed
+    "annotated_param": (
+        "from {M} import {C}\n\n\ndef run(obj: {C}):\n    return obj.{m}({ARGS})  # BREAK\n"
+    ),
+    "annotated_attr": (
+        "from {M} import {C}\n\n\nclass Holder:\n    def __init__(self, obj: {C}):\n"
+        "        self.obj: {C} = obj\n\n    def run(self):\n"
+        "        return self.obj.{m}({ARGS})  # BREAK\n"
+    ),
+    "factory": (
+        "from {M} import {C}\n\n\ndef make() -> {C}:\n    raise NotImplementedError\n\n\n"
+        "make().{m}({ARGS})  # BREAK\n"
+    ),
+    "container": (
+        "from {M} import {C}\n\n\ndef run(objs: list[{C}]):\n    for obj in objs:\n"
+        "        obj.{m}({ARGS})  # BREAK\n"
+    ),
+    "inherited": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    pass\n\n\ndef run(obj: Sub):\n"
+        "    return obj.{m}({ARGS})  # BREAK\n"
+    ),
+    "self_inherited": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    def run(self):\n"
+        "        return self.{m}({ARGS})  # BREAK\n"
+    ),
+    "super": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    def {m}(self, *args, **kwargs):\n"
+        "        return super().{m}({ARGS})  # BREAK\n"
+    ),
+    "partial": (
+        "import functools\n\nfrom {M} import {C}\n\n\ndef run(obj: {C}):\n"
+        "    bound = functools.partial(obj.{m}, {ARGS})  # BREAK\n    return bound()\n"
+    ),
+    "kwargs_splat": (
+        "from {M} import {C}\n\n\ndef run(obj: {C}):\n    kwargs = {KW}\n"
+        "    return obj.{m}(**kwargs)  # BREAK\n"
+    ),
+    "getattr": (
+        "from {M} import {C}\n\n\ndef run(obj: {C}):\n"
+        '    return getattr(obj, "{m}")({ARGS})  # BREAK\n'
+    ),
+}
+
+CONSTRUCTOR = {  # a class's __init__ whose parameters changed
+    "direct": "from {M} import {C}\n\n{C}({ARGS})  # BREAK\n",
+    "alias": "from {M} import {C} as _alias\n\n_alias({ARGS})  # BREAK\n",
+    "module_attr": "import {M} as _mod\n\n_mod.{C}({ARGS})  # BREAK\n",
+    "lazy": "def run():\n    from {M} import {C}\n\n    return {C}({ARGS})  # BREAK\n",
+    "partial": (
+        "import functools\n\nfrom {M} import {C}\n\n"
+        "make = functools.partial({C}, {ARGS})  # BREAK\n"
+        "make()\n"
+    ),
+    "kwargs_splat": "from {M} import {C}\n\nkwargs = {KW}\n{C}(**kwargs)  # BREAK\n",
+    "super": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    def __init__(self):\n"
+        "        super().__init__({ARGS})  # BREAK\n"
+    ),
+    "subclass_call": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    pass\n\n\nSub({ARGS})  # BREAK\n"
+    ),
+    "reexport": (
+        "from {PKG}.compat_{ID} import {C}\n\n{C}({ARGS})  # BREAK\n"
+        "---- compat_{ID}.py ----\nfrom {M} import {C}  # noqa: F401\n"
+    ),
+}

@@ -1,0 +1,87 @@
+"""The spelling corpus (benchmarks/spelling/): its generator on a real release pair, and
+its scoring. The corpus's recall figures are the benchmark's; this checks the instrument:
+every case is valid code with its break marked, the spellings driftaudit has long found
+are found, and a finding counts only near its break and naming the change."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "spelling"))
+
+import generate  # noqa: E402
+import mine  # noqa: E402
+import score  # noqa: E402
+import spellings  # noqa: E402
+
+OLD, NEW = "0.5.22", "0.5.23"
+
+
+@pytest.fixture(scope="module")
+def corpus(release_cache: Path, tmp_path_factory: pytest.TempPathFactory):
+    changes = mine.diff_json(OLD, NEW, release_cache)["changes"]
+    old_root = release_cache / "sources" / f"sglang-{OLD}"
+    targets = mine.targets(changes, old_root, per_kind=1)
+    root = tmp_path_factory.mktemp("spelling")
+    cases = generate.write(targets, root)
+    findings = score.driftaudit_findings(root, OLD, NEW, release_cache)
+    return targets, root, cases, findings
+
+
+def test_every_breaking_kind_is_mined_with_its_old_signature(corpus) -> None:
+    targets, *_ = corpus
+    assert {t.kind for t in targets} == set(mine.KINDS)
+    for target in targets:
+        if target.kind in mine.PARAM_KINDS:
+            assert target.param
+            assert set(target.params) <= set(target.old_params)
+            if target.kind != "required-parameter-added":
+                assert target.param in target.old_params  # the old call passes it
+
+
+def test_each_case_parses_and_marks_its_break(corpus) -> None:
+    targets, root, cases, _ = corpus
+    for target in targets:
+        assert {c.spelling for c in cases if c.target is target} == set(generate.templates(target))
+    for case in cases:
+        text = (root / case.file).read_text()
+        ast.parse(text)
+        assert text.splitlines()[case.line - 1].endswith("# BREAK")
+
+
+def test_the_direct_spellings_are_found(corpus) -> None:
+    _, _, cases, findings = corpus
+    hits = score.driftaudit_hits(cases, findings)
+    direct = {"direct", "annotated_param"}
+    found = {(c.target.kind, c.spelling): h for c, h in zip(cases, hits, strict=True)}
+    for (kind, spelling), hit in found.items():
+        if spelling in direct:
+            assert hit, (kind, spelling)
+
+
+def test_a_hit_is_near_its_break_and_names_the_change() -> None:
+    target = mine.Target("symbol-removed", "sglang.m.gone", "sglang.m", ["gone"])
+    case = generate.Case(target, "direct", "pkg/case.py", 10)
+    near = {"path": "pkg/case.py", "line": 12, "symbol": "sglang.m.gone", "message": ""}
+    far = dict(near, line=14)
+    other = dict(near, symbol="sglang.m.gone_too", message="`gone_too` was removed")
+    elsewhere = dict(near, path="pkg/other.py")
+    assert score.driftaudit_hits([case], [near]) == [True]
+    assert score.driftaudit_hits([case], [far, other, elsewhere]) == [False]
+    assert score.checker_hits([case], {("pkg/case.py", 7)}) == [True]
+    assert score.checker_hits([case], {("pkg/case.py", 6), ("pkg/x.py", 10)}) == [False]
+
+
+def test_the_table_marks_a_string_spelling_no_checker_found() -> None:
+    target = mine.Target("symbol-removed", "sglang.m.gone", "sglang.m", ["gone"])
+    cases = [generate.Case(target, s, "f.py", 1) for s in ("mock_patch", "importlib", "direct")]
+    text = score.table(
+        cases, {"driftaudit": [True] * 3, "ty": [False, True, True]}, spellings.STRING_SPELLINGS
+    )
+    assert "mock_patch (string: no checker sees it)" in text
+    assert "importlib (string" not in text  # a checker found it: not marked
+    assert "**1.00** | **0.67**" in text
