@@ -21,7 +21,7 @@ from driftaudit.codes import CODES, explain, lookup
 from driftaudit.config import load_config
 from driftaudit.confined import in_tree, write_bytes
 from driftaudit.errors import DriftauditError
-from driftaudit.findings import at_or_above
+from driftaudit.findings import at_or_above, group_facts
 from driftaudit.progress import progress
 from driftaudit.report.escape import terminal, terminal_lines
 from driftaudit.sources import configure_sources
@@ -468,12 +468,16 @@ def _fix(args, cache_dir: Path) -> int:
         say(f"{len(covered)} findings need no edit of their own:")
         for finding in covered:
             say(f"  {_where(finding)} {finding.fix.description}")
-    remaining = result.needs_a_human()
+    remaining = group_facts(result.needs_a_human())
     if remaining:
-        say(f"{len(remaining)} findings need a human:")
-        for finding in remaining:
+        places = sum(len(group) for group in remaining)
+        at = f" ({places} places)" if places > len(remaining) else ""
+        say(f"{len(remaining)} findings need a human{at}:")
+        for group in remaining:  # one line per fact
+            finding = group[0]
             why = f" ({finding.fix.description})" if finding.fix else ""
-            say(f"  {_where(finding)} {finding.message}{why}")
+            more = f" (and {len(group) - 1} more places)" if len(group) > 1 else ""
+            say(f"  {_where(finding)} {finding.message}{why}{more}")
     if result.refused:
         return EXIT_USAGE
     # as ruff's `--diff`: without --apply, 1 when there is a diff (a gate: "fixes pending")

@@ -34,6 +34,7 @@ def test_json_report_follows_the_contract(capsys, tmp_path):
     assert report["old"]["spec"] == str(CASE / "old")
     finding = report["findings"][0]
     assert set(finding) == {
+        "fact",
         "rule",
         "kind",
         "severity",
@@ -70,7 +71,7 @@ def test_console_report_groups_by_file(capsys, tmp_path):
     code, captured = _compare(capsys, "--cache-dir", str(tmp_path))
     assert code == 1
     assert "calls.py" in captured.out and "DA201" in captured.out
-    assert "findings:" in captured.out
+    assert "facts at" in captured.out
 
 
 @pytest.mark.parametrize(
