@@ -20,7 +20,7 @@ from driftaudit.codes import CODES, explain, lookup
 from driftaudit.config import load_config
 from driftaudit.confined import in_tree, write_bytes
 from driftaudit.errors import DriftauditError
-from driftaudit.findings import at_or_above
+from driftaudit.findings import at_or_above, group_facts
 from driftaudit.progress import progress
 from driftaudit.report.escape import terminal, terminal_lines
 from driftaudit.sources import configure_sources
@@ -77,6 +77,12 @@ def _parser() -> argparse.ArgumentParser:
         compare.add_argument("--format", choices=FINDING_FORMATS, default="console")
         compare.add_argument("--output", type=Path, help="write the report to this file")
         compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
+        compare.add_argument(
+            "--show-info",
+            action="store_true",
+            help="also report info findings (changelog notes; off by default, as "
+            "`show-info = true` in the config; on with --fail-on info)",
+        )
         compare.add_argument("--exclude", action="append", default=[], help="files to skip")
         _packs_option(compare)
         compare.add_argument(
@@ -301,6 +307,9 @@ def _compare(args, cache_dir: Path) -> int:
     if args.min_confidence == "certain":  # after triage: a suppression of it is still used
         gate.findings = [f for f in gate.findings if f.confidence == "certain"]
         gate.accepted = [f for f in gate.accepted if f.confidence == "certain"]
+    if not (args.show_info or config.show_info or fail_on == "info"):
+        # changelog notes off; DA0xx (about the consumer's own suppressions, baseline) stay
+        gate.findings = [f for f in gate.findings if f.severity != "info" or _own(f)]
     if args.update_baseline:
         gate.write_baseline()
         _note(args, f"wrote {len(gate.accepted)} findings to the baseline {gate.baseline_path}")
@@ -317,6 +326,11 @@ def _compare(args, cache_dir: Path) -> int:
     if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in gate.findings):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _own(finding) -> bool:
+    """A finding about the consumer's input itself (DA0xx), not about an sglang change."""
+    return finding.code.code.startswith("DA0")
 
 
 def _note_skipped(skipped: list, quiet: bool = False, shown: int = 10) -> None:
@@ -479,12 +493,16 @@ def _fix(args, cache_dir: Path) -> int:
         say(f"{len(covered)} findings need no edit of their own:")
         for finding in covered:
             say(f"  {_where(finding)} {finding.fix.description}")
-    remaining = result.needs_a_human()
+    remaining = group_facts(result.needs_a_human())
     if remaining:
-        say(f"{len(remaining)} findings need a human:")
-        for finding in remaining:
+        places = sum(len(group) for group in remaining)
+        at = f" ({places} places)" if places > len(remaining) else ""
+        say(f"{len(remaining)} findings need a human{at}:")
+        for group in remaining:  # one line per fact
+            finding = group[0]
             why = f" ({finding.fix.description})" if finding.fix else ""
-            say(f"  {_where(finding)} {finding.message}{why}")
+            more = f" (and {len(group) - 1} more places)" if len(group) > 1 else ""
+            say(f"  {_where(finding)} {finding.message}{why}{more}")
     if result.refused:
         return EXIT_USAGE
     # as ruff's `--diff`: without --apply, 1 when there is a diff (a gate: "fixes pending")

@@ -137,8 +137,9 @@ PATCH_TARGET_REMOVED = _code(
     "The consumer assigns or patches an sglang attribute that no longer exists "
     '(`mod.x = ...`, `Cls.meth = fn`, `setattr`, `mock.patch("sglang...")`, '
     "`monkeypatch.setattr`).",
-    "A plain assignment still runs but has no effect: sglang no longer reads that name. "
-    "`mock.patch` and `monkeypatch.setattr` raise AttributeError.",
+    "A plain assignment (or the builtin `setattr`) still runs but has no effect: sglang "
+    "no longer reads that name (a warning). `mock.patch`, `patch.object` and "
+    "`monkeypatch.setattr` raise AttributeError (an error).",
     "LogitsProcessor._get_logits = my_get_logits",
     "Patch what the new release calls instead.",
     origin="usage",

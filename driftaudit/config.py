@@ -28,6 +28,7 @@ else:  # pragma: no cover
 
 _STRINGS = ("old", "new", "fail-on", "baseline")
 _LISTS = ("exclude", "wrap-prefixes")
+_BOOLS = ("show-info",)
 
 
 @dataclass
@@ -38,6 +39,7 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     wrap_prefixes: list[str] = field(default_factory=list)
     baseline: str | None = None
+    show_info: bool = False  # info findings (changelog notes) are off unless asked for
 
 
 def load_config(root: Path) -> Config:
@@ -77,11 +79,13 @@ def _from_table(data: dict, path: Path, where: str) -> Config:
     unknown = []
     for raw_key, value in data.items():
         key = raw_key.replace("_", "-")
-        if key not in _STRINGS and key not in _LISTS:
+        if key not in _STRINGS and key not in _LISTS and key not in _BOOLS:
             unknown.append(raw_key)
             continue
         if key in values:
             raise DriftauditError(f"{path}: {where} sets {key} twice ({raw_key!r})")
+        if key in _BOOLS and not isinstance(value, bool):
+            raise DriftauditError(f"{path}: {where} {key} must be true or false")
         if key in _STRINGS and not isinstance(value, str):
             raise DriftauditError(f"{path}: {where} {key} must be a string")
         if key in _STRINGS and not value.strip():
@@ -95,7 +99,7 @@ def _from_table(data: dict, path: Path, where: str) -> Config:
             value = consumer_name(value, key, f"{path}: {where}")
         values[key] = value
     if unknown:
-        known = ", ".join((*_STRINGS, *_LISTS))
+        known = ", ".join((*_STRINGS, *_LISTS, *_BOOLS))
         raise DriftauditError(
             f"{path}: {where} has unknown keys {', '.join(map(repr, sorted(unknown)))} "
             f"(known: {known})"
@@ -107,4 +111,5 @@ def _from_table(data: dict, path: Path, where: str) -> Config:
         list(values.get("exclude", [])),
         list(values.get("wrap-prefixes", [])),
         values.get("baseline"),
+        bool(values.get("show-info", False)),
     )

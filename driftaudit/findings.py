@@ -148,6 +148,51 @@ def at_or_above(severity: str, threshold: str) -> bool:
 
 def fact(finding: Finding) -> tuple:
     """What a finding states, wherever it is: its repeats across places and files are one
-    fact (the console and Markdown list the places under it; JSON keeps each)."""
+    fact (reports list the places under it; JSON keeps each, with its fact's number)."""
     fix = finding.fix.description if finding.fix else ""
     return (finding.code.code, finding.symbol, finding.message, fix, finding.severity)
+
+
+# codes whose findings are parts of one consumer file's fact (a patch's failing hunks)
+_FILE_FACTS = frozenset({"DA601"})
+
+
+def _where(finding: Finding) -> tuple:
+    """The change x consumer statement (or file) a finding is: findings of one code and
+    symbol there are one fact (a call whose arguments shift), and a patch file's failing
+    hunks."""
+    if finding.code.code in _FILE_FACTS:
+        return (finding.code.code, finding.path)
+    if finding.anchor is not None:  # the node its fix acts on: the call, the statement
+        return (finding.code.code, finding.symbol, finding.path, *finding.anchor)
+    return (finding.code.code, finding.symbol, finding.path, finding.line, finding.column)
+
+
+def group_facts(findings: list[Finding]) -> list[list[Finding]]:
+    """The findings as facts, in order of first appearance: each a list of its places,
+    the first one the fact's lead. Findings of one code at one statement (or patch file)
+    are one fact; so are findings stating the same thing
+    (`fact()`) at any number of statements."""
+    local: dict[tuple, list[Finding]] = {}
+    for finding in findings:
+        local.setdefault(_where(finding), []).append(finding)
+    stated: dict[tuple, list[Finding]] = {}
+    for group in local.values():
+        stated.setdefault(fact(group[0]), []).extend(group)
+    return list(stated.values())
+
+
+def fact_numbers(findings: list[Finding]) -> dict[int, int]:
+    """id(finding) -> the number of its fact (0-based, in order of first appearance)."""
+    return {id(f): i for i, group in enumerate(group_facts(findings)) for f in group}
+
+
+def facts_summary(findings: list[Finding]) -> str:
+    """ "N facts at M places: e errors, w warnings, i info" (counted by fact)."""
+    facts = group_facts(findings)
+    counts = summarize([group[0] for group in facts])
+    places = "place" if len(findings) == 1 else "places"
+    return (
+        f"{len(facts)} {'fact' if len(facts) == 1 else 'facts'} at {len(findings)} {places}: "
+        f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} info"
+    )

@@ -222,7 +222,7 @@ def test_the_action_passes_with_a_baseline(tmp_path):
     run = run_action({"path": "svc", "upload-sarif": "false", **TREES}, workspace, tmp_path)
     assert run["codes"]["Fail on findings"] == 0
     assert run["stdout"]["driftaudit annotations"] == ""  # off by default
-    assert "**0 findings**" in run["summary"]
+    assert "**0 facts**" in run["summary"]
     accepted = json.loads((workspace / "svc" / ".driftaudit-baseline.json").read_text())
     assert f"Not reported: {len(accepted['findings'])} known (in the baseline" in run["summary"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -34,6 +35,7 @@ def test_json_report_follows_the_contract(capsys, tmp_path):
     assert report["old"]["spec"] == str(CASE / "old")
     finding = report["findings"][0]
     assert set(finding) == {
+        "fact",
         "rule",
         "kind",
         "severity",
@@ -70,7 +72,7 @@ def test_console_report_groups_by_file(capsys, tmp_path):
     code, captured = _compare(capsys, "--cache-dir", str(tmp_path))
     assert code == 1
     assert "calls.py" in captured.out and "DA201" in captured.out
-    assert "findings:" in captured.out
+    assert "facts at" in captured.out
 
 
 @pytest.mark.parametrize(
@@ -195,3 +197,23 @@ def test_check_reads_everything_from_the_config(capsys, tmp_path):
     argv = ["check", "--cache-dir", str(tmp_path), "--trust-config-paths", str(consumer)]
     assert main(argv) == 1
     assert "DA201" in capsys.readouterr().out
+
+
+def test_info_findings_are_off_unless_asked_for(capsys, tmp_path):
+    case = Path(__file__).parent / "fixtures" / "codes" / "DA403-unobserved"
+    argv = ["compare", "--cache-dir", str(tmp_path), "--old", str(case / "old")]
+    argv += ["--new", str(case / "new"), str(case / "consumer"), "--format", "json", "-q"]
+
+    def severities(*extra):
+        main([*argv, "--fail-on", "never", *extra])
+        return {f["severity"] for f in json.loads(capsys.readouterr().out)["findings"]}
+
+    shown = severities("--show-info")
+    assert "info" in shown
+    assert "info" not in severities()
+    (case_copy := tmp_path / "consumer").mkdir()
+    for file in (case / "consumer").iterdir():
+        (case_copy / file.name).write_bytes(file.read_bytes())
+    (case_copy / "driftaudit.toml").write_text("show-info = true\n")
+    argv[argv.index(str(case / "consumer"))] = str(case_copy)
+    assert severities() == shown

@@ -116,7 +116,7 @@ def audit(root: Path, tmp_path: Path) -> dict:
         packs = tmp_path / "no-packs"
         packs.mkdir()
     trees = ["--old", str(root / "old"), "--new", str(root / "new"), "--cache-dir", str(cache)]
-    argv = ["compare", *trees, str(root / "consumer"), "--fail-on", "never"]
+    argv = ["compare", *trees, str(root / "consumer"), "--fail-on", "never", "--show-info"]
     argv += [PACKS_OPTION, str(packs)]
     if (root / "baseline.json").is_file():  # a fixture of the CI gate's baseline
         argv += ["--baseline", str(root / "baseline.json")]

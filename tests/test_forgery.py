@@ -35,7 +35,7 @@ from driftaudit.cli import main
 from driftaudit.codes import DEFAULT_CHANGED, IMPORT_MOVED, KEYWORD_REMOVED, SURFACE_ADDED
 from driftaudit.drift.changes import ModuleRemoved
 from driftaudit.drift.surfaces import RouteAdded
-from driftaudit.findings import Finding, Fix
+from driftaudit.findings import Finding, Fix, group_facts
 from driftaudit.report import (
     changes_markdown,
     findings_github,
@@ -252,12 +252,19 @@ def test_file_names_are_shown_inert(capsys, tmp_path, vector, fmt):
         jsonschema.Draft4Validator(SCHEMA).validate(document)
         run = document["runs"][0]
         assert run["columnKind"] == "unicodeCodePoints"
-        uris = {
-            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]
-        }
+        uris = _uris(run)
         assert path in {unquote(uri, errors="surrogateescape") for uri in uris}
         for uri in uris:  # an RFC 3986 relative reference: no scheme, nothing unencoded
             assert re.fullmatch(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=@/]|%[0-9A-F]{2})+", uri), uri
+
+
+def _uris(run: dict) -> set[str]:
+    """Every place's URI: a fact's first place and its related locations."""
+    return {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for r in run["results"]
+        for loc in [*r["locations"], *r.get("relatedLocations", [])]
+    }
 
 
 def test_a_name_is_shown_with_its_escapes(capsys, tmp_path):
@@ -270,9 +277,7 @@ def test_a_name_is_shown_with_its_escapes(capsys, tmp_path):
 def test_sarif_uri_is_percent_encoded(capsys, tmp_path):
     consumer = _consumer(tmp_path / "c", [NAMES["uri"], NAMES["undecodable"]])
     run = json.loads(_report(capsys, tmp_path, consumer, "sarif"))["runs"][0]
-    uris = {
-        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]
-    }
+    uris = _uris(run)
     assert uris == {"a%20b%2520%23%3F%3Ax.py", "bad%FF.py"}
     assert all(
         r["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
@@ -707,11 +712,15 @@ def test_sarif_and_json_structure_holds(findings, old, new):
     document = json.loads(text)
     jsonschema.Draft4Validator(SCHEMA).validate(document)
     results = document["runs"][0]["results"]
-    assert len(results) == len(findings)
-    for result, finding in zip(results, findings, strict=True):
-        location = result["locations"][0]["physicalLocation"]["artifactLocation"]
-        assert unquote(location["uri"], errors="surrogateescape") == finding.path
-        assert result["message"]["text"] == finding.message
+    facts = group_facts(findings)
+    assert len(results) == len(facts)
+    for result, group in zip(results, facts, strict=True):
+        places = [*result["locations"], *result.get("relatedLocations", [])]
+        assert len(places) == len(group)
+        for place, finding in zip(places, group, strict=True):
+            location = place["physicalLocation"]["artifactLocation"]
+            assert unquote(location["uri"], errors="surrogateescape") == finding.path
+        assert result["message"]["text"] == group[0].message
     report = findings_json(findings, old, new, "c")
     assert "##[" not in report
     assert [f["path"] for f in json.loads(report)["findings"]] == [f.path for f in findings]
@@ -754,7 +763,7 @@ def test_markdown_stays_under_the_comment_limit(case):
     assert len(text.encode("utf-16-le")) // 2 < GITHUB_LIMIT
     html = _PARSER.render(text)
     assert html.count("<details>") == html.count("</details>") > 0
-    assert f"**{len(findings)} findings**" in text  # the counts are of everything
+    assert f"at {len(findings)} places" in text  # the counts are of everything
     assert re.search(r"and \d+ more (finding|place)s?", text)
     assert_markdown_inert(text)
 

@@ -55,7 +55,10 @@ def test_sarif_is_valid_and_complete(tmp_path):
     run = document["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     expected = json.loads(_compare(tmp_path, "json"))["findings"]
-    assert len(run["results"]) == len(expected)
+    # one result per fact, its other places related locations: every place is there
+    assert len(run["results"]) == len({f["fact"] for f in expected}) < len(expected)
+    places = [1 + len(r.get("relatedLocations", [])) for r in run["results"]]
+    assert sum(places) == len(expected)
     assert {r["id"] for r in rules} == {f["rule"] for f in expected}
     for result in run["results"]:
         rule = rules[result["ruleIndex"]]
@@ -66,7 +69,7 @@ def test_sarif_is_valid_and_complete(tmp_path):
     # DA201 drops a keyword: the fix is the rewritten line
     fixed = [r for r in run["results"] if r.get("fixes")]
     autofixable = [f for f in expected if (f["fix"] or {}).get("autofixable")]
-    assert len(fixed) == len(autofixable) > 0
+    assert sum(len(r["fixes"]) for r in fixed) == len(autofixable) > 0
     consumer_lines = (CASE / "consumer" / "calls.py").read_text().splitlines()
     for result in fixed:
         change = result["fixes"][0]["artifactChanges"][0]
@@ -135,15 +138,6 @@ def _headings(tokens) -> list[tuple[str, str]]:
     ]
 
 
-def _fact(finding: dict) -> tuple:
-    return (
-        finding["rule"],
-        finding["symbol"],
-        finding["message"],
-        (finding["fix"] or {}).get("description"),
-    )
-
-
 def test_markdown_renders_as_a_pr_comment(tmp_path):
     markdown = _compare(tmp_path, "markdown")
     tokens, html = _html(markdown)
@@ -155,22 +149,19 @@ def test_markdown_renders_as_a_pr_comment(tmp_path):
         ("h2", "Findings"),
     ]
     findings = json.loads(_compare(tmp_path, "json"))["findings"]
-    facts = {_fact(f) for f in findings}
+    facts = {f["fact"] for f in findings}
     # one folded section per fact, its summary naming the rule
     assert html.count("<details>") == html.count("</details>") == len(facts)
     assert html.count("<summary><code>DA") == len(facts)
     # two tables that render as tables, counting every finding
     assert html.count("<table>") == 2
     rows = [line for line in markdown.splitlines() if line.startswith("| DA")]
-    assert sum(int(row.split("|")[4]) for row in rows) == len(findings)
+    assert sum(int(row.split("|")[4]) for row in rows) == len(facts) < len(findings)
+    assert sum(int(row.split("|")[5]) for row in rows) == len(findings)
     # each place is a list item; each fix is shown once under its fact
     assert html.count("<li>") == len(findings)
     assert "<code>calls.py:7:32</code>" in html
-    autofixable = {
-        (f["rule"], f["symbol"], f["message"])
-        for f in findings
-        if (f["fix"] or {}).get("autofixable")
-    }
+    autofixable = {f["fact"] for f in findings if (f["fix"] or {}).get("autofixable")}
     assert autofixable and html.count(" autofix: <code>driftaudit fix --apply") == len(autofixable)
 
 

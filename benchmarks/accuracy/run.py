@@ -45,13 +45,17 @@ class Score:
     findings: int = 0
     judged_true: int = 0
     judged_false: int = 0
+    judged_redundant: int = 0  # a fact another finding already states
     unjudged: int = 0
+    places: int = 0
     seconds: float = 0.0
     checker_found: int | None = None
     checker_seconds: float = 0.0
     checker_lines: int = 0
     missed: list[str] = field(default_factory=list)
     unjudged_rows: list[str] = field(default_factory=list)
+    # code -> [true, false, redundant, unjudged], counted by fact
+    by_code: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, other: Score) -> None:
         for name in (
@@ -61,7 +65,9 @@ class Score:
             "findings",
             "judged_true",
             "judged_false",
+            "judged_redundant",
             "unjudged",
+            "places",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.seconds += other.seconds
@@ -69,6 +75,10 @@ class Score:
             self.checker_found = (self.checker_found or 0) + other.checker_found
             self.checker_seconds += other.checker_seconds
             self.checker_lines += other.checker_lines
+        for code, counts in other.by_code.items():
+            mine = self.by_code.setdefault(code, [0, 0, 0, 0])
+            for i, n in enumerate(counts):
+                mine[i] += n
 
 
 def load_cases(names: list[str]) -> list[tuple[str, dict]]:
@@ -154,8 +164,24 @@ def judgement(judged: list, finding: dict) -> str | None:
     return best
 
 
+def facts_of(findings: list) -> list[list]:
+    """The findings as facts (the JSON's `fact` number; each place its own fact when the
+    report has none), each a list of its places, the first one its lead."""
+    groups: dict = {}
+    for n, f in enumerate(findings):
+        groups.setdefault(f.get("fact", f"place-{n}"), []).append(f)
+    return list(groups.values())
+
+
+VERDICTS = ("true", "false", "redundant")
+
+
 def score_case(case: dict, findings: list) -> Score:
-    s = Score(labels=len(case["labels"]), findings=len(findings))
+    """Recall over every place; precision over facts: a fact is judged by its lead's
+    judgement (true when a place of it sits on a labelled statement and nothing judged
+    it), and counts once however many places it lists."""
+    facts = facts_of(findings)
+    s = Score(labels=len(case["labels"]), findings=len(facts), places=len(findings))
     at = {(f["path"], f["line"]) for f in findings}
     for label in case["labels"]:
         if (label["file"], label["line"]) in at:
@@ -165,18 +191,26 @@ def score_case(case: dict, findings: list) -> Score:
         else:
             s.missed.append(f"{label['file']}:{label['line']} {label['name']} ({label['kind']})")
     labelled = {(lab["file"], line) for lab in case["labels"] for line in statement(lab)}
-    for f in findings:
+    for group in facts:
+        f = group[0]
         verdict = judgement(case.get("judged", []), f)
-        if verdict is None and (f["path"], f["line"]) in labelled:
+        if verdict is None and any((g["path"], g["line"]) in labelled for g in group):
             verdict = "true"  # a finding at a labelled break is true
-        if verdict == "true":
-            s.judged_true += 1
-        elif verdict == "false":
-            s.judged_false += 1
+        counts = s.by_code.setdefault(f["rule"], [0, 0, 0, 0])
+        if verdict in VERDICTS:
+            counts[VERDICTS.index(verdict)] += 1
+            if verdict == "true":
+                s.judged_true += 1
+            elif verdict == "false":
+                s.judged_false += 1
+            else:
+                s.judged_redundant += 1
         else:
+            counts[3] += 1
             s.unjudged += 1
             s.unjudged_rows.append(
                 f"{f['path']}:{f['line']} {f['rule']} {f['symbol']} :: {f['message'][:140]}"
+                + (f" (+{len(group) - 1} places)" if len(group) > 1 else "")
             )
     return s
 
@@ -232,12 +266,13 @@ def pct(a: int, b: int) -> str:
 
 
 def row(name: str, s: Score, checker: bool) -> str:
-    judged = s.judged_true + s.judged_false
+    judged = s.judged_true + s.judged_false + s.judged_redundant
     near = s.found + s.in_statement
     text = (
         f"{name:<28} {s.labels:>6} {s.found:>5} {pct(s.found, s.labels)} "
         f"{near:>5} {pct(near, s.labels)} "
-        f"{s.findings:>8} {s.judged_true:>5} {s.judged_false:>5} {s.unjudged:>7} "
+        f"{s.findings:>8} {s.places:>6} {s.judged_true:>5} {s.judged_false:>5} "
+        f"{s.judged_redundant:>5} {s.unjudged:>7} "
         f"{pct(s.judged_true, judged)} {s.seconds:>6.1f}s"
     )
     if checker:
@@ -272,8 +307,8 @@ def main() -> int:
     checker = checker_venv(args.type_checker, cache) if args.type_checker else None
     header = (
         f"{'case':<28} {'labels':>6} {'found':>5} {'recall':>6} "
-        f"{'+stmt':>5} {'recall':>6} {'findings':>8} "
-        f"{'true':>5} {'false':>5} {'unjudged':>7} {'prec.':>6} {'time':>7}"
+        f"{'+stmt':>5} {'recall':>6} {'findings':>8} {'places':>6} "
+        f"{'true':>5} {'false':>5} {'redun':>5} {'unjudged':>7} {'prec.':>6} {'time':>7}"
     )
     if checker:
         header += f" {args.type_checker[:5]:>5} {'recall':>6} {'new':>5} {'time':>7}"
@@ -323,6 +358,15 @@ def main() -> int:
         if score.findings or score.labels:
             print(row(group, score, bool(checker)))
     print(row("TOTAL", total, bool(checker)))
+    print()
+    head = f"{'code':<8} {'findings':>8} {'true':>5} {'false':>5} {'redun':>5} {'unjudged':>8}"
+    print(head + " prec.")
+    for code, (true, false, redundant, unjudged) in sorted(total.by_code.items()):
+        n = true + false + redundant + unjudged
+        print(
+            f"{code:<8} {n:>8} {true:>5} {false:>5} {redundant:>5} {unjudged:>8} "
+            f"{pct(true, true + false + redundant)}"
+        )
     if args.json:
         args.json.write_text(json.dumps(dump, indent=1, default=str))
     return 0

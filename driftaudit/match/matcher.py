@@ -164,8 +164,15 @@ class _Matcher:
             return []  # reported where the module is imported
         if store and change.symbol == symbol:
             name = symbol.rpartition(".")[2]
-            message = f"assigns or patches `{name}`, which sglang no longer has: {change.explain()}"
-            return [finding_at(usage, change, message, use="patch")]
+            if getattr(usage, "patcher", False):  # the patcher raises AttributeError
+                message = f"patches `{name}`, which sglang no longer has: {change.explain()}"
+                return [finding_at(usage, change, message, use="patch")]
+            # a plain write still runs and does nothing: silently different, a warning
+            message = (
+                f"assigns `{name}`, which sglang no longer has, so the write does nothing: "
+                f"{change.explain()}"
+            )
+            return [finding_at(usage, change, message, use="patch", severity="warning")]
         message = change.explain()
         if isinstance(change, ModuleRemoved) and symbol.startswith(change.symbol + "."):
             name = symbol[len(change.symbol) + 1 :]

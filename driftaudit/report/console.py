@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from driftaudit.drift import Change
-from driftaudit.findings import Finding, fact, summarize
+from driftaudit.findings import Finding, facts_summary, group_facts
 from driftaudit.report.escape import terminal
 from driftaudit.sources import SourceTree
 
@@ -38,11 +38,9 @@ def render_console(
             f" {terminal(consumer)}: sglang {_tree_label(old)} -> {_tree_label(new)}",
         )
     )
-    places: dict[tuple, list[Finding]] = defaultdict(list)  # one fact's repeats
-    for finding in findings:
-        places[fact(finding)].append(finding)
-    firsts = [f for f in findings if places[fact(f)][0] is f]
-    for path, group in groupby(firsts, key=lambda f: f.path):
+    facts = group_facts(findings)
+    places = {id(group[0]): group for group in facts}
+    for path, group in groupby([g[0] for g in facts], key=lambda f: f.path):
         console.print()
         console.print(Text(terminal(path), style="bold underline"))
         for finding in group:
@@ -65,15 +63,12 @@ def render_console(
                 tag = f" (autofixable, {applicability} fix)" if applicability else ""
                 fix = terminal(finding.fix.description)
                 console.print(Text(f"      fix: {fix}{tag}", style="green"))
-            for other in places[fact(finding)][1:]:
+            for other in places[id(finding)][1:]:
                 where = f"{terminal(other.path)}:{other.line}:{other.column}"
-                console.print(Text(f"      also at {where}"))
-    counts = summarize(findings)
+                own = f": {terminal(other.message)}" if other.message != finding.message else ""
+                console.print(Text(f"      also at {where}{own}"))
     console.print()
-    console.print(
-        f"{len(findings)} findings: {counts['error']} errors, {counts['warning']} warnings, "
-        f"{counts['info']} info"
-    )
+    console.print(facts_summary(findings))
 
 
 def render_changes(console: Console, changes: list[Change], old: SourceTree, new: SourceTree):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from driftaudit import __version__
-from driftaudit.findings import Finding, summarize
+from driftaudit.findings import Finding, fact_numbers, group_facts, summarize
 from driftaudit.report.escape import json_text
 
 if TYPE_CHECKING:
@@ -14,13 +14,15 @@ if TYPE_CHECKING:
 
 
 def findings_json(findings: list[Finding], old: SourceTree, new: SourceTree, consumer: str) -> str:
+    numbers = fact_numbers(findings)
     document = {
         "tool": {"name": "driftaudit", "version": __version__},
         "old": old.describe(),
         "new": new.describe(),
         "consumer": consumer,
-        "findings": [f.as_dict() for f in findings],
-        "summary": summarize(findings),
+        # every place; `fact` numbers the fact it belongs to (places of one fact share it)
+        "findings": [f.as_dict() | {"fact": numbers[id(f)]} for f in findings],
+        "summary": summarize(findings) | {"facts": len(group_facts(findings))},
     }
     return json_text(document)
 

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 
 from driftaudit.codes import SEVERITIES
 from driftaudit.drift import Change
-from driftaudit.findings import Finding, fact, summarize
+from driftaudit.findings import Finding, group_facts, summarize
 from driftaudit.report.escape import html_text, md_code, md_message, md_text
 from driftaudit.sources import SourceTree
 
@@ -84,26 +84,26 @@ def findings_markdown(
     """`title` is text, `preamble` text that marks code with backticks. `max_chars`:
     at least 16,000 (the head and the rule table are always shown)."""
     out = _Budget(max_chars - _RESERVE)
-    counts = summarize(findings)
+    groups = group_facts(findings)
+    counts = summarize([group[0] for group in groups])
     head = [f"# {md_text(_clip(title or 'driftaudit: ' + consumer))}", ""]
     if preamble:
         head += [md_message(_clip(preamble, _LONG)), ""]
     head.append(
-        f"{_versions(old, new)}: **{_plural(len(findings), 'finding')}** "
+        f"{_versions(old, new)}: **{_plural(len(groups), 'fact')}** at "
+        f"{_plural(len(findings), 'place')} "
         f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} info)."
     )
     out.add("\n".join(head), force=True)
     if not findings:
         return out.text()
-    facts: dict[tuple, list[Finding]] = defaultdict(list)
-    for f in findings:
-        facts[fact(f)].append(f)
-
     by_rule = Counter((f.code.code, f.code.kind, f.severity) for f in findings)
-    rows = ["", "## Summary by rule", "", "| rule | kind | severity | findings |"]
-    rows.append("| --- | --- | --- | --- |")
+    facts_by_rule = Counter((g[0].code.code, g[0].code.kind, g[0].severity) for g in groups)
+    rows = ["", "## Summary by rule", "", "| rule | kind | severity | facts | places |"]
+    rows.append("| --- | --- | --- | --- | --- |")
     for (code, kind, severity), n in sorted(by_rule.items()):
-        rows.append(f"| {code} | {kind} | {severity} | {n} |")
+        facts = facts_by_rule[code, kind, severity]
+        rows.append(f"| {code} | {kind} | {severity} | {facts} | {n} |")
     out.add("\n".join(rows), force=True)
 
     by_symbol: dict[str, Counter] = defaultdict(Counter)
@@ -125,10 +125,10 @@ def findings_markdown(
     out.add("\n## Findings")
     rank = {severity: i for i, severity in enumerate(SEVERITIES)}
     ordered = sorted(
-        facts.items(),
-        key=lambda item: (rank[item[0][4]], item[0][0], item[0][1], item[1][0].path),
+        groups,
+        key=lambda g: (rank[g[0].severity], g[0].code.code, g[0].symbol, g[0].path),
     )
-    left_out = [group for _, group in ordered if not out.add(_fact_block(group))]
+    left_out = [group for group in ordered if not out.add(_fact_block(group))]
     if left_out:
         hidden = sum(len(group) for group in left_out)
         out.add(
@@ -162,7 +162,9 @@ def _fact_block(group: list[Finding]) -> str:
             tag = f" ({first.fix_applicability} autofix: `driftaudit fix --apply{unsafe}`)"
         lines += ["", f"Fix: {md_message(_clip(first.fix.description, _LONG))}{tag}"]
     lines += ["", f"{_plural(len(group), 'place')}:", ""]
-    lines += [f"- {md_code(f'{_clip(f.path)}:{f.line}:{f.column}')}" for f in group[:_PLACES]]
+    for f in group[:_PLACES]:
+        own = f": {md_message(_clip(f.message))}" if f.message != first.message else ""
+        lines.append(f"- {md_code(f'{_clip(f.path)}:{f.line}:{f.column}')}{own}")
     if len(group) > _PLACES:
         lines += ["", f"and {len(group) - _PLACES} more places."]
     lines += ["", "</details>"]

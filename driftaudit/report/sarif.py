@@ -16,7 +16,7 @@ from driftaudit import __version__
 from driftaudit.check.baseline import fingerprint
 from driftaudit.codes import Code
 from driftaudit.drift import Change
-from driftaudit.findings import Finding
+from driftaudit.findings import Finding, group_facts
 from driftaudit.report.escape import json_text, uri_path
 from driftaudit.report.regions import region
 from driftaudit.sources import SourceTree
@@ -140,6 +140,43 @@ def _result(
     return result
 
 
+def _fact_result(
+    group: list[Finding],
+    rule_index: dict[str, int],
+    root: Path | None,
+    prefix: str,
+    fixes: dict[int, FileChange],
+) -> dict:
+    """One result per fact: its first place the location, the others related locations
+    (with their own message), every place's fix offered."""
+    result = _result(group[0], rule_index, root, prefix, fixes)
+    related = []
+    for n, other in enumerate(group[1:], 1):
+        start_line, start_column, end_line, end_column = region(other, root)
+        related.append(
+            {
+                "id": n,
+                "message": {"text": other.message},
+                "physicalLocation": {
+                    "artifactLocation": _artifact(prefix + other.path, "%SRCROOT%"),
+                    "region": {
+                        "startLine": start_line,
+                        "startColumn": start_column,
+                        "endLine": end_line,
+                        "endColumn": end_column,
+                    },
+                },
+            }
+        )
+        result.setdefault("fixes", []).extend(_fix_of(other, fixes.get(id(other)), prefix))
+    if related:
+        result["relatedLocations"] = related
+        result["properties"]["places"] = len(group)
+    if not result.get("fixes"):
+        result.pop("fixes", None)
+    return result
+
+
 def _run(rules: list[Code], results_of, old: SourceTree, new: SourceTree, **extra) -> dict:
     return {
         "tool": {
@@ -184,7 +221,9 @@ def findings_sarif(
     src_root = (base or root or Path(consumer)).resolve().as_uri() + "/"
 
     def results(index: dict[str, int]) -> list[dict]:
-        listed = [_result(f, index, root, prefix, fixes or {}) for f in findings]
+        listed = [
+            _fact_result(group, index, root, prefix, fixes or {}) for group in group_facts(findings)
+        ]
         for finding in suppressed:
             result = _result(finding, index, root, prefix, fixes or {})
             result["suppressions"] = [{"kind": "inSource", "justification": "# driftaudit: ignore"}]

@@ -36,6 +36,9 @@ class ReferenceUsage(Usage):
     """An attribute chain on an imported sglang name: `dp_attention._ATTN_TP_RANK`."""
 
     store: bool = False  # assigned or deleted rather than read
+    # stored by a patcher that looks the target up first (mock.patch, patch.object,
+    # monkeypatch.setattr): a missing target raises; a plain write just does nothing
+    patcher: bool = False
 
 
 @dataclass

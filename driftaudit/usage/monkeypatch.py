@@ -47,9 +47,13 @@ class MonkeypatchMixin:
             if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str)
             else None
         )
+        # the builtin setattr writes; the patchers look the target up and raise without it
+        patcher = not (isinstance(node.func, ast.Name) and node.func.id == "setattr")
         if string and string.startswith(SGLANG + ".") and name in {"setattr", *PATCHERS}:
             focus = self.columns.span(args[0])  # mock.patch("sglang..."), monkeypatch.setattr
-            self.usages.append(ReferenceUsage(*self._at(node), string, store=True, focus=focus))
+            self.usages.append(
+                ReferenceUsage(*self._at(node), string, store=True, focus=focus, patcher=patcher)
+            )
             return
         if name in ("setattr", "object") and len(args) >= 2:
             owner = self.resolve_expr(args[0])
@@ -64,6 +68,7 @@ class MonkeypatchMixin:
                     f"{owner}.{attribute.value}",
                     store=True,
                     focus=self.columns.span(attribute),
+                    patcher=patcher,
                 )
             )
             replacement = (
