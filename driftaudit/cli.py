@@ -460,13 +460,14 @@ def _fix(args, cache_dir: Path) -> int:
         )
     left = [(len(result.suppressed), "suppressed inline")]
     left.append((len(result.known), "accepted in the baseline"))
-    left = [f"{n} {what}" for n, what in left if n]
-    if left:
-        say(f"not fixed, as check does not report them: {', '.join(left)}")
+    notes = [f"{n} {what}" for n, what in left if n]
+    if notes:
+        say(f"not fixed, as check does not report them: {', '.join(notes)}")
     covered = result.covered()
     if covered:
         say(f"{len(covered)} findings need no edit of their own:")
         for finding in covered:
+            assert finding.fix is not None  # covered: another finding's fix takes care of it
             say(f"  {_where(finding)} {finding.fix.description}")
     remaining = result.needs_a_human()
     if remaining:
@@ -504,9 +505,9 @@ def _diff(args, cache_dir: Path) -> int:
 def _rule(args) -> int:
     """`driftaudit rule`: every code, one line each; `driftaudit rule DA102`: one explained."""
     if args.code is None:
-        for code in sorted(CODES.values(), key=lambda c: c.code):
-            fix = code.applicability or ""
-            print(f"{code.code}  {code.kind:28} {code.severity:8} {fix:6}  {code.summary}")
+        for each in sorted(CODES.values(), key=lambda c: c.code):
+            fix = each.applicability or ""
+            print(f"{each.code}  {each.kind:28} {each.severity:8} {fix:6}  {each.summary}")
         return EXIT_OK
     code = lookup(args.code)
     if code is None:

@@ -9,6 +9,7 @@ so (`columnKind`). Text is JSON-escaped (`escape.json_text`)."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from pathlib import Path
 
 from driftaudit import __version__
@@ -174,7 +175,7 @@ def findings_sarif(
     root: Path | None = None,
     base: Path | None = None,
     prefix: str = "",
-    suppressed: list[Finding] = (),
+    suppressed: Sequence[Finding] = (),
 ) -> str:
     """`root`: the consumer directory, to read lines (regions, fingerprints, fixes);
     paths are `prefix` + the finding's path, relative to `base` (the repository root
