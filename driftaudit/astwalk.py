@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 _AST = ast.AST
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -94,7 +95,7 @@ class NodeVisitor(ast.NodeVisitor):
     no method of its own (`visit_Constant` is `ast.NodeVisitor`'s deprecation shim) only
     has its children visited."""
 
-    _methods: dict[tuple[type, type], object] = {}
+    _methods: dict[tuple[type, type], Callable[..., Any]] = {}
 
     def visit(self, node: ast.AST):
         key = (self.__class__, node.__class__)

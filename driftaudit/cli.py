@@ -400,9 +400,9 @@ def _render(args, findings, old, new, suppressed=(), not_reported: str = "") -> 
     elif args.format == "html":
         from driftaudit.fix.preview import previews  # libcst: the fixes the page shows
 
-        fixes = previews(findings, args.path)
+        shown = previews(findings, args.path)
         text = report.findings_html(
-            findings, old, new, consumer, args.path, fixes, preamble=not_reported
+            findings, old, new, consumer, args.path, shown, preamble=not_reported
         )
         _emit(text, args)
     else:
@@ -485,13 +485,14 @@ def _fix(args, cache_dir: Path) -> int:
         )
     left = [(len(result.suppressed), "suppressed inline")]
     left.append((len(result.known), "accepted in the baseline"))
-    left = [f"{n} {what}" for n, what in left if n]
-    if left:
-        say(f"not fixed, as check does not report them: {', '.join(left)}")
+    notes = [f"{n} {what}" for n, what in left if n]
+    if notes:
+        say(f"not fixed, as check does not report them: {', '.join(notes)}")
     covered = result.covered()
     if covered:
         say(f"{len(covered)} findings need no edit of their own:")
         for finding in covered:
+            assert finding.fix is not None  # covered: another finding's fix takes care of it
             say(f"  {_where(finding)} {finding.fix.description}")
     remaining = group_facts(result.needs_a_human())
     if remaining:
@@ -535,9 +536,9 @@ def _diff(args, cache_dir: Path) -> int:
 def _rule(args) -> int:
     """`driftaudit rule`: every code, one line each; `driftaudit rule DA102`: one explained."""
     if args.code is None:
-        for code in sorted(CODES.values(), key=lambda c: c.code):
-            fix = code.applicability or ""
-            print(f"{code.code}  {code.kind:28} {code.severity:8} {fix:6}  {code.summary}")
+        for each in sorted(CODES.values(), key=lambda c: c.code):
+            fix = each.applicability or ""
+            print(f"{each.code}  {each.kind:28} {each.severity:8} {fix:6}  {each.summary}")
         return EXIT_OK
     code = lookup(args.code)
     if code is None:

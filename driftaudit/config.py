@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from driftaudit.confined import consumer_name, read_bytes
 from driftaudit.errors import DriftauditError
@@ -75,7 +76,7 @@ def _table(data: dict, table_path: tuple[str, ...], path: Path, where: str) -> d
 
 
 def _from_table(data: dict, path: Path, where: str) -> Config:
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}  # a string or a list of strings, checked by key below
     unknown = []
     for raw_key, value in data.items():
         key = raw_key.replace("_", "-")

@@ -15,7 +15,7 @@ import re
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from driftaudit.astwalk import walk_statements
 
@@ -133,7 +133,9 @@ def problem(exc: BaseException) -> ParseProblem:
     return ParseProblem(line, column, getattr(exc, "msg", None) or str(exc))
 
 
-def parse_region(code: str, begin: int, indented: bool, filename: str = "<unknown>"):
+def parse_region(
+    code: str, begin: int, indented: bool, filename: str = "<unknown>"
+) -> ast.Module | None:
     """The tree of a region of a module (`code`: its lines from 1-based line `begin`),
     with the lines and columns it has in the module; None when it does not parse alone.
 
@@ -153,7 +155,9 @@ def parse_region(code: str, begin: int, indented: bool, filename: str = "<unknow
     except PARSE_ERRORS:
         return None
     if indented:
-        tree.body = tree.body[0].body
+        wrapper = tree.body[0]
+        assert isinstance(wrapper, ast.If)  # the `if 1:` put in front
+        tree.body = wrapper.body
     return tree
 
 
@@ -182,6 +186,21 @@ def dotted(node: ast.AST | None) -> str | None:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+class Located(Protocol):
+    """An ast node with a position: an expression, a statement, an argument, a keyword..."""
+
+    lineno: int
+    col_offset: int
+    end_lineno: int | None
+    end_col_offset: int | None
+
+
+def end_of(node: Located) -> tuple[int, int]:
+    """A parsed node's end: its line and byte column (`ast.parse` sets both on every node)."""
+    assert node.end_lineno is not None and node.end_col_offset is not None
+    return node.end_lineno, node.end_col_offset
 
 
 class Span(NamedTuple):
@@ -242,10 +261,10 @@ class Columns:
             self._wide[line] = (starts, extra) if starts else None
         return self._wide[line]
 
-    def start(self, node: ast.AST) -> tuple[int, int]:
+    def start(self, node: Located) -> tuple[int, int]:
         return node.lineno, self.column(node.lineno, node.col_offset)
 
-    def span(self, node: ast.AST) -> Span:
+    def span(self, node: Located) -> Span:
         end_line = node.end_lineno or node.lineno
         end = self.column(end_line, node.end_col_offset or 0)
         return Span(*self.start(node), end_line, end)
@@ -263,7 +282,7 @@ class Columns:
         column = at + 1 if at >= 0 else column
         return Span(line, column, line, column + len(node.name))
 
-    def token(self, node: ast.AST) -> Span:
+    def token(self, node: Located) -> Span:
         """The token a finding about `node` points at: an attribute's own name, a call's
         callee, an argument keyword's name (not its value), else the node itself."""
         if isinstance(node, ast.Attribute):

@@ -69,8 +69,9 @@ def required_text(regex: str) -> str | None:
     pattern as `re` parses it (a private module: any surprise gives None)."""
     try:
         try:
-            from re import _constants as constants
-            from re import _parser as parser
+            # private modules of 3.11+ (the except takes 3.10, mypy's target)
+            from re import _constants as constants  # type: ignore[attr-defined]
+            from re import _parser as parser  # type: ignore[attr-defined]
         except ImportError:  # Python 3.10
             import sre_constants as constants
             import sre_parse as parser

@@ -45,6 +45,7 @@ def test_ci_installs_nothing_editable_and_lints():
     lines = ci_lines()
     assert not [line for line in lines if re.search(r"pip install .*(-e\b|--editable)", line)]
     assert "ruff check ." in lines and "ruff format --check ." in lines
+    assert any(line.split("#")[0].split() == ["mypy"] for line in lines), "CI type-checks"
 
 
 def test_ci_installs_chromium_for_the_browser_test_before_the_suite():

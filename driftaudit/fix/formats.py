@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import PurePosixPath
 
 import yaml
 
 from driftaudit import children
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # Python 3.10
+else:  # Python 3.10
     import tomli as tomllib
 
 _SHELL_SUFFIXES = {".sh", ".bash"}

@@ -72,15 +72,15 @@ def refusal(root: Path, path: str, digest: str) -> str | None:
 def write_all(root: Path, files: list[tuple[str, bytes, str]]) -> None:
     """Write (path, new bytes, digest when read) for every file, or none of them."""
     problems = [(p, r) for p, _, d in files if (r := refusal(root, p, d)) is not None]
-    planned: dict[Path, _Planned] = {}
+    by_target: dict[Path, _Planned] = {}
     for path, data, _ in files:
         target = Path(os.path.realpath(root / path))
-        if target in planned and planned[target].data != data:  # two links, two fixes
-            problems.append((path, f"the same file as {planned[target].path}, fixed otherwise"))
-        planned.setdefault(target, _Planned(path, target, data))
+        if target in by_target and by_target[target].data != data:  # two links, two fixes
+            problems.append((path, f"the same file as {by_target[target].path}, fixed otherwise"))
+        by_target.setdefault(target, _Planned(path, target, data))
     if problems:
         raise WriteRefused(problems)
-    planned = list(planned.values())
+    planned = list(by_target.values())
     current = None
     try:
         for current in planned:

@@ -9,6 +9,7 @@ so (`columnKind`). Text is JSON-escaped (`escape.json_text`)."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -207,7 +208,7 @@ def findings_sarif(
     root: Path | None = None,
     base: Path | None = None,
     prefix: str = "",
-    suppressed: list[Finding] = (),
+    suppressed: Sequence[Finding] = (),
     fixes: dict[int, FileChange] | None = None,
 ) -> str:
     """`fixes`: each fixable finding's change (`fix.suggest.suggested_fixes`, computed

@@ -38,10 +38,10 @@ def resolve_spec(
         return tree
     path = Path(spec).expanduser()
     if allow_paths and path.is_dir():
-        root = find_package_root(path)
-        if root is None:
+        package = find_package_root(path)
+        if package is None:
             raise DriftauditError(f"no sglang package found in directory {spec!r}")
-        return tree_from_root(spec, "directory", root)
+        return tree_from_root(spec, "directory", package)
     if looks_like_version(spec):
         return _release(spec, release_version(spec), cache_dir)
     raise DriftauditError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -135,9 +136,9 @@ def _pyproject_version(path: Path) -> str | None:
     data = _read_small(path)
     if data is None:
         return None
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
+    else:  # Python 3.10
         import tomli as tomllib
     try:
         project = tomllib.loads(data.decode("utf-8")).get("project")

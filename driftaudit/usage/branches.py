@@ -4,12 +4,25 @@ names an `isinstance` test or an `assert` narrows to an sglang class."""
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING, Any
 
 from driftaudit.usage.guards import branch_guards, condition_guard
+
+if TYPE_CHECKING:
+    from driftaudit.usage.scopes import Recorder
 
 
 class BranchesMixin:
     """Part of `UsageVisitor` (it provides visit, bind, resolve_expr, scopes and usages)."""
+
+    if TYPE_CHECKING:  # declared for the type checker; `UsageVisitor` defines them
+        scopes: list[dict]
+        usages: Recorder
+
+        def visit(self, node: ast.AST) -> Any: ...
+        def generic_visit(self, node: ast.AST) -> None: ...
+        def bind(self, name: str, target: Any) -> None: ...
+        def resolve_expr(self, node: ast.expr) -> str | None: ...
 
     def visit_If(self, node: ast.If) -> None:
         self.visit(node.test)
@@ -49,7 +62,7 @@ class BranchesMixin:
         if narrowed:
             self.bind(*narrowed)
 
-    def _isinstance(self, test: ast.expr):
+    def _isinstance(self, test: ast.expr) -> tuple[str, tuple[str, str]] | None:
         """`isinstance(x, Req)` -> ("x", ("path", "sglang...Req"))."""
         if (
             isinstance(test, ast.Call)

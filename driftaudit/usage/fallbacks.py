@@ -101,10 +101,10 @@ class Fallbacks:
         if isinstance(node, ast.Name):
             if node.id in self.guarded:
                 return True
-            values = self.assigned.get(node.id)
-            return bool(values) and all(
+            assigned = self.assigned.get(node.id)
+            return bool(assigned) and all(
                 v is not None and not _mentions(v, node.id) and self.never_none(v, depth + 1)
-                for v in values
+                for v in assigned or ()
             )
         return False
 

@@ -94,7 +94,7 @@ def _unwrap(node: ast.expr):
 
 def _is_version(node) -> bool:
     name = dotted(node) if isinstance(node, ast.expr) else None
-    return bool(name) and (name.endswith("__version__") or name.endswith("SGLANG_VERSION"))
+    return name is not None and (name.endswith("__version__") or name.endswith("SGLANG_VERSION"))
 
 
 def caught(handlers: list[ast.ExceptHandler]) -> frozenset[str]:

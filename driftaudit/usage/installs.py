@@ -23,8 +23,8 @@ def installed_classes(tree: ast.Module, text: str | None = None) -> set[str]:
     for node in nodes:
         if isinstance(node, ast.Assign):
             target = node.targets[0] if len(node.targets) == 1 else None
-            if isinstance(target, ast.Name) and _built(node.value):
-                built[target.id] = _built(node.value)
+            if isinstance(target, ast.Name) and (cls := _built(node.value)):
+                built[target.id] = cls
             elif isinstance(target, ast.Attribute) and not _is_self(target.value):
                 placed.append(node.value)
         elif (

@@ -5,10 +5,15 @@ the installed function, the first parameter is typed as the patched class)."""
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING, Any
 
 from driftaudit.usage.exports import SGLANG
 from driftaudit.usage.model import ReferenceUsage
 from driftaudit.usage.scopes import Deferred, LocalFunction
+
+if TYPE_CHECKING:
+    from driftaudit.pysource import Columns, Located
+    from driftaudit.usage.scopes import Recorder
 
 PATCHERS = {"patch"}  # mock.patch("sglang.x.y"), mocker.patch(...)
 
@@ -16,6 +21,19 @@ PATCHERS = {"patch"}  # mock.patch("sglang.x.y"), mocker.patch(...)
 class MonkeypatchMixin:
     """Part of `UsageVisitor` (it provides lookup, resolve_expr, infer, columns, usages
     and the deferred-body queues)."""
+
+    if TYPE_CHECKING:  # declared for the type checker; `UsageVisitor` defines them
+        columns: Columns
+        usages: Recorder
+        _queue: list[Deferred]
+        _late: list[Deferred]
+        _visited: dict[int, Deferred]
+        _patched: dict[int, tuple]
+
+        def lookup(self, name: str) -> Any: ...
+        def resolve_expr(self, node: ast.expr) -> str | None: ...
+        def infer(self, node: ast.expr) -> Any: ...
+        def _at(self, node: Located) -> tuple[str, int, int]: ...
 
     def _maybe_install(self, target: ast.Attribute, value: ast.expr) -> None:
         """`Cls.meth = fn`: inside fn, the first parameter is a Cls."""

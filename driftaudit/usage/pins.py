@@ -76,7 +76,7 @@ def read_pins(consumer: ConsumerFiles | Path) -> list[Pin]:
     declares: set[tuple[str, str | None]] = set()  # (file, extra) that require sglang
     includes: dict[str, set[str]] = {}  # requirements file -> files it `-r` includes
     for relpath, reader in _sources(files):
-        text = files.get(relpath).text
+        text = files.by_rel[relpath].text
         if text is None:
             continue
         if reader is _from_requirements_txt:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from driftaudit.usage.model import Usage
 
 
-class Recorder(list):
+class Recorder(list[Usage]):
     """The usages of a file; each is stamped with the function it occurs in."""
 
     scope = 0

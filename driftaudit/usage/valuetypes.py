@@ -70,9 +70,9 @@ def value_type(
         if node.value is None:
             return "None"
         return _CONSTANTS.get(type(node.value))
-    for kind, name in _DISPLAYS.items():
+    for kind, display in _DISPLAYS.items():
         if isinstance(node, kind):
-            return name
+            return display
     if isinstance(node, ast.Call):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in _METHOD_RESULTS and not node.args:

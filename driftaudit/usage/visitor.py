@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 
 from driftaudit.astwalk import NodeVisitor
-from driftaudit.pysource import Columns, dotted
+from driftaudit.pysource import Columns, Located, dotted
 from driftaudit.usage.branches import BranchesMixin
 from driftaudit.usage.exports import (
     SGLANG,
@@ -79,7 +79,7 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
         self.is_package = is_package
         self.exports = exports
         self.scopes: list[dict] = [{}]
-        self.usages: list[Usage] = Recorder()
+        self.usages = Recorder()
         self.defined_names: set[str] = set()
         self._guarded: set[int] = set()  # import statements inside try/except ImportError
         self._in_handler = 0  # inside `except ...:` (fallback assignments keep bindings)
@@ -232,7 +232,7 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
             self._fallbacks[id(scope)] = Fallbacks(scope)
         return never_none_arguments(call, self._fallbacks[id(scope)])
 
-    def _at(self, node: ast.AST) -> tuple[str, int, int]:
+    def _at(self, node: Located) -> tuple[str, int, int]:
         return self.relpath, *self.columns.start(node)
 
     # ---- functions and classes -----------------------------------------------
@@ -345,6 +345,7 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
 
     def _override(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         owner = self._class
+        assert owner is not None  # called for a method, inside its class
         bases = owner.bases or owner.wraps
         if not bases or (node.name.startswith("__") and node.name.endswith("__")):
             return
@@ -401,7 +402,7 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
         self.generic_visit(node)
         self._in_handler -= 1
 
-    def _import_usage(self, node: ast.AST, statement: ast.AST | None, symbol: str) -> None:
+    def _import_usage(self, node: Located, statement: ast.AST | None, symbol: str) -> None:
         lazy = len(self.scopes) > 1
         guarded = statement is not None and id(statement) in self._guarded
         bound = None
@@ -531,7 +532,7 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
             self._maybe_install(node.target, node.value)
             self._record_attribute_type(node.target, node.value)
 
-    def visit_For(self, node: ast.For) -> None:
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
         self._bind_loop(node.target, node.iter)
         self.visit(node.target)
@@ -661,7 +662,9 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
             self._index(node, node.slice.value)
         key = _string(node.slice)
         owner = self.resolve_expr(node.value) if key is not None else None
-        if owner is not None and key.isidentifier():  # `Enum["NAME"]`: a member by name
+        if (
+            owner is not None and key is not None and key.isidentifier()
+        ):  # `Enum["NAME"]`: a member by name
             self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{key}"))
         elif key is None and not isinstance(node.slice, (ast.Constant, ast.Tuple, ast.Slice)):
             owner = self.resolve_expr(node.value)  # `Enum[name]`: by a run-time string
@@ -709,8 +712,8 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
             receiver = self.infer(node.args[0])
             if receiver is None:
                 return
-            if name == "getattr" and len(node.args) >= 2 and _string(node.args[1]):
-                named = _string(node.args[1])  # with a default too: a field read as None
+            # with a default too: a field read as None
+            if name == "getattr" and len(node.args) >= 2 and (named := _string(node.args[1])):
                 self.usages.append(
                     MemberUsage(
                         *self._at(node),
@@ -747,10 +750,11 @@ class UsageVisitor(BranchesMixin, MonkeypatchMixin, NodeVisitor):
         saved = self.usages.guards
         if isinstance(func, ast.Attribute) and self._own_write(func, False):
             self.usages.guards = (*saved, ("own", func.attr, node.lineno))
-        member = symbol is None and isinstance(func, ast.Attribute)
-        member = member and self._member(func, False, shape)
+        member = (
+            symbol is None and isinstance(func, ast.Attribute) and self._member(func, False, shape)
+        )
         self.usages.guards = saved
-        if member:
+        if member and isinstance(func, ast.Attribute):
             shape.arg_types = arguments(node, self._value_type)  # only for sglang calls
             shape.never_none = self._never_none(node)
             self.visit(func.value)

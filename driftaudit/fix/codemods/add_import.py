@@ -15,7 +15,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import NameSites, Param, Primitive, code
 
 
-class AddImport(Primitive):
+class AddImport(Primitive[cst.Module]):
     kind = "add-import"
     node_type = cst.Module
     parameters = {"module": Param("dotted"), "name": Param("identifier")}

@@ -6,8 +6,14 @@ import keyword
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import libcst as cst
+
+if TYPE_CHECKING:
+    from libcst.metadata import Scope
+
+    from driftaudit.fix.codemods.add_import import ImportNames
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,10 @@ def check_parameters(kind: str, parameters: dict[str, Param], params: dict) -> N
             _check_templates(kind, name, value, param)
 
 
-class Primitive:
+N = TypeVar("N", bound=cst.CSTNode)  # the node type a primitive edits
+
+
+class Primitive(Generic[N]):
     """Edits one node of type `node_type` found at the edit's position.
 
     `apply` returns the replacement node. Statement-level primitives may also ask for
@@ -107,10 +116,10 @@ class Primitive:
         check_parameters(self.kind, self.parameters, params)
         self.params = params
         self.after: list[cst.BaseStatement] = []
-        self.names = None  # the composer's ImportNames, set before apply
-        self.scope = None  # libcst's scope of the node being edited, set before apply
+        self.names: ImportNames | None = None  # the composer's, set before apply
+        self.scope: Scope | None = None  # libcst's scope of the node being edited, set before apply
 
-    def apply(self, node: cst.CSTNode) -> cst.CSTNode:
+    def apply(self, node: N) -> cst.CSTNode:
         raise NotImplementedError
 
     def reference(self, module: str, name: str) -> str:

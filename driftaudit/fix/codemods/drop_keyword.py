@@ -7,7 +7,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive
 
 
-class DropKeyword(Primitive):
+class DropKeyword(Primitive[cst.Call]):
     kind = "drop-keyword"
     node_type = cst.Call
     parameters = {"keyword": Param("identifier")}

@@ -13,7 +13,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive
 
 
-class MoveImport(Primitive):
+class MoveImport(Primitive[cst.ImportAlias]):
     kind = "move-import"
     node_type = cst.ImportAlias  # marks the alias; the composer rewrites the statement
     parameters = {

@@ -12,7 +12,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive
 
 
-class PadUnpack(Primitive):
+class PadUnpack(Primitive[cst.Assign]):
     kind = "pad-unpack"
     node_type = cst.Assign
     parameters = {"slots": Param("slots")}

@@ -7,7 +7,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive
 
 
-class RenameAttribute(Primitive):
+class RenameAttribute(Primitive[cst.Attribute]):
     kind = "rename-attribute"
     node_type = cst.Attribute
     parameters = {"old": Param("identifier"), "new": Param("identifier")}

@@ -8,7 +8,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive
 
 
-class RenameImport(Primitive):
+class RenameImport(Primitive[cst.ImportAlias]):
     kind = "rename-import"
     node_type = cst.ImportAlias  # the composer rewrites the statement (see apply.py)
     parameters = {"old": Param("identifier"), "new": Param("identifier")}

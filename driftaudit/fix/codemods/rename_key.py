@@ -9,7 +9,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive
 
 
-class RenameKey(Primitive):
+class RenameKey(Primitive[cst.SimpleString | cst.Arg]):
     kind = "rename-key"
     node_type = (cst.SimpleString, cst.Arg)
     parameters = {"old": Param("identifier"), "new": Param("identifier")}

@@ -7,7 +7,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive
 
 
-class RenameKeyword(Primitive):
+class RenameKeyword(Primitive[cst.Call]):
     kind = "rename-keyword"
     node_type = cst.Call
     parameters = {"old": Param("identifier"), "new": Param("identifier")}

@@ -11,7 +11,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive
 
 
-class ReplaceCallee(Primitive):
+class ReplaceCallee(Primitive[cst.Call]):
     kind = "replace-callee"
     node_type = cst.Call
     parameters = {

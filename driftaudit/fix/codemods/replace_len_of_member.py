@@ -11,7 +11,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive, build
 
 
-class ReplaceLenOfMember(Primitive):
+class ReplaceLenOfMember(Primitive[cst.Call]):
     kind = "replace-len-of-member"
     node_type = cst.Call  # matched through its only argument, see apply.py
     parameters = {

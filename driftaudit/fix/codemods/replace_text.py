@@ -53,7 +53,7 @@ def prose_or_definition(lineage: list[cst.CSTNode]) -> bool:
     return False
 
 
-class ReplaceText(Primitive):
+class ReplaceText(Primitive[cst.CSTNode]):
     kind = "replace-text"
     node_type = cst.CSTNode  # placed by span, see `node_types`
     node_types = (cst.SimpleString, cst.FormattedStringText, cst.Name)

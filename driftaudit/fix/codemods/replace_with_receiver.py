@@ -11,7 +11,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive
 
 
-class ReplaceWithReceiver(Primitive):
+class ReplaceWithReceiver(Primitive[cst.Call]):
     kind = "replace-with-receiver"
     node_type = cst.Call
     parameters = {"method": Param("identifier")}

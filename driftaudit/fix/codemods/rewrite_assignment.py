@@ -15,7 +15,7 @@ import libcst as cst
 from driftaudit.fix.codemods.base import Param, Primitive, build
 
 
-class RewriteAssignment(Primitive):
+class RewriteAssignment(Primitive[cst.Assign]):
     kind = "rewrite-assignment"
     node_type = cst.Assign
     parameters = {

@@ -26,9 +26,10 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeGuard, overload
 
 from driftaudit.astwalk import children
-from driftaudit.pysource import any_within, dotted
+from driftaudit.pysource import Located, any_within, dotted, end_of
 from driftaudit.usage.surfaces.argv import FlagHit, argv_flags, has_launcher
 from driftaudit.usage.surfaces.dests import named_dests, owned_dests
 from driftaudit.usage.surfaces.model import SurfaceUsages, UrlUsage
@@ -88,10 +89,22 @@ def _callee(call: ast.Call) -> tuple[str | None, str]:
     return None, ""
 
 
-def _is_str(node: ast.AST | None) -> bool:
+if TYPE_CHECKING:
+
+    class _Str(ast.Constant):
+        """A string constant, for the type checker."""
+
+        value: str
+
+
+def _is_str(node: ast.AST | None) -> TypeGuard[_Str]:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
+@overload
+def _template(node: _Str | ast.JoinedStr) -> tuple[str, list[ast.expr]]: ...
+@overload
+def _template(node: ast.expr) -> tuple[str, list[ast.expr]] | None: ...
 def _template(node: ast.expr) -> tuple[str, list[ast.expr]] | None:
     """A string expression -> (its text with `{}` for each field, the field expressions).
 
@@ -161,10 +174,10 @@ class _Scope:
         self.node = node
         self.assigns: dict[str, list[tuple[int, ast.expr]]] = {}
         self.sub_keys: dict[str, list[tuple[int, str]]] = {}
-        self.loops: dict[str, list[ast.Constant]] = {}
+        self.loops: dict[str, list[_Str]] = {}
         self.fallbacks: dict[str, bool] = {}  # loops over alternatives (`is_fallback`)
         self.calls: list[ast.Call] = []
-        self.strings: list[ast.expr] = []
+        self.strings: list[_Str | ast.JoinedStr] = []
         self.binops: list[ast.BinOp] = []
         self.seqs: list[ast.List | ast.Tuple] = []
         self.attrs: list[ast.Attribute] = []
@@ -228,22 +241,22 @@ class PythonScan:
             return col
         return len(text.encode("utf-8")[:col].decode("utf-8", errors="replace"))
 
-    def _start(self, node: ast.AST) -> int:
+    def _start(self, node: Located) -> int:
         return self.sink.text.offset(node.lineno, self._col0(node.lineno, node.col_offset))
 
-    def _end(self, node: ast.AST) -> int:
-        line = node.end_lineno
-        return self.sink.text.offset(line, self._col0(line, node.end_col_offset))
+    def _end(self, node: Located) -> int:
+        line, column = end_of(node)
+        return self.sink.text.offset(line, self._col0(line, column))
 
-    def _find(self, node: ast.AST, needle: str, after: int = -1) -> int:
+    def _find(self, node: Located, needle: str, after: int = -1) -> int:
         """Offset of needle in the node's source (the node's start when absent)."""
         start = self._start(node)
         at = self.sink.text.text.find(needle, max(start, after), self._end(node))
         return at if at >= 0 else start
 
     def _attr_offset(self, attr: ast.Attribute) -> int:
-        line = attr.end_lineno
-        return self.sink.text.offset(line, self._col0(line, attr.end_col_offset) - len(attr.attr))
+        line, column = end_of(attr)
+        return self.sink.text.offset(line, self._col0(line, column) - len(attr.attr))
 
     # -- walk --
 
@@ -352,7 +365,7 @@ class PythonScan:
 
     def _classify(self, scope: _Scope, node: ast.AST) -> None:
         if isinstance(node, ast.Constant):
-            if isinstance(node.value, str):
+            if _is_str(node):
                 scope.strings.append(node)
         elif isinstance(node, ast.JoinedStr):
             scope.strings.append(node)
@@ -399,7 +412,7 @@ class PythonScan:
 
     # -- env vars --
 
-    def _env(self, node: ast.AST, name: str, kind: str) -> None:
+    def _env(self, node: Located, name: str, kind: str) -> None:
         self.env_done.add(id(node))
         self.sink.env(self._find(node, name), name, kind, "python")
 
@@ -430,10 +443,10 @@ class PythonScan:
             env = env_of(compare.left)
             if env and any(isinstance(op, (ast.In, ast.NotIn)) for op in compare.ops):
                 self._env(compare.left, env, "read")
-        for node in scope.dicts:
-            for key in node.keys:
+        for mapping in scope.dicts:
+            for key in mapping.keys:
                 env = env_of(key)
-                if env:
+                if env and key is not None:
                     self._env(key, env, "set")
         setters = {
             id(call.func.value)
@@ -527,7 +540,7 @@ class PythonScan:
             node = seq.elts[hit.index]
             self.sink.flag(self._find(node, hit.written), hit, "python-argv")
 
-    def _string_flags(self, node: ast.expr, launched: bool) -> None:
+    def _string_flags(self, node: _Str | ast.JoinedStr, launched: bool) -> None:
         if isinstance(node, ast.Constant):
             text = node.value
         else:
@@ -782,9 +795,12 @@ def resolve_helpers(pending: list[PendingCall], helpers: dict[str, Helper],
             continue
         shift = 1 if helper.method_like and call.attr_call else 0
         index = helper.route_index - shift
-        if not 0 <= index < len(call.args) or call.args[index] is None:
+        if not 0 <= index < len(call.args):
             continue
-        value, line, column = call.args[index]
+        arg = call.args[index]
+        if arg is None:
+            continue
+        value, line, column = arg
         route = route_of("/" + value.lstrip("/"))
         if route is None:
             continue
