@@ -7,19 +7,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+from checkers import checker_venv  # one venv helper for every peer
+
 CHECKERS = ("ty", "pyrefly")
-
-
-def checker_venv(kind: str, cache: Path) -> Path:
-    venv = cache / f"bench-{kind}-venv"
-    exe = venv / "bin" / kind
-    if not exe.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", kind], check=True)
-    return exe
 
 
 def diagnostics(
