@@ -151,11 +151,12 @@ class FindingsCache:
     def save(self, slot_key: str, entry_key: str, findings: list[Finding]) -> None:
         entry = self._entry(slot_key, entry_key)
         try:
-            if entry.codec.decode(entry.codec.encode(findings)) != findings:
+            data = entry.codec.encode(findings)
+            if entry.codec.decode(data) != findings:
                 return  # something this form cannot carry: never store an approximation
         except Exception:  # noqa: BLE001 -- the same: not stored
             return
-        self.store.put(entry, findings, remember=False)
+        self.store.put_encoded(entry, data)
 
 
 def _digest(value: dict) -> str:

@@ -53,12 +53,8 @@ class PairMemo:
         return value
 
     def put(self, question: str, value) -> None:
-        entry = self._entry(question, None)
-        try:
-            entry.codec.encode(value)
-        except Exception:  # noqa: BLE001 -- something that does not pickle: not kept
-            return
-        self.pending.append((entry, value))
+        """Kept at `flush` (an answer that does not pickle is not: `Store.put_many`)."""
+        self.pending.append((self._entry(question, None), value))
 
     def flush(self) -> None:
         self.store.put_many(self.pending)

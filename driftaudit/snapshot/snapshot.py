@@ -9,7 +9,6 @@ is kept of the tree is declared in `entries.py` and asked of the store, so a war
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -158,7 +157,8 @@ class Snapshot:
         if entry is None:  # unreadable: nothing to key an entry by
             relpath = self.files[name]
             found = entries.extract_module_entries(name, relpath, self.tree.root)
-            module = Module.from_json(json.loads(json.dumps(found.value.to_json())))
+            codec = entries.module_codec(name, relpath)  # as a kept model would read
+            module = codec.decode(codec.encode(found.value))
         else:
             module = self.store.get(entry)
         self._modules[name] = self._with_surfaces(module)

@@ -82,44 +82,23 @@ class Store:
     def get(self, entry: Entry[T]) -> T:
         """The entry's value: remembered in this run, else stored, else computed (and
         stored). A cold run decodes what it computed, so it sees what a warm run will."""
-        if entry.key in self._memory:
-            return self._memory[entry.key]
-        self._wait(entry.key)
-        value = self._stored(entry)
-        if value is _MISS:
-            data, also = entry.build()
-            self._write([(entry.key, data)] if entry.namespace not in self.off else [], also)
-            value = entry.codec.decode(data)
-        self._memory[entry.key] = value
-        return value
+        return self.get_many([entry])[0]
 
     def get_many(self, entries: list[Entry[T]]) -> list[T]:
         """The values of `entries`, read from disk in one query; the missing computed."""
-        wanted = [e for e in entries if e.key not in self._memory and e.namespace not in self.off]
-        for entry in wanted:
-            self._wait(entry.key)
-        stored = self.db.get_many([e.key for e in wanted]) if wanted else {}
+        found = self.found_many(entries)
         built: list[tuple[str, bytes]] = []
         also: list[tuple[str, bytes]] = []
         for entry in entries:
-            if entry.key in self._memory:
+            if entry.key in found:
                 continue
-            data = stored.get(entry.key)
-            value = _MISS
-            if data is not None:
-                try:
-                    value = entry.codec.decode(data)
-                except Invalid:
-                    pass
-            if value is _MISS:
-                data, more = entry.build()
-                if entry.namespace not in self.off:
-                    built.append((entry.key, data))
-                also += more
-                value = entry.codec.decode(data)
-            self._memory[entry.key] = value
+            data, more = entry.build()
+            if entry.namespace not in self.off:
+                built.append((entry.key, data))
+            also += more
+            found[entry.key] = self._memory[entry.key] = entry.codec.decode(data)
         self._write(built, also)
-        return [self._memory[e.key] for e in entries]
+        return [found[e.key] for e in entries]
 
     def found_many(self, entries: list[Entry[T]], remember: bool = True) -> dict[str, T]:
         """key -> value of those of `entries` remembered or stored (and whole): nothing
@@ -142,13 +121,6 @@ class Store:
                 pass  # damaged, or of another shape: the caller computes it
         return found
 
-    def remembered(self, key: str, compute: Callable[[], T]) -> T:
-        """An answer kept for this run only (derived from stored entries; cheap to derive
-        again next run, or holding objects that are not worth encoding)."""
-        if key not in self._memory:
-            self._memory[key] = compute()
-        return self._memory[key]
-
     def has(self, key: str) -> bool:
         """Is an entry stored under `key` (not read, not checked)?"""
         return key in self._memory or key in self.db
@@ -166,12 +138,19 @@ class Store:
         self._memory[entry.key] = value
 
     def put_many(self, answers: list[tuple[Entry[T], T]]) -> None:
-        """Store answers computed by the caller in a batch, in one transaction."""
+        """Store answers computed by the caller in a batch, in one transaction; an answer
+        its codec cannot encode (something that does not pickle) is remembered for the
+        run only."""
+        rows = []
         for entry, value in answers:
             self._memory[entry.key] = value
-        self.db.put_many(
-            [(e.key, e.codec.encode(v)) for e, v in answers if e.namespace not in self.off]
-        )
+            if entry.namespace in self.off:
+                continue
+            try:
+                rows.append((entry.key, entry.codec.encode(value)))
+            except Exception:  # noqa: BLE001 -- not encodable: not kept on disk
+                continue
+        self.db.put_many(rows)
 
     def put_encoded(self, entry: Entry[T], data: bytes) -> None:
         """Store the entry's answer, encoded already (by a pool of processes)."""
@@ -195,17 +174,6 @@ class Store:
     def _wait(self, key: str) -> None:
         for ahead in self._ahead:
             ahead.wait(key)
-
-    def _stored(self, entry: Entry[T]) -> Any:
-        if entry.namespace in self.off:
-            return _MISS
-        data = self.db.get(entry.key)
-        if data is None:
-            return _MISS
-        try:
-            return entry.codec.decode(data)
-        except Invalid:
-            return _MISS  # damaged, or of another shape: computed again
 
     def _write(self, own: list[tuple[str, bytes]], also: list[tuple[str, bytes]]) -> None:
         rows = own + [(k, v) for k, v in also if k not in self.db]

@@ -178,14 +178,8 @@ class FileCache:
 
     def flush(self) -> None:
         """Write the records that changed (one transaction)."""
-        changed = []
-        for rel in sorted(self.dirty):
-            try:
-                _RECORD.encode(self.records[rel])
-            except Exception:  # noqa: BLE001 -- something that does not pickle: not stored
-                continue
-            changed.append((self._slot(rel), self.records[rel]))
-        self.store.put_many(changed)
+        # a record that does not pickle is not stored (`Store.put_many`)
+        self.store.put_many([(self._slot(rel), self.records[rel]) for rel in sorted(self.dirty)])
         self.dirty = set()
 
 
