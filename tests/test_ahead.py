@@ -7,7 +7,7 @@ from pathlib import Path
 
 from driftaudit.pipeline import _build_ahead, _snapshots
 from driftaudit.snapshot import Snapshot, callgraph, fingerprints
-from driftaudit.snapshot.entries import env_entry
+from driftaudit.snapshot.entries import calls_key, env_entry, prints_key
 from driftaudit.sources.tree import tree_from_root
 from driftaudit.store import Entry, Raw, Store
 from driftaudit.store.ahead import Ahead
@@ -51,15 +51,15 @@ def test_the_child_builds_what_the_lookups_would(tmp_path):
     # read from the same parse as the models, what the behaviour checks would build
     old, new = snapshots
     for snapshot, module in ((old, "sglang.srt.server_args"), (new, "sglang.srt.spec")):
-        key = callgraph.data_key(module, snapshot.file_digest(module))
+        key = calls_key(module, snapshot.file_digest(module))
         expected = callgraph.extract_calls(module, snapshot.source(module))
         assert json.loads(db.get(key)) == expected
     module = "sglang.srt.server_args"
-    key = fingerprints.prints_key(module, old.file_digest(module))
+    key = prints_key(module, old.file_digest(module))
     prints = fingerprints.extract_prints(module, old.source(module))
-    assert db.get(key) == fingerprints.encode_prints(prints)
+    assert db.get(key) == fingerprints.prints_codec(module).encode(prints)
     module = "sglang.srt.spec"  # fingerprints are asked of the old tree only
-    assert db.get(fingerprints.prints_key(module, new.file_digest(module))) is None
+    assert db.get(prints_key(module, new.file_digest(module))) is None
 
 
 def test_the_modules_a_consumer_imports_are_guessed():

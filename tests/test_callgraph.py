@@ -9,6 +9,7 @@ import pytest
 from driftaudit.drift.reach import ReachDiffer
 from driftaudit.snapshot import Snapshot, callgraph
 from driftaudit.snapshot.callgraph import CallGraph
+from driftaudit.snapshot.entries import calls_key
 from driftaudit.sources.tree import tree_from_root
 from driftaudit.store import Store
 from driftaudit.store.db import BlobStore
@@ -175,7 +176,7 @@ def test_a_file_both_trees_share_is_read_once_before_it_is_stored(tmp_path, monk
     assert read and len(read) == len(set(read))  # neither saved yet: built once, shared
     old.save()
     new.save()
-    key = callgraph.data_key("sglang.srt.pool", old.snapshot.file_digest("sglang.srt.pool"))
+    key = calls_key("sglang.srt.pool", old.snapshot.file_digest("sglang.srt.pool"))
     assert store.db.get(key) is not None  # stored by the first save
 
 

@@ -245,13 +245,6 @@ def _import_target(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def data_key(module: str, digest: str) -> str:
-    """The store key of a module's call data (its file's content digest)."""
-    from driftaudit.snapshot.entries import calls_key
-
-    return calls_key(module, digest)
-
-
 def _module_data(data):
     if not _is_module_data(data):
         raise TypeError("not a module's call data")
@@ -384,7 +377,9 @@ class CallGraph:
         if digest is None:
             self._data[module] = None
             return None
-        key = data_key(module, digest)
+        from driftaudit.snapshot.entries import calls_key
+
+        key = calls_key(module, digest)
         is_package = snapshot.files[module].endswith("__init__.py")
 
         def compute() -> dict:

@@ -8,7 +8,6 @@ hands the tree-wide ones to a child to build ahead (store/ahead.py)."""
 from __future__ import annotations
 
 import errno
-import json
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -96,14 +95,15 @@ def extract_module_entries(
     also = []
     tree = trees[0] if trees else None
     if tree is not None and "calls" in side:
-        from driftaudit.snapshot.callgraph import calls_of_tree
+        from driftaudit.snapshot.callgraph import CALLS_CODEC, calls_of_tree
 
         data = calls_of_tree(name, tree, relpath.endswith("__init__.py"))
-        also.append((calls_key(name, digest), json.dumps(data, separators=(",", ":")).encode()))
+        also.append((calls_key(name, digest), CALLS_CODEC.encode(data)))
     if tree is not None and "prints" in side:
-        from driftaudit.snapshot.fingerprints import encode_prints, prints_of_tree
+        from driftaudit.snapshot.fingerprints import prints_codec, prints_of_tree
 
-        also.append((prints_key(name, digest), encode_prints(prints_of_tree(name, tree))))
+        prints = prints_of_tree(name, tree)
+        also.append((prints_key(name, digest), prints_codec(name).encode(prints)))
     return Yield(module, also)
 
 

@@ -7,7 +7,6 @@ them back, and releases that share a file share its entry.
 from __future__ import annotations
 
 import ast
-import json
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -77,26 +76,23 @@ def prints_of_tree(
     return prints
 
 
-def prints_key(module: str, digest: str) -> str:
-    """The store key of a module's fingerprints (its file's content digest)."""
-    from driftaudit.snapshot.entries import prints_key
-
-    return prints_key(module, digest)
-
-
-def encode_prints(prints: list[FunctionPrint]) -> bytes:
-    return json.dumps([p.to_json() for p in prints]).encode()
+def prints_codec(module: str) -> Json:
+    """The codec of a module's fingerprints (its entries are also written by the parse of
+    its model: `entries.extract_module_entries`)."""
+    return Json(
+        lambda data: [FunctionPrint.from_json(module, item) for item in data],
+        lambda prints: [p.to_json() for p in prints],
+    )
 
 
 def prints_entry(snapshot, module: str, digest: str) -> Entry[list[FunctionPrint]]:
     """The fingerprints of one module of a snapshot, kept by content."""
+    from driftaudit.snapshot.entries import prints_key
+
     return Entry(
         prints_key(module, digest),
         lambda: extract_prints(module, snapshot.source(module) or ""),
-        Json(
-            lambda data: [FunctionPrint.from_json(module, item) for item in data],
-            lambda prints: [p.to_json() for p in prints],
-        ),
+        prints_codec(module),
     )
 
 
