@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from driftaudit.drift import Change
     from driftaudit.forked import Parallelism
     from driftaudit.snapshot import Snapshot
-    from driftaudit.store import Store
+    from driftaudit.store import Entry, Store
 
 
 @dataclass
@@ -86,7 +86,7 @@ def _snapshots(
 
 def _build_ahead(
     store: Store, snapshots: tuple[Snapshot, Snapshot], imported: list[str], env_names: set[str]
-) -> list[tuple[list, dict]]:
+) -> list[list[tuple[Entry, str]]]:
     """Per tree, the entries a cold run builds ahead (those not kept yet) with their
     policies (store/ahead.py): ServerArgs and the name index, the models of the modules
     the consumer imports (a guess), then the surfaces: the order a run asks for them.
@@ -99,15 +99,8 @@ def _build_ahead(
         guessed = [e for name in imported if (e := snapshot.module_entry(name)) is not None]
         ordered = wide[:2] + guessed + wide[2:]
         jobs = [(e, _policy(e.namespace)) for e in ordered if not store.has(e.key)]
-        provides = {}
-        batch = snapshot.env_batch(env_names)
-        if batch is not None:
-            from driftaudit.snapshot.entries import env_entry
-            from driftaudit.snapshot.surfaces.envs import scope_of
-
-            provides[batch.key] = [env_entry(snapshot.digest, n).key for n in scope_of(env_names)]
         if jobs:
-            work.append((jobs, provides))
+            work.append(jobs)
     return work
 
 
@@ -184,12 +177,12 @@ def run_compare(
     # once, for every stage that forks
     parallel = Parallelism.decide(bool(work), max(len(old.files), len(new.files)))
     if parallel.children:
-        if any(e.namespace == "module" for jobs, _ in work for e, _ in jobs):
+        if any(e.namespace == "module" for jobs in work for e, _ in jobs):
             # griffe (0.18 s to import, with griffecli, ctypes, email...) once, here: the
             # children inherit it, and so does the behaviour child forked later
             import driftaudit.snapshot.extract  # noqa: F401
-        for jobs, provides in work:  # built in a child per tree while usage runs
-            old.store.building(Ahead(old.store, jobs, provides))
+        for jobs in work:  # built in a child per tree while usage runs
+            old.store.building(Ahead(old.store, jobs))
     timings["resolve"] = time.perf_counter() - start
     if pins is None:
         from driftaudit.usage.pins import read_pins

@@ -26,8 +26,8 @@ def _pair(tmp_path: Path, guessed: list[str]) -> tuple[Snapshot, Snapshot]:
 def _start(snapshots, guessed=(), env_names=()) -> list[Ahead]:
     store = snapshots[0].store
     children = []
-    for jobs, provides in _build_ahead(store, snapshots, list(guessed), set(env_names)):
-        children.append(Ahead(store, jobs, provides))
+    for jobs in _build_ahead(store, snapshots, list(guessed), set(env_names)):
+        children.append(Ahead(store, jobs))
         store.building(children[-1])
     return children
 

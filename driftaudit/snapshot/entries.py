@@ -181,7 +181,9 @@ def env_batch_entry(digest: str, names: Iterable[str], read: Callable[[], list])
     """A child's job reading the entries of `names` at once (`read` stores them)."""
     from driftaudit.store.keys import question
 
-    return Entry(key("envnames", SURFACES_VERSION, digest, question(*sorted(names))), read, _DONE)
+    names = sorted(names)
+    provides = tuple(env_entry(digest, n).key for n in names)
+    return Entry(key("envnames", SURFACES_VERSION, digest, question(*names)), read, _DONE, provides)
 
 
 def _root(scan: TreeScan) -> Path:

@@ -19,7 +19,6 @@ A job the child cannot finish (an error, the child killed) is computed by the lo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from driftaudit.store.store import Entry, collector_paused
@@ -31,22 +30,14 @@ POLICIES = ("wait", "share", "guess")
 
 
 class Ahead:
-    """A child building `jobs` ((entry, policy), in order) into `store`'s database;
-    `provides`: keys each job's entry stands for besides its own (a batch of env-var
-    entries read together)."""
+    """A child building `jobs` ((entry, policy), in order) into `store`'s database; a
+    lookup of a key an entry `provides` waits for that entry."""
 
-    def __init__(
-        self,
-        store: Store,
-        jobs: list[tuple[Entry, str]],
-        provides: dict[str, Iterable[str]] | None = None,
-    ):
+    def __init__(self, store: Store, jobs: list[tuple[Entry, str]]):
         from driftaudit.forked import Forked
 
         self._policy = {entry.key: policy for entry, policy in jobs}
-        self._job_of = {entry.key: entry.key for entry, _ in jobs}
-        for job, keys in (provides or {}).items():
-            self._job_of.update((k, job) for k in keys)
+        self._job_of = {k: e.key for e, _ in jobs for k in (e.key, *e.provides)}
         db = store.db
 
         def before() -> None:  # in the child, which ends when its jobs are done

@@ -35,6 +35,9 @@ class Entry(Generic[T]):
     key: str
     compute: Callable[[], Any]
     codec: Codec
+    # keys whose answers the computation stores too (a batch read together): a lookup of
+    # one of them waits for this entry's build ahead (ahead.py)
+    provides: tuple[str, ...] = ()
 
     @property
     def namespace(self) -> str:
