@@ -34,15 +34,11 @@ SERVER_ARGS_MODULE = "sglang.srt.server_args"
 T = TypeVar("T")
 
 
-def _module_of(key: str) -> str:
-    return key.split(":")[2]  # module:version:name:digest (entries.module_key)
-
-
-def _extract_job(job: tuple[str, str, str, str]) -> tuple[str, bytes]:
-    """(key, encoded model) of one module, for a pool of processes (`load_all`)."""
-    key, name, relpath, root = job
+def _extract_job(job: tuple[str, str, str]) -> tuple[str, bytes]:
+    """(name, encoded model) of one module, for a pool of processes (`load_all`)."""
+    name, relpath, root = job
     found = entries.extract_module_entries(name, relpath, Path(root))
-    return key, entries.module_codec(name, relpath).encode(found.value)
+    return name, entries.module_codec(name, relpath).encode(found.value)
 
 
 class Snapshot:
@@ -166,15 +162,12 @@ class Snapshot:
 
     def load_all(self, workers: int | None = None) -> list[Module]:
         """Every module of the tree, parsing the ones not kept in parallel (`diff`)."""
-        wanted = {e.key: e for n in self.files if (e := self.module_entry(n)) is not None}
+        wanted = {n: e for n in self.files if (e := self.module_entry(n)) is not None}
         found = self.store.found_many(list(wanted.values()))
-        missing = [e for k, e in wanted.items() if k not in found]
+        missing = [n for n, e in wanted.items() if e.key not in found]
         if missing:
-            jobs = [
-                (e.key, name, self.files[name], str(self.tree.root))
-                for e in missing
-                if (name := _module_of(e.key))
-            ]
+            root = str(self.tree.root)
+            jobs = [(n, self.files[n], root) for n in missing]
             workers = workers or min(len(jobs), os.cpu_count() or 1)
             if workers > 1 and len(jobs) > 8:
                 from concurrent.futures import ProcessPoolExecutor  # `diff` only: not warm
@@ -183,8 +176,8 @@ class Snapshot:
                     built = list(pool.map(_extract_job, jobs, chunksize=16))
             else:
                 built = [_extract_job(job) for job in jobs]
-            for key, data in built:
-                self.store.put_encoded(wanted[key], data)
+            for name, data in built:
+                self.store.put_encoded(wanted[name], data)
             found = self.store.found_many(list(wanted.values()))
         for model in found.values():
             self._modules.setdefault(model.name, self._with_surfaces(model))
