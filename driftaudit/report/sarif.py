@@ -94,6 +94,20 @@ def _fix_of(finding: Finding, change: FileChange | None, prefix: str) -> list[di
     ]
 
 
+def _physical(finding: Finding, root: Path | None, prefix: str) -> dict:
+    """Where a finding is: its file under %SRCROOT% and its region."""
+    start_line, start_column, end_line, end_column = region(finding, root)
+    return {
+        "artifactLocation": _artifact(prefix + finding.path, "%SRCROOT%"),
+        "region": {
+            "startLine": start_line,
+            "startColumn": start_column,
+            "endLine": end_line,
+            "endColumn": end_column,
+        },
+    }
+
+
 def _result(
     finding: Finding,
     rule_index: dict[str, int],
@@ -101,7 +115,6 @@ def _result(
     prefix: str,
     fixes: dict[int, FileChange],
 ) -> dict:
-    start_line, start_column, end_line, end_column = region(finding, root)
     properties = {
         "symbol": finding.symbol,
         "confidence": finding.confidence,
@@ -118,19 +131,7 @@ def _result(
         "ruleIndex": rule_index[finding.code.code],
         "level": _LEVEL[finding.severity],
         "message": {"text": finding.message},
-        "locations": [
-            {
-                "physicalLocation": {
-                    "artifactLocation": _artifact(prefix + finding.path, "%SRCROOT%"),
-                    "region": {
-                        "startLine": start_line,
-                        "startColumn": start_column,
-                        "endLine": end_line,
-                        "endColumn": end_column,
-                    },
-                }
-            }
-        ],
+        "locations": [{"physicalLocation": _physical(finding, root, prefix)}],
         "properties": properties,
     }
     if root is not None:
@@ -153,20 +154,11 @@ def _fact_result(
     result = _result(group[0], rule_index, root, prefix, fixes)
     related = []
     for n, other in enumerate(group[1:], 1):
-        start_line, start_column, end_line, end_column = region(other, root)
         related.append(
             {
                 "id": n,
                 "message": {"text": other.message},
-                "physicalLocation": {
-                    "artifactLocation": _artifact(prefix + other.path, "%SRCROOT%"),
-                    "region": {
-                        "startLine": start_line,
-                        "startColumn": start_column,
-                        "endLine": end_line,
-                        "endColumn": end_column,
-                    },
-                },
+                "physicalLocation": _physical(other, root, prefix),
             }
         )
         result.setdefault("fixes", []).extend(_fix_of(other, fixes.get(id(other)), prefix))
