@@ -24,7 +24,7 @@ from pathlib import Path
 from driftaudit.check.sourcelines import line_text
 from driftaudit.codes import SEVERITIES
 from driftaudit.drift import Change
-from driftaudit.findings import Finding, fact, summarize
+from driftaudit.findings import Finding, group_facts, summarize
 from driftaudit.report.escape import html_lines, html_text
 from driftaudit.sources import SourceTree
 from driftaudit.versions import parse_version
@@ -343,12 +343,9 @@ def _filters(paths: list[str], total: int) -> str:
 
 
 def _facts(findings, old, new, root, fixes) -> str:
-    facts: dict[tuple, list[Finding]] = defaultdict(list)
-    for f in findings:
-        facts[fact(f)].append(f)
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     ordered = sorted(
-        facts.values(),
+        group_facts(findings),  # the facts every other report shows
         key=lambda group: (rank[group[0].severity], group[0].code.code, group[0].symbol),
     )
     trees = _TreeLines(old), _TreeLines(new)
@@ -379,6 +376,16 @@ def _facts(findings, old, new, root, fixes) -> str:
             block += [
                 f'<div class="place" data-file="{html_text(f.path)}">',
                 f"<code>{html_text(f.path)}:{f.line}:{f.column}</code>",
+                # a place of the fact that says more than its lead: its own words, evidence
+                f'<p class="message">{html_text(f.message)}</p>'
+                if f.message != first.message
+                else "",
+                _evidence("old", f.old_location, trees[0])
+                if f.old_location != first.old_location
+                else "",
+                _evidence("new", f.new_location, trees[1])
+                if f.new_location != first.new_location
+                else "",
                 _consumer_snippet(root, f),
                 _fix_of(f, hunks.get(f.path, [])),
                 "</div>",
