@@ -26,7 +26,7 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeGuard, overload
+from typing import TYPE_CHECKING
 
 from driftaudit.astwalk import children
 from driftaudit.pysource import Located, any_within, dotted, end_of
@@ -34,6 +34,13 @@ from driftaudit.usage.surfaces.argv import FlagHit, argv_flags, has_launcher
 from driftaudit.usage.surfaces.dests import named_dests, owned_dests
 from driftaudit.usage.surfaces.model import SurfaceUsages, UrlUsage
 from driftaudit.usage.surfaces.prose import is_message_call, message_strings, reads_as_prose
+from driftaudit.usage.surfaces.python_exprs import (
+    PATH_FUNCS,
+    PATHISH,
+    is_pathish,
+    is_str,
+    string_template,
+)
 from driftaudit.usage.surfaces.routes import SCHEME_HOST, is_fallback, route_of
 from driftaudit.usage.surfaces.shell import shell_segments
 from driftaudit.usage.surfaces.sink import (
@@ -44,6 +51,9 @@ from driftaudit.usage.surfaces.sink import (
     PLACEHOLDER,
     Sink,
 )
+
+if TYPE_CHECKING:
+    from driftaudit.usage.surfaces.python_exprs import Str
 
 _HTTP_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
 _HTTP_RECEIVERS = ("requests", "httpx", "session", "client", "http", "aiohttp", "sess")
@@ -89,73 +99,6 @@ def _callee(call: ast.Call) -> tuple[str | None, str]:
     return None, ""
 
 
-if TYPE_CHECKING:
-
-    class _Str(ast.Constant):
-        """A string constant, for the type checker."""
-
-        value: str
-
-
-def _is_str(node: ast.AST | None) -> TypeGuard[_Str]:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str)
-
-
-@overload
-def _template(node: _Str | ast.JoinedStr) -> tuple[str, list[ast.expr]]: ...
-@overload
-def _template(node: ast.expr) -> tuple[str, list[ast.expr]] | None: ...
-def _template(node: ast.expr) -> tuple[str, list[ast.expr]] | None:
-    """A string expression -> (its text with `{}` for each field, the field expressions).
-
-    A plain string keeps `{name}` placeholders as `{}` (`"/v1/models/{model}"`)."""
-    if _is_str(node):
-        return re.sub(r"\{[^{}]*\}", "{}", node.value), []
-    if isinstance(node, ast.JoinedStr):
-        parts: list[str] = []
-        fields: list[ast.expr] = []
-        for value in node.values:
-            if _is_str(value):
-                parts.append(value.value)
-            else:
-                parts.append("{}")
-                fields.append(value.value if isinstance(value, ast.FormattedValue) else value)
-        return "".join(parts), fields
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left = _template(node.left) or ("{}", [node.left])
-        right = _template(node.right) or ("{}", [node.right])
-        return left[0] + right[0], left[1] + right[1]
-    return None
-
-
-_PATHISH = re.compile(
-    r"(?:^|_)(?:dir|dirs|directory|root|file|filename|files|ckpt|checkpoint"
-    r"|checkpoints|load|save|cache|home|folder|hf|megatron|src|dst|output|input|mount"
-    r"|location|repo|model|models|tokenizer|workdir|cwd)(?:_|$)",
-    re.I,
-)
-_PATH_FUNCS = {
-    "Path", "PurePath", "PosixPath", "open", "join", "exists", "isdir", "isfile", "makedirs",
-    "mkdir", "listdir", "glob", "copy", "copytree", "rmtree", "chdir", "abspath", "realpath",
-    "expanduser", "relpath", "dirname", "basename", "startswith", "endswith", "removeprefix",
-}  # fmt: skip
-
-
-def _is_pathish(node: ast.AST) -> bool:
-    """A name, attribute, subscript key or string that names a file-system path:
-    `hf_checkpoint`, `args.save_dir`, `kwargs["checkpoint_path"]` (a bare `path` may be
-    a URL path: `ProxyRequest(path="/v1/chat/completions")`)."""
-    if isinstance(node, ast.Name):
-        return bool(_PATHISH.search(node.id))
-    if isinstance(node, ast.Attribute):
-        return bool(_PATHISH.search(node.attr))
-    if isinstance(node, ast.Subscript):
-        return _is_pathish(node.slice)
-    if _is_str(node):
-        return bool(_PATHISH.search(node.value)) and " " not in node.value
-    return False
-
-
 def _looks_like_base(expr: ast.expr) -> bool:
     """Does the expression in front of a path name a base URL (`base_url`, `self.host`)?"""
     while isinstance(expr, (ast.Call, ast.Subscript)):
@@ -174,10 +117,10 @@ class _Scope:
         self.node = node
         self.assigns: dict[str, list[tuple[int, ast.expr]]] = {}
         self.sub_keys: dict[str, list[tuple[int, str]]] = {}
-        self.loops: dict[str, list[_Str]] = {}
+        self.loops: dict[str, list[Str]] = {}
         self.fallbacks: dict[str, bool] = {}  # loops over alternatives (`is_fallback`)
         self.calls: list[ast.Call] = []
-        self.strings: list[_Str | ast.JoinedStr] = []
+        self.strings: list[Str | ast.JoinedStr] = []
         self.binops: list[ast.BinOp] = []
         self.seqs: list[ast.List | ast.Tuple] = []
         self.attrs: list[ast.Attribute] = []
@@ -343,14 +286,14 @@ class PythonScan:
             return
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         for target in targets:
-            if _is_pathish(target):
+            if is_pathish(target):
                 self.pathish.add(id(stmt.value))
             if isinstance(target, ast.Name):
                 scope.assigns.setdefault(target.id, []).append((stmt.lineno, stmt.value))
             elif (
                 isinstance(target, ast.Subscript)
                 and isinstance(target.value, ast.Name)
-                and _is_str(target.slice)
+                and is_str(target.slice)
             ):
                 key = (stmt.lineno, target.slice.value)
                 scope.sub_keys.setdefault(target.value.id, []).append(key)
@@ -358,14 +301,14 @@ class PythonScan:
     @staticmethod
     def _loop(scope: _Scope, node: ast.For | ast.AsyncFor | ast.comprehension) -> None:
         if isinstance(node.target, ast.Name) and isinstance(node.iter, (ast.Tuple, ast.List)):
-            constants = [e for e in node.iter.elts if _is_str(e)]
+            constants = [e for e in node.iter.elts if is_str(e)]
             if constants:
                 scope.loops[node.target.id] = constants
                 scope.fallbacks[node.target.id] = is_fallback(node)
 
     def _classify(self, scope: _Scope, node: ast.AST) -> None:
         if isinstance(node, ast.Constant):
-            if _is_str(node):
+            if is_str(node):
                 scope.strings.append(node)
         elif isinstance(node, ast.JoinedStr):
             scope.strings.append(node)
@@ -377,7 +320,7 @@ class PythonScan:
             scope.calls.append(node)
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name in _PATH_FUNCS:
+            if name in PATH_FUNCS:
                 self.pathish.update(id(arg) for arg in node.args)
             if is_message_call(node):
                 self.messages.update(id(sub) for sub in message_strings(node))
@@ -393,19 +336,19 @@ class PythonScan:
         elif isinstance(node, ast.Dict):
             scope.dicts.append(node)
             for key, value in zip(node.keys, node.values, strict=True):
-                if key is not None and _is_pathish(key):
+                if key is not None and is_pathish(key):
                     self.pathish.add(id(value))
         elif isinstance(node, ast.Subscript):
             scope.subscripts.append(node)
         elif isinstance(node, ast.Compare):
             scope.compares.append(node)
             operands = [node.left, *node.comparators]
-            if any(_is_pathish(operand) for operand in operands):
+            if any(is_pathish(operand) for operand in operands):
                 self.pathish.update(id(operand) for operand in operands)
         elif isinstance(node, ast.keyword):
             if node.arg in _DOC_KEYWORDS:
                 self.skip.add(id(node.value))
-            elif node.arg and _PATHISH.search(node.arg):
+            elif node.arg and PATHISH.search(node.arg):
                 self.pathish.add(id(node.value))
         elif isinstance(node, ast.comprehension):
             self._loop(scope, node)
@@ -418,7 +361,7 @@ class PythonScan:
 
     def _envs(self, scope: _Scope) -> None:
         def env_of(node: ast.AST | None) -> str | None:
-            if _is_str(node) and ENV_NAME.fullmatch(node.value):
+            if is_str(node) and ENV_NAME.fullmatch(node.value):
                 return node.value
             return None
 
@@ -470,7 +413,7 @@ class PythonScan:
                     continue
                 text = node.value
             else:
-                text = _template(node)[0]
+                text = string_template(node)[0]
             if "SGL" in text and "=" in text:
                 cursor = -1
                 for m in ENV_ASSIGN_IN_TEXT.finditer(text):
@@ -482,7 +425,7 @@ class PythonScan:
 
     def _launching(self, node: ast.AST) -> bool:
         for sub in ast.walk(node):
-            if _is_str(sub) and (sub.value in LAUNCH_MODULES or LAUNCHER_TEXT.search(sub.value)):
+            if is_str(sub) and (sub.value in LAUNCH_MODULES or LAUNCHER_TEXT.search(sub.value)):
                 return True
         return False
 
@@ -540,11 +483,11 @@ class PythonScan:
             node = seq.elts[hit.index]
             self.sink.flag(self._find(node, hit.written), hit, "python-argv")
 
-    def _string_flags(self, node: _Str | ast.JoinedStr, launched: bool) -> None:
+    def _string_flags(self, node: Str | ast.JoinedStr, launched: bool) -> None:
         if isinstance(node, ast.Constant):
             text = node.value
         else:
-            text = _template(node)[0].replace("{}", PLACEHOLDER)
+            text = string_template(node)[0].replace("{}", PLACEHOLDER)
         if "--" not in text:
             return
         has_launcher = LAUNCHER_TEXT.search(text) is not None
@@ -626,7 +569,7 @@ class PythonScan:
                 return None  # dict.get, getattr-like helpers
             method: str | None = lowered.upper()
         elif lowered == "request" and httpish:
-            method = call.args[0].value.upper() if call.args and _is_str(call.args[0]) else None
+            method = call.args[0].value.upper() if call.args and is_str(call.args[0]) else None
             url_index = 1
         elif lowered == "urlopen":
             method = None
@@ -651,7 +594,7 @@ class PythonScan:
 
     @staticmethod
     def _bare_route(call: ast.Call) -> bool:
-        return bool(call.args) and _is_str(call.args[0]) and call.args[0].value.startswith("/")
+        return bool(call.args) and is_str(call.args[0]) and call.args[0].value.startswith("/")
 
     def _route_definitions(self, scope: _Scope) -> None:
         for call in scope.calls:
@@ -687,7 +630,7 @@ class PythonScan:
             payload = scope.latest(name, line)
         keys: list[str] = []
         if isinstance(payload, ast.Dict):
-            keys = [k.value for k in payload.keys if _is_str(k)]
+            keys = [k.value for k in payload.keys if is_str(k)]
         elif isinstance(payload, ast.Call) and isinstance(payload.func, ast.Name):
             if payload.func.id == "dict":
                 keys = [k.arg for k in payload.keywords if k.arg]
@@ -699,7 +642,7 @@ class PythonScan:
         return keys
 
     def _url_node(self, node: ast.expr, uses: list[tuple[str | None, list[str]]] | None) -> None:
-        template = _template(node)
+        template = string_template(node)
         if template is None:
             return
         text, fields = template
@@ -727,7 +670,7 @@ class PythonScan:
     def _loop_routes(self, scope: _Scope, target: ast.expr, method: str | None,
                      keys: list[str]) -> None:  # fmt: skip
         """`for endpoint in ("/a", "/b"): get(f"{base}{endpoint}")`."""
-        template = ("{}", [target]) if isinstance(target, ast.Name) else _template(target)
+        template = ("{}", [target]) if isinstance(target, ast.Name) else string_template(target)
         if template is None or not template[1] or not template[0].endswith("{}"):
             return
         last = template[1][-1]
@@ -748,7 +691,7 @@ class PythonScan:
         func = scope.node
         if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return
-        template = _template(target)
+        template = string_template(target)
         if template is None or not template[1] or not template[0].endswith("/{}"):
             return
         last = template[1][-1]
@@ -770,7 +713,7 @@ class PythonScan:
                 continue
             args: list[tuple[str, int, int] | None] = []
             for arg in call.args[:3]:
-                if _is_str(arg) and _HELPER_ARG.fullmatch(arg.value):
+                if is_str(arg) and _HELPER_ARG.fullmatch(arg.value):
                     line, column = self.sink.text.pos(self._find(arg, arg.value))
                     args.append((arg.value, line, column))
                 else:
