@@ -15,17 +15,22 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 _AST = ast.AST
-_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _node_classes(cls: type = ast.AST) -> Iterator[type]:
+    yield cls
+    for sub in cls.__subclasses__():
+        yield from _node_classes(sub)
+
+
+# every node class's fields, contexts left out: a table of the `ast` module, built once
+_FIELDS = {cls: tuple(f for f in cls._fields if f != "ctx") for cls in _node_classes()}
 
 
 def children(node: ast.AST) -> list[ast.AST]:
     """The child nodes of `node` in field order (`ast.iter_child_nodes`), contexts left out."""
-    cls = node.__class__
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f != "ctx")
     found: list[ast.AST] = []
-    for name in fields:
+    for name in _FIELDS[node.__class__]:
         value = getattr(node, name, None)
         if value.__class__ is list:
             for item in value:
@@ -48,18 +53,14 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
 # what holds statements: only these nodes have statements as children
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
 _BODIES = ("body", "handlers", "orelse", "finalbody", "cases")
-_BODY_FIELDS: dict[type, tuple[str, ...]] = {}
+_BODY_FIELDS = {cls: tuple(f for f in fields if f in _BODIES) for cls, fields in _FIELDS.items()}
 
 
 def block_children(node: ast.AST) -> list[ast.AST]:
     """The statements, except handlers and match cases directly under `node`, in field
     order: `children(node)` less its expressions (which never hold a statement)."""
-    cls = node.__class__
-    fields = _BODY_FIELDS.get(cls)
-    if fields is None:
-        fields = _BODY_FIELDS[cls] = tuple(f for f in cls._fields if f in _BODIES)
     found: list[ast.AST] = []
-    for name in fields:
+    for name in _BODY_FIELDS[node.__class__]:
         found += getattr(node, name, ())
     return found
 

@@ -70,13 +70,10 @@ def tree_digest(tree) -> str | None:
     mtime, mode and owner (what the snapshot's own stat cache trusts too); None when one
     cannot be stat'ed (the snapshot warns about it, and the run is not cached). A
     release just verified against its manifest is not walked again: the manifest's
-    digest stands for its content (`sources.index.verified_digest`)."""
-    from driftaudit.sources.index import verified_digest
-
+    digest stands for its content (`SourceTree.manifest`)."""
     top = os.fspath(tree.root)
-    manifest = verified_digest(tree.root) if tree.origin == "index" else None
-    if manifest is not None:
-        return hashlib.sha256(f"manifest\0{top}\0{manifest}\n".encode()).hexdigest()
+    if tree.origin == "index" and tree.manifest is not None:
+        return hashlib.sha256(f"manifest\0{top}\0{tree.manifest.digest}\n".encode()).hexdigest()
     digest = hashlib.sha256(f"{tree.root}\n".encode())
     try:
         for name in sorted(os.listdir(top)):

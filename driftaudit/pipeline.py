@@ -22,7 +22,7 @@ from driftaudit.progress import step
 from driftaudit.sources import SourceTree, resolve_spec
 from driftaudit.sources.tree import unversioned_warning
 from driftaudit.usage.files import ConsumerFiles
-from driftaudit.usage.model import UsageSet
+from driftaudit.usage.usages import UsageSet
 
 if TYPE_CHECKING:
     from driftaudit.drift import Change
@@ -169,7 +169,7 @@ def run_compare(
     from driftaudit.forked import Parallelism
     from driftaudit.store.ahead import Ahead
     from driftaudit.usage.imported import imported_modules
-    from driftaudit.usage.surfaces.scan import env_names_spelled
+    from driftaudit.usage.surface_uses.scan import env_names_spelled
 
     imported = imported_modules(f.text for f in files.python())
     old, new = _snapshots(old_tree, new_tree, cache_dir, imported, fingerprint is not None)
@@ -254,10 +254,10 @@ def _audit(
     from driftaudit.match.patches import patch_findings
     from driftaudit.packs import load_packs
     from driftaudit.usage import collect_usages
-    from driftaudit.usage.bypass import collect_bypasses
+    from driftaudit.usage.bypass_uses import collect_bypasses
     from driftaudit.usage.collect import failures
     from driftaudit.usage.patches import collect_patches
-    from driftaudit.usage.surfaces import scan_surfaces
+    from driftaudit.usage.surface_uses import scan_surfaces
     from driftaudit.versions import parse_version
 
     start = time.perf_counter()
@@ -309,7 +309,7 @@ def run_diff(
     """The sglang-side changelog: API, ServerArgs and flags, surfaces, requirements."""
     from driftaudit.drift import Differ
     from driftaudit.drift.serverargs import ServerArgsDrift
-    from driftaudit.drift.surfaces import surface_additions, surface_changes
+    from driftaudit.drift.surface_changes import surface_additions, surface_changes
 
     step(f"resolving sglang {old_spec} and {new_spec}")
     old, new = open_snapshots(old_spec, new_spec, cache_dir)

@@ -159,7 +159,7 @@ def test_the_child_reads_the_env_vars_the_consumer_names(tmp_path):
 
 def test_the_env_var_names_a_consumer_spells(tmp_path):
     from driftaudit.usage.files import ConsumerFiles
-    from driftaudit.usage.surfaces.scan import env_names_spelled
+    from driftaudit.usage.surface_uses.scan import env_names_spelled
 
     (tmp_path / "run.sh").write_text("export SGLANG_A=1 SGL_B=2\necho $MY_SGLANG_C\n")
     (tmp_path / "app.py").write_text('os.environ["SGLANG_D"] = "1"  # SGLANG_\n')

@@ -12,7 +12,7 @@ from driftaudit.drift.annotations import accepts
 from driftaudit.drift.replacements import Replacements, _named_setting, _words
 from driftaudit.snapshot.surfaces.serverarg_redirects import Redirect, extract_redirects
 from driftaudit.snapshot.surfaces.serverargs import ServerArgField, ServerArgsModel
-from driftaudit.usage.bypass import StandInUsage, collect_bypasses
+from driftaudit.usage.bypass_uses import StandInUsage, collect_bypasses
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.valuetypes import arguments, value_type
 

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from driftaudit.drift.reach import ReachDiffer
+from driftaudit.drift.reach_changes import ReachDiffer
 from driftaudit.snapshot import Snapshot, callgraph
 from driftaudit.snapshot.callgraph import CallGraph
 from driftaudit.snapshot.entries import calls_key

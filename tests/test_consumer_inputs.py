@@ -16,7 +16,7 @@ from driftaudit.usage import collect_usages
 from driftaudit.usage import files as files_module
 from driftaudit.usage.collect import failures
 from driftaudit.usage.files import ConsumerFiles
-from driftaudit.usage.surfaces import scan_surfaces
+from driftaudit.usage.surface_uses import scan_surfaces
 
 from .conftest import write_tree
 

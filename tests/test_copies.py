@@ -3,7 +3,7 @@ another module when the function moved."""
 
 from __future__ import annotations
 
-from driftaudit.drift.copies import body_change
+from driftaudit.drift.copy_changes import body_change
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.fingerprints import extract_prints
 from driftaudit.sources.tree import tree_from_root

@@ -34,7 +34,7 @@ from rich.console import Console
 from driftaudit.cli import main
 from driftaudit.codes import DEFAULT_CHANGED, IMPORT_MOVED, KEYWORD_REMOVED, SURFACE_ADDED
 from driftaudit.drift.changes import ModuleRemoved
-from driftaudit.drift.surfaces import RouteAdded
+from driftaudit.drift.surface_changes import RouteAdded
 from driftaudit.findings import Finding, Fix, group_facts
 from driftaudit.report import (
     changes_markdown,

@@ -8,7 +8,7 @@ import pytest
 
 from driftaudit.drift.deprecations import _in_function
 from driftaudit.drift.literals import UNKNOWN, under_defaults, value_of
-from driftaudit.snapshot.guards import branch_facts, satisfied
+from driftaudit.snapshot.branch_conditions import branch_facts, satisfied
 
 
 def _guards(code: str, params=("mode",)) -> list[list]:

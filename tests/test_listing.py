@@ -7,7 +7,7 @@ import json
 
 from driftaudit.snapshot import listing
 from driftaudit.sources import index
-from driftaudit.sources.tree import tree_from_root
+from driftaudit.sources.tree import Manifest, tree_from_root
 from driftaudit.store import Store
 from driftaudit.store.db import BlobStore
 
@@ -28,19 +28,20 @@ FILES = {
 }
 
 
-def test_the_manifest_lists_what_a_walk_lists(tmp_path, monkeypatch):
+def test_the_manifest_lists_what_a_walk_lists(tmp_path):
     root = write_tree(tmp_path / "release", FILES)
     index.write_manifest(root)
     manifest = root / index._MANIFEST  # listed backwards: the order comes from the listing
     entries = json.loads(manifest.read_text())
     manifest.write_text(json.dumps(dict(reversed(list(entries.items())))))
-    assert index.verify_manifest(root) is None
+    manifest = index.check_manifest(root)
+    assert isinstance(manifest, Manifest)
     store = Store(BlobStore(tmp_path / "cache.sqlite"))
-    tree = tree_from_root("1.0", "index", root)
     told = []
+    tree = tree_from_root("1.0", "index", root, manifest)
     from_manifest = listing.list_tree(tree, store, "v", lambda *a: told.append(a))
-    monkeypatch.setattr(listing, "verified_manifest", lambda root: None)
-    walked = listing.list_tree(tree, store, "v", lambda *a: told.append(a))
+    walked = listing.list_tree(tree_from_root("1.0", "index", root), store, "v",
+                               lambda *a: told.append(a))  # fmt: skip
     assert (
         list(from_manifest.files.items())
         == list(walked.files.items())
@@ -56,6 +57,5 @@ def test_the_manifest_lists_what_a_walk_lists(tmp_path, monkeypatch):
     assert from_manifest.packages == walked.packages
     assert "sglang.srt.templates" in walked.packages
     assert "sglang.srt.__pycache__" not in walked.packages
-    manifest = index.verified_manifest(root)
-    assert from_manifest.digests["sglang.srt.a.mod"] == manifest["sglang/srt/a/mod.py"][2]
+    assert from_manifest.digests["sglang.srt.a.mod"] == manifest.files["sglang/srt/a/mod.py"][2]
     assert from_manifest.digest and walked.digest and not told

@@ -142,7 +142,7 @@ def test_readme_table_lists_every_code():
 
 
 def test_surface_changes_are_one_class_per_kind(tmp_path):
-    from driftaudit.drift.surfaces import surface_changes
+    from driftaudit.drift.surface_changes import surface_changes
     from driftaudit.pipeline import open_snapshots
 
     root = Path(__file__).parent / "fixtures" / "themes" / "surfaces"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from driftaudit.drift.surfaces import surface_changes
+from driftaudit.drift.surface_changes import surface_changes
 from driftaudit.pipeline import run_compare
 from driftaudit.requirements import applies, parse_requirement, satisfiable
 from driftaudit.snapshot import Snapshot

@@ -8,7 +8,7 @@ import pytest
 
 from driftaudit.drift.returns import annotation_arity
 from driftaudit.match.mutations import container_kind
-from driftaudit.usage.guards import branch_guards
+from driftaudit.usage.consumer_guards import branch_guards
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from driftaudit.snapshot import Snapshot
-from driftaudit.snapshot.model import Function
+from driftaudit.snapshot.api_model import Function
 from driftaudit.sources.tree import tree_from_root
 from driftaudit.store.db import BlobStore
 

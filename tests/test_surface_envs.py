@@ -371,7 +371,7 @@ def test_real_env_vars_by_name_are_the_whole_surfaces(release_cache):
     whole surfaces give (renames by alias, by prefix, of the opposite sense)."""
     import random
 
-    from driftaudit.drift.surfaces import env_tables, env_var_unused
+    from driftaudit.drift.surface_changes import env_tables, env_var_unused
     from driftaudit.snapshot import Snapshot
     from driftaudit.sources import resolve_spec
     from driftaudit.store.db import BlobStore

@@ -1,4 +1,4 @@
-"""Prose that names a flag is not a use of it (`usage/surfaces/prose.py`)."""
+"""Prose that names a flag is not a use of it (`usage/surface_uses/prose.py`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from driftaudit.usage.surfaces.prose import is_message_call, message_strings, reads_as_prose
+from driftaudit.usage.surface_uses.prose import is_message_call, message_strings, reads_as_prose
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from driftaudit.usage.surfaces import SurfaceUsages, scan_surfaces
+from driftaudit.usage.surface_uses import SurfaceUsages, scan_surfaces
 
 from .conftest import write_tree
 
@@ -115,7 +115,7 @@ def test_toml_that_does_not_parse_is_left_alone(tmp_path):
 def test_a_config_file_is_read_when_it_names_sglang_in_any_case(text):
     import re
 
-    from driftaudit.usage.surfaces.scan import _names_sglang
+    from driftaudit.usage.surface_uses.scan import _names_sglang
 
     expected = re.search(r"sgl|server[_-]args|launch_server|curl", text, re.I) is not None
     assert _names_sglang(text) == expected

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from driftaudit.usage.surfaces import (
+from driftaudit.usage.surface_uses import (
     EnvUsage,
     FlagUsage,
     SurfaceUsages,

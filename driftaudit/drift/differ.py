@@ -34,7 +34,7 @@ from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
 from driftaudit.pysource import dotted
 from driftaudit.snapshot import Resolved, Snapshot
-from driftaudit.snapshot.model import (
+from driftaudit.snapshot.api_model import (
     VAR_KEYWORD,
     VAR_POSITIONAL,
     Alias,

@@ -13,7 +13,7 @@ reads the modules the new release adds and the new modules of the old one's pack
 from __future__ import annotations
 
 from driftaudit.snapshot import Resolved, Snapshot
-from driftaudit.snapshot.model import Class, Function
+from driftaudit.snapshot.api_model import Class, Function
 
 _MIN_SHARED = 0.6
 _MAX_MODULES = 400  # an upgrade that adds more is a restructuring: not searched

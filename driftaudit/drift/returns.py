@@ -10,7 +10,7 @@ such as `ModelRunnerOutput`) returns one object: it cannot be unpacked.
 from __future__ import annotations
 
 from driftaudit.snapshot import Snapshot
-from driftaudit.snapshot.model import Class, Function
+from driftaudit.snapshot.api_model import Class, Function
 
 _DEPTH = 3
 _TUPLES = ("Tuple[", "tuple[", "typing.Tuple[", "builtins.tuple[")

@@ -20,7 +20,7 @@ from driftaudit.drift.typechanges import AttributeTypeChanged, ParameterTypeChan
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.calls import bind, call_params
 from driftaudit.snapshot import Resolved, Snapshot
-from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module
+from driftaudit.snapshot.api_model import Alias, Attribute, Class, Function, Module
 from driftaudit.usage import CallUsage, MemberUsage, UsageSet
 from driftaudit.usage.valuetypes import value_type
 

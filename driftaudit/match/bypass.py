@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from driftaudit.drift import Differ
-from driftaudit.drift.bypass import BypassedInitAttributeMissing
+from driftaudit.drift.bypass_changes import BypassedInitAttributeMissing
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.differ import callable_signature
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import resolve_annotation_class
-from driftaudit.snapshot.model import Attribute, Function, Module
+from driftaudit.snapshot.api_model import Attribute, Function, Module
 from driftaudit.snapshot.selfreads import SelfReads
-from driftaudit.usage.bypass import BypassUsage, StandInUsage
+from driftaudit.usage.bypass_uses import BypassUsage, StandInUsage
 
 
 def bypass_findings(bypasses: list[BypassUsage | StandInUsage], differ: Differ) -> list[Finding]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from driftaudit.snapshot.model import Function, Param
+from driftaudit.snapshot.api_model import Function, Param
 from driftaudit.usage import CallUsage
 
 

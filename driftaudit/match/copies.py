@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from driftaudit.drift.changes import short_name
-from driftaudit.drift.copies import body_change
+from driftaudit.drift.copy_changes import body_change
 from driftaudit.drift.pairs import MISSING, PairMemo
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.similarity import MIN_TOKENS, compare, function_tokens, functions, name_bag

@@ -16,7 +16,7 @@ import ast
 from driftaudit.drift import Differ
 from driftaudit.drift.changes import EnumMemberRemoved
 from driftaudit.findings import Finding, Fix, finding_at
-from driftaudit.snapshot.model import Attribute, Class
+from driftaudit.snapshot.api_model import Attribute, Class
 from driftaudit.usage import EnumLookupUsage
 
 

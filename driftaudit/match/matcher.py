@@ -36,10 +36,10 @@ from driftaudit.match.members import MemberMatcher
 from driftaudit.match.merge import merge_repeats
 from driftaudit.match.mutations import mutation_findings
 from driftaudit.match.packs import PackMatcher
-from driftaudit.match.surfaces import SurfaceMatcher
+from driftaudit.match.surface_findings import SurfaceMatcher
 from driftaudit.packs import PackEntry
 from driftaudit.snapshot import Resolved
-from driftaudit.snapshot.model import Class, Function
+from driftaudit.snapshot.api_model import Class, Function
 from driftaudit.usage import (
     AttributeNameUsage,
     CallShape,
@@ -56,7 +56,7 @@ from driftaudit.usage import (
 )
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.pins import Pin
-from driftaudit.usage.surfaces import SurfaceUsages
+from driftaudit.usage.surface_uses import SurfaceUsages
 
 
 def match_usages(

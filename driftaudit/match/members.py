@@ -11,7 +11,7 @@ from driftaudit.drift.differ import function_location, parameter_additions
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.overrides import KeywordCallers, mirrors, unaccepted_additions
 from driftaudit.match.receivers import TypeResolver
-from driftaudit.snapshot.model import Class, Function
+from driftaudit.snapshot.api_model import Class, Function
 from driftaudit.usage import (
     AttributeNameUsage,
     ImportUsage,

@@ -14,7 +14,7 @@ import ast
 import re
 
 from driftaudit.drift.changes import ParameterAdded
-from driftaudit.snapshot.model import VAR_KEYWORD, VAR_POSITIONAL, Function
+from driftaudit.snapshot.api_model import VAR_KEYWORD, VAR_POSITIONAL, Function
 from driftaudit.usage import OverrideUsage
 
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)

@@ -3,7 +3,7 @@ what it did (DA702): `ModelRunner(...)` no longer allocating the memory pool.
 
 Entries are the consumer's calls of sglang functions and constructors (a consumer
 subclass constructed counts as its sglang base) and method calls on receivers of known
-sglang type. Each entry's lost callees come from `drift.reach`.
+sglang type. Each entry's lost callees come from `drift.reach_changes`.
 
 An entry is reported only when the consumer relies on what one of its lost callees did:
 it reads an attribute the lost code set, on a receiver of known type whose class owns the
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.pairs import MISSING, PairMemo
-from driftaudit.drift.reach import ReachDiffer, ReachLost, describe_callers
+from driftaudit.drift.reach_changes import ReachDiffer, ReachLost, describe_callers
 from driftaudit.findings import Finding, Fix, finding_at
-from driftaudit.match.reach_guards import ConsumerValues, never_taken
+from driftaudit.match.reach_branches import ConsumerValues, never_taken
 from driftaudit.match.receivers import TypeResolver
 from driftaudit.snapshot.callgraph import CallGraph
 from driftaudit.usage import CallUsage, MemberUsage, OverrideUsage, UsageSet

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from driftaudit.drift.returns import returned_class
 from driftaudit.snapshot import Snapshot
-from driftaudit.snapshot.model import Attribute, Class, Function
+from driftaudit.snapshot.api_model import Attribute, Class, Function
 from driftaudit.usage.types import annotation_text_type
 
 _MAX_DEPTH = 12

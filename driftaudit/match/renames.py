@@ -22,7 +22,7 @@ from driftaudit.drift.serverargs import (
 )
 from driftaudit.findings import Fix
 from driftaudit.usage.dest_owners import NameOwners
-from driftaudit.usage.surfaces import FlagUsage
+from driftaudit.usage.surface_uses import FlagUsage
 
 KIND = "replace-text"
 

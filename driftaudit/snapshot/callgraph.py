@@ -25,7 +25,7 @@ from itertools import accumulate
 
 from driftaudit.astwalk import block_children, children, walk_statements
 from driftaudit.pysource import PARSE_ERRORS, dotted, parse_region, read_bytes
-from driftaudit.snapshot.guards import branch_facts
+from driftaudit.snapshot.branch_conditions import branch_facts
 from driftaudit.store import Entry, Json, key
 from driftaudit.store.codecs import strings
 from driftaudit.store.store import collector_paused
@@ -88,7 +88,7 @@ def function_facts(fn: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, 
     self_name, params, names = _signature(fn)
     sets: set[str] = set()
     statements = 0
-    guards: list[list] = []  # see guards.py
+    guards: list[list] = []  # see branch_conditions.py
     # the order of `function_calls`'s walk, less its expressions (they hold no statement):
     # the first store of an attribute types it
     stack: list[ast.AST] = list(fn.body)

@@ -15,7 +15,7 @@ from stat import S_ISREG
 from typing import cast
 
 from driftaudit.pysource import read_bytes
-from driftaudit.snapshot.model import EXTRACTOR_VERSION, Module
+from driftaudit.snapshot.api_model import EXTRACTOR_VERSION, Module
 from driftaudit.snapshot.surfaces import envs, serverargs
 from driftaudit.snapshot.surfaces._files import TreeScan
 from driftaudit.snapshot.surfaces.registry import SURFACES, SURFACES_VERSION

@@ -15,7 +15,7 @@ import griffe
 
 from driftaudit.astwalk import block_children, children, walk, walk_statements
 from driftaudit.pysource import any_within, lines_spelling
-from driftaudit.snapshot.model import Alias, Attribute, Class, Function, Module, Obj, Param
+from driftaudit.snapshot.api_model import Alias, Attribute, Class, Function, Module, Obj, Param
 
 _MAX_VALUE = 120
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

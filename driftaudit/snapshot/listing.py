@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from stat import S_ISREG
 from typing import Any
 
-from driftaudit.sources.index import verified_manifest
 from driftaudit.sources.tree import SourceTree
 from driftaudit.store import Entry, Json, Store, key
 
@@ -38,10 +37,9 @@ def list_tree(
 ) -> Listing:
     """`salt`: what else the tree's digest depends on (the model's version);
     `unreadable(path, error)`: told of each file that cannot be read."""
-    manifest = verified_manifest(tree.root)
     listing = Listing()
-    if manifest is not None:
-        _from_manifest(manifest, listing)
+    if tree.manifest is not None:
+        _from_manifest(tree.manifest.files, listing)
     else:
         _by_walk(tree, store, listing, unreadable)
     tree_hash = hashlib.sha1(salt.encode())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from driftaudit.snapshot.model import Alias, Class, Module, Obj
+from driftaudit.snapshot.api_model import Alias, Class, Module, Obj
 
 if TYPE_CHECKING:
     from driftaudit.snapshot.snapshot import Snapshot

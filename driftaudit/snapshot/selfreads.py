@@ -13,7 +13,7 @@ import ast
 from collections.abc import Callable
 from functools import partial
 
-from driftaudit.snapshot.model import Class
+from driftaudit.snapshot.api_model import Class
 from driftaudit.store.store import collector_paused
 
 _DEPTH = 3

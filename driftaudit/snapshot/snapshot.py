@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from driftaudit.snapshot import entries
+from driftaudit.snapshot.api_model import EXTRACTOR_VERSION, Alias, Attribute, Class, Module
 from driftaudit.snapshot.listing import UNREADABLE as _UNREADABLE
 from driftaudit.snapshot.listing import list_tree
-from driftaudit.snapshot.model import EXTRACTOR_VERSION, Alias, Attribute, Class, Module
 from driftaudit.snapshot.resolution import Resolved, Resolver
 from driftaudit.snapshot.surfaces import envs
 from driftaudit.snapshot.surfaces._files import TreeScan

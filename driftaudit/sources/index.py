@@ -25,6 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 from driftaudit.errors import DriftauditError
 from driftaudit.progress import step
+from driftaudit.sources.tree import Manifest
 
 PROJECT = "sglang"
 _COMPLETE = ".driftaudit-complete"  # {"version", "wheel", "sha256", "manifest"}
@@ -33,12 +34,6 @@ _MANIFEST = ".driftaudit-manifest.json"  # relpath -> [size, mtime_ns, sha256] o
 # `release_version` validates it with packaging.
 _LOOKS_LIKE_VERSION_RE = re.compile(r"^v?\d[\w.!+-]*$")
 _MAX_VERSION_LENGTH = 64
-# root -> the sha256 of the manifest a release was just verified against: what its files
-# hold, by path (the findings cache's tree digest: `verified_digest`)
-_VERIFIED: dict[str, str] = {}
-# root -> its manifest ({posix path: [size, mtime_ns, sha256]}), verified or just written
-# by this process: the snapshot lists the tree's modules and their digests from it
-_MANIFESTS: dict[str, dict[str, list]] = {}
 _OPTIONS: dict[str, object] = {"index_url": None, "offline": False}  # see configure()
 
 
@@ -62,8 +57,9 @@ def release_dir(cache_dir: Path, version: str) -> Path:
     return cache_dir / "sources" / f"sglang-{version}"
 
 
-def fetch_release(version: str, cache_dir: Path) -> Path:
-    """Unpacked root of sglang==version (holds `sglang/`); offline once cached.
+def fetch_release(version: str, cache_dir: Path) -> tuple[Path, Manifest | None]:
+    """Unpacked root of sglang==version (holds `sglang/`) and the manifest its files were
+    just verified against; offline once cached.
 
     A cached release is checked against the manifest written when it was unpacked
     (sizes and mtimes; a file is hashed only when they differ) and against the release
@@ -73,9 +69,12 @@ def fetch_release(version: str, cache_dir: Path) -> Path:
     version = release_version(version)
     target = release_dir(cache_dir, version)
     if (target / _COMPLETE).is_file() and (target / "sglang").is_dir():
-        problem = verify_manifest(target) or _binding_problem(target, version)
-        if problem is None:
-            return target
+        checked = check_manifest(target)
+        problem = (
+            checked if isinstance(checked, str) else _binding_problem(target, version, checked)
+        )
+        if problem is None and not isinstance(checked, str):
+            return target, checked
         print(
             f"driftaudit: warning: cached sglang {version} is damaged ({problem}); "
             "fetching it again",
@@ -106,8 +105,10 @@ def fetch_release(version: str, cache_dir: Path) -> Path:
                   "manifest": manifest}  # fmt: skip
         (staging / _COMPLETE).write_text(json.dumps(record) + "\n")
         publish(staging, target)
-    verify_manifest(target)  # keeps its listing for the snapshot (stats only: no hashing)
-    return target
+    checked = check_manifest(target)  # its listing, for the snapshot (stats: no hashing)
+    if isinstance(checked, str):
+        raise DriftauditError(f"sglang {version} changed while it was unpacked ({checked})")
+    return target, checked
 
 
 def _differs(found: str, version: str) -> bool:
@@ -123,7 +124,7 @@ def _unpacked_version(root: Path) -> str | None:
     return read_version(root)
 
 
-def _binding_problem(root: Path, version: str) -> str | None:
+def _binding_problem(root: Path, version: str, manifest: Manifest | None) -> str | None:
     """None if the verified tree at `root` is sglang `version`, else what says otherwise:
     its record (written at unpack: a JSON object, or, from older driftaudit, the wheel's
     name alone), or the version its METADATA (else version.py) names."""
@@ -146,8 +147,8 @@ def _binding_problem(root: Path, version: str) -> str | None:
     for what, found in (("wheel", wheel_version), ("record", record.get("version"))):
         if found is not None and (not isinstance(found, str) or _differs(found, version)):
             return f"its {what} is sglang {str(found)[:40]}"
-    manifest = record.get("manifest")
-    if manifest is not None and manifest != _VERIFIED.get(os.fspath(root)):
+    bound = record.get("manifest")
+    if bound is not None and (manifest is None or bound != manifest.digest):
         return "its manifest is not the one it was unpacked with"
     unpacked = _unpacked_version(root)
     if unpacked is not None and _differs(unpacked, version):
@@ -218,24 +219,26 @@ def write_manifest(root: Path) -> str:
     return hashlib.sha256(text).hexdigest()
 
 
-def verify_manifest(root: Path) -> str | None:
-    """None if the tree is what was unpacked, else what is wrong with it.
+def check_manifest(root: Path) -> Manifest | str | None:
+    """The manifest the tree at `root` matches (what was unpacked), else what is wrong.
 
     A release cached before manifests existed gets one now (trusted on first use; not
-    by `_binding_problem`, when the record names the manifest it was unpacked with).
+    by `_binding_problem`, when the record names the manifest it was unpacked with);
+    None when it cannot be written (a read-only cache: still usable, listed by a walk).
     """
-    _VERIFIED.pop(os.fspath(root), None)
-    _MANIFESTS.pop(os.fspath(root), None)
     try:
         text = (root / _MANIFEST).read_bytes()
-        manifest = json.loads(text)
     except FileNotFoundError:
         try:
             write_manifest(root)
+            text = (root / _MANIFEST).read_bytes()
         except OSError:
-            pass  # a read-only cache: still usable
-        return None
-    except (OSError, ValueError):
+            return None
+    except OSError:
+        return "its manifest is unreadable"
+    try:
+        manifest = json.loads(text)
+    except ValueError:
         return "its manifest is unreadable"
     if not isinstance(manifest, dict):
         return "its manifest is unreadable"
@@ -258,23 +261,7 @@ def verify_manifest(root: Path) -> str | None:
                 return f"{rel} changed"
         except (OSError, ValueError, TypeError):
             return f"{rel} unreadable"
-    _VERIFIED[os.fspath(root)] = hashlib.sha256(text).hexdigest()
-    _MANIFESTS[os.fspath(root)] = manifest
-    return None
-
-
-def verified_manifest(root: Path) -> dict[str, list] | None:
-    """{posix path relative to `root`: [size, mtime_ns, sha256]} of every file of the
-    release at `root`, if this process has just verified it (or unpacked it); None
-    otherwise."""
-    return _MANIFESTS.get(os.fspath(root))
-
-
-def verified_digest(root: Path) -> str | None:
-    """The sha256 of the manifest the release at `root` matches, if this process has just
-    verified it (`verify_manifest`): every file's path and content digest, so it stands
-    for the tree's content; None otherwise."""
-    return _VERIFIED.get(os.fspath(root))
+    return Manifest(manifest, hashlib.sha256(text).hexdigest())
 
 
 def configure(index_url: str | None = None, offline: bool = False) -> None:

@@ -51,7 +51,8 @@ def resolve_spec(
 
 
 def _release(spec: str, version: str, cache_dir: Path) -> SourceTree:
-    tree = tree_from_root(spec, "index", fetch_release(version, cache_dir))
+    root, manifest = fetch_release(version, cache_dir)
+    tree = tree_from_root(spec, "index", root, manifest)
     tree.version = tree.version or version
     return tree
 

@@ -14,12 +14,23 @@ _VERSION_FILES = ("_version.py", "version.py")  # setuptools-scm's (0.5.9 on), t
 _MAX_VERSION_FILE = 1 << 20
 
 
+@dataclass(frozen=True)
+class Manifest:
+    """What a release's unpack holds, as just verified: {posix path relative to the root:
+    [size, mtime_ns, sha256]} of every file, and the sha256 of the manifest's text (it
+    stands for the tree's content)."""
+
+    files: dict[str, list]
+    digest: str
+
+
 @dataclass
 class SourceTree:
     spec: str  # what the user wrote
     origin: str  # index | directory | git | installed
     root: Path  # the folder that contains the `sglang` package
     version: str | None = None
+    manifest: Manifest | None = None  # a release from the index: its verified files
 
     @property
     def package_dir(self) -> Path:
@@ -182,5 +193,7 @@ def has_metadata(root: Path) -> bool:
     return _dist_info(root) is not None
 
 
-def tree_from_root(spec: str, origin: str, root: Path) -> SourceTree:
-    return SourceTree(spec, origin, root, read_version(root))
+def tree_from_root(
+    spec: str, origin: str, root: Path, manifest: Manifest | None = None
+) -> SourceTree:
+    return SourceTree(spec, origin, root, read_version(root), manifest)

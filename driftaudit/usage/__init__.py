@@ -3,7 +3,7 @@
 Read with `ast` (fast, positions included); libcst is kept for the fixer.
 """
 
-from driftaudit.usage.model import (
+from driftaudit.usage.usages import (
     AttributeNameUsage,
     CallShape,
     CallUsage,

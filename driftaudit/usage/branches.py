@@ -1,4 +1,4 @@
-"""Branches in `UsageVisitor`: the guard each branch runs under (`usage.guards`) and the
+"""Branches in `UsageVisitor`: the guard each branch runs under (`usage.consumer_guards`) and the
 names an `isinstance` test or an `assert` narrows to an sglang class."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
-from driftaudit.usage.guards import branch_guards, condition_guard
+from driftaudit.usage.consumer_guards import branch_guards, condition_guard
 
 if TYPE_CHECKING:
     from driftaudit.usage.scopes import Recorder

@@ -16,7 +16,7 @@ from driftaudit.pysource import Columns, statements
 from driftaudit.usage.exports import ConsumerExports, absolute_module, class_names
 from driftaudit.usage.files import ConsumerFile, ConsumerFiles
 from driftaudit.usage.installs import installed_classes
-from driftaudit.usage.model import ParseFailure, UsageSet
+from driftaudit.usage.usages import ParseFailure, UsageSet
 from driftaudit.usage.visitor import UsageVisitor
 
 # An import of sglang (at any indentation: lazy imports too) or a string naming it.

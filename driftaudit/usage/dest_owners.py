@@ -28,7 +28,7 @@ from functools import partial
 from driftaudit.astwalk import children, walk
 from driftaudit.pysource import Columns, any_within, lines_spelling
 from driftaudit.usage.files import ConsumerFiles
-from driftaudit.usage.surfaces.dests import owned_dests
+from driftaudit.usage.surface_uses.dests import owned_dests
 
 Place = tuple[str, int]  # (path, line)
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from driftaudit.store import Entry, Pickled, Store, key
 from driftaudit.store.db import BlobStore
 from driftaudit.usage.exports import ConsumerExports, class_names
-from driftaudit.usage.model import Usage
+from driftaudit.usage.usages import Usage
 
 SCHEMA_VERSION = 2  # bump when the stored form or the key's meaning changes
 

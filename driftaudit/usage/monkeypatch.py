@@ -8,8 +8,8 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from driftaudit.usage.exports import SGLANG
-from driftaudit.usage.model import ReferenceUsage
 from driftaudit.usage.scopes import Deferred, LocalFunction
+from driftaudit.usage.usages import ReferenceUsage
 
 if TYPE_CHECKING:
     from driftaudit.pysource import Columns, Located

@@ -21,7 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from driftaudit.usage.exports import ConsumerExports, dotted
 from driftaudit.usage.files import ConsumerFiles
-from driftaudit.usage.model import ParseFailure, Usage
+from driftaudit.usage.usages import ParseFailure, Usage
 from driftaudit.usage.visitor import UsageVisitor
 
 PATCH_SUFFIXES = (".patch", ".diff")

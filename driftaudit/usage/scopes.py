@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from driftaudit.usage.model import Usage
+from driftaudit.usage.usages import Usage
 
 
 class Recorder(list[Usage]):
@@ -17,7 +17,7 @@ class Recorder(list[Usage]):
     guards: tuple = ()
 
     def append(self, usage: Usage) -> None:
-        usage.scope, usage.guards = self.scope, self.guards
+        usage.scope, usage.consumer_guards = self.scope, self.guards
         super().append(usage)
 
 

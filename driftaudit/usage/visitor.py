@@ -19,6 +19,7 @@ import ast
 from driftaudit.astwalk import NodeVisitor
 from driftaudit.pysource import Columns, Located, dotted
 from driftaudit.usage.branches import BranchesMixin
+from driftaudit.usage.consumer_guards import caught, imported_in
 from driftaudit.usage.exports import (
     SGLANG,
     ConsumerExports,
@@ -26,9 +27,17 @@ from driftaudit.usage.exports import (
     class_names,
 )
 from driftaudit.usage.fallbacks import Fallbacks, never_none_arguments
-from driftaudit.usage.guards import caught, imported_in
 from driftaudit.usage.inference import SUPER, InferenceMixin
-from driftaudit.usage.model import (
+from driftaudit.usage.monkeypatch import PATCHERS, MonkeypatchMixin
+from driftaudit.usage.scopes import (
+    ClassContext,
+    ConsumerClass,
+    ConsumerInstance,
+    Deferred,
+    LocalFunction,
+    Recorder,
+)
+from driftaudit.usage.usages import (
     AttributeNameUsage,
     CallShape,
     CallUsage,
@@ -43,15 +52,6 @@ from driftaudit.usage.model import (
     ReferenceUsage,
     UnpackUsage,
     Usage,
-)
-from driftaudit.usage.monkeypatch import PATCHERS, MonkeypatchMixin
-from driftaudit.usage.scopes import (
-    ClassContext,
-    ConsumerClass,
-    ConsumerInstance,
-    Deferred,
-    LocalFunction,
-    Recorder,
 )
 from driftaudit.usage.valuetypes import arguments, value_type
 

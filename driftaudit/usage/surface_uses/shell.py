@@ -14,9 +14,9 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from driftaudit.usage.surfaces.argv import argv_flags, is_launcher
-from driftaudit.usage.surfaces.routes import route_of
-from driftaudit.usage.surfaces.sink import (
+from driftaudit.usage.surface_uses.argv import argv_flags, is_launcher
+from driftaudit.usage.surface_uses.routes import route_of
+from driftaudit.usage.surface_uses.sink import (
     ENV_ASSIGN,
     ENV_JSON_KEY,
     ENV_NAME,

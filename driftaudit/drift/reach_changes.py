@@ -35,7 +35,7 @@ class ReachLost(Change):
     new_callers: list[list[str]] = field(default_factory=list)  # [caller, its callers...]
     sets: list[str] = field(default_factory=list)  # attributes the lost code assigned
     lost_below: int = 0  # callees lost with it
-    # branch conditions on the old path the entry's caller controls (see snapshot.guards):
+    # branch conditions on the old path the entry's caller controls (snapshot.branch_conditions):
     # [subject, op, values], subject `self.<attr>` of the entry's object or `param:<name>`
     # of the entry; a caller that never meets one never reached the callee in either tree
     guards: list[list] = field(default_factory=list)

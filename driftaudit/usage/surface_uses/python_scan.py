@@ -30,20 +30,20 @@ from typing import TYPE_CHECKING
 
 from driftaudit.astwalk import children
 from driftaudit.pysource import Located, any_within, dotted, end_of
-from driftaudit.usage.surfaces.argv import FlagHit, argv_flags, has_launcher
-from driftaudit.usage.surfaces.dests import named_dests, owned_dests
-from driftaudit.usage.surfaces.model import SurfaceUsages, UrlUsage
-from driftaudit.usage.surfaces.prose import is_message_call, message_strings, reads_as_prose
-from driftaudit.usage.surfaces.python_exprs import (
+from driftaudit.usage.surface_uses.argv import FlagHit, argv_flags, has_launcher
+from driftaudit.usage.surface_uses.dests import named_dests, owned_dests
+from driftaudit.usage.surface_uses.prose import is_message_call, message_strings, reads_as_prose
+from driftaudit.usage.surface_uses.python_exprs import (
     PATH_FUNCS,
     PATHISH,
     is_pathish,
     is_str,
     string_template,
 )
-from driftaudit.usage.surfaces.routes import SCHEME_HOST, is_fallback, route_of
-from driftaudit.usage.surfaces.shell import shell_segments
-from driftaudit.usage.surfaces.sink import (
+from driftaudit.usage.surface_uses.records import SurfaceUsages, UrlUsage
+from driftaudit.usage.surface_uses.routes import SCHEME_HOST, is_fallback, route_of
+from driftaudit.usage.surface_uses.shell import shell_segments
+from driftaudit.usage.surface_uses.sink import (
     ENV_ASSIGN_IN_TEXT,
     ENV_NAME,
     LAUNCH_MODULES,
@@ -53,7 +53,7 @@ from driftaudit.usage.surfaces.sink import (
 )
 
 if TYPE_CHECKING:
-    from driftaudit.usage.surfaces.python_exprs import Str
+    from driftaudit.usage.surface_uses.python_exprs import Str
 
 _HTTP_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
 _HTTP_RECEIVERS = ("requests", "httpx", "session", "client", "http", "aiohttp", "sess")

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 
-from driftaudit.usage.surfaces.sink import (
+from driftaudit.usage.surface_uses.sink import (
     ARGV_KEYS,
     LAUNCH_MODULES,
     LAUNCHER_TEXT,
     Sink,
 )
-from driftaudit.usage.surfaces.structured import (
+from driftaudit.usage.surface_uses.structured import (
     Entry,
     Structured,
 )

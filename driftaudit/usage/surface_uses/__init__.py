@@ -4,7 +4,7 @@ One module per input kind, each reading the consumer's files from the one index
 (`driftaudit.usage.files.ConsumerFiles`): `shell` (`*.sh`, `*.bash`, an sh/bash shebang),
 `dockerfile` (`RUN`/`CMD`/`ENTRYPOINT`, `ENV`, `ARG`), `yaml`, `json`, `toml` (what the
 three share: `structured`), and Python (`python_files` picks the code worth parsing,
-`python_scan` reads it). `scan.scan_surfaces` runs them all; `model` holds the records;
+`python_scan` reads it). `scan.scan_surfaces` runs them all; `records` holds the records;
 `prefixes` finds the wrapping prefixes (`--sglang-`) in effect.
 
 Flags come back in sglang's spelling (`--sglang-tp-size` -> `--tp-size`); the caller maps
@@ -19,9 +19,9 @@ Not handled: heredocs, flow collections spread over lines in YAML that does not 
 whose route parameter is not the last part of the path.
 """
 
-from driftaudit.usage.surfaces.model import EnvUsage, FlagUsage, SurfaceUsages, UrlUsage
-from driftaudit.usage.surfaces.prefixes import detect_prefixes
-from driftaudit.usage.surfaces.scan import scan_surfaces
+from driftaudit.usage.surface_uses.prefixes import detect_prefixes
+from driftaudit.usage.surface_uses.records import EnvUsage, FlagUsage, SurfaceUsages, UrlUsage
+from driftaudit.usage.surface_uses.scan import scan_surfaces
 
 __all__ = [
     "EnvUsage",

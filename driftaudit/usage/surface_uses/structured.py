@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from driftaudit.usage.surfaces.argv import FlagHit, argv_flags, has_launcher
-from driftaudit.usage.surfaces.shell import ShellScan
-from driftaudit.usage.surfaces.sink import (
+from driftaudit.usage.surface_uses.argv import FlagHit, argv_flags, has_launcher
+from driftaudit.usage.surface_uses.shell import ShellScan
+from driftaudit.usage.surface_uses.sink import (
     ENV_ASSIGN,
     ENV_NAME,
     ENV_SECTION,

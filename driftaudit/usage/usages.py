@@ -18,7 +18,7 @@ class Usage:
     # the token a finding about this usage points at (an import's alias, the `c` of
     # `a.b.c`, a call's callee); None: the node at line:column
     focus: Span | None = field(default=None, kw_only=True)
-    # the guards around it, innermost last (usage/guards.py); set by the visitor
+    # the guards around it, innermost last (usage/consumer_guards.py); set by the visitor
     guards: tuple = field(default=(), kw_only=True)
 
 

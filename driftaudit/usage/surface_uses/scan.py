@@ -14,15 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from driftaudit.usage.files import ConsumerFile, ConsumerFiles
-from driftaudit.usage.surfaces.dockerfile import scan_dockerfile
-from driftaudit.usage.surfaces.json import scan_json
-from driftaudit.usage.surfaces.model import SurfaceUsages
-from driftaudit.usage.surfaces.prefixes import Prefixes, detect_prefixes, norm_prefix
-from driftaudit.usage.surfaces.python_files import PyFile, find_all, py_candidates
-from driftaudit.usage.surfaces.python_scan import Helper, PendingCall, resolve_helpers
-from driftaudit.usage.surfaces.shell import ShellScan
-from driftaudit.usage.surfaces.sink import ENV_NAME, Sink, Text
-from driftaudit.usage.surfaces.toml import scan_toml
+from driftaudit.usage.surface_uses.dockerfile import scan_dockerfile
+from driftaudit.usage.surface_uses.json import scan_json
+from driftaudit.usage.surface_uses.prefixes import Prefixes, detect_prefixes, norm_prefix
+from driftaudit.usage.surface_uses.python_files import PyFile, find_all, py_candidates
+from driftaudit.usage.surface_uses.python_scan import Helper, PendingCall, resolve_helpers
+from driftaudit.usage.surface_uses.records import SurfaceUsages
+from driftaudit.usage.surface_uses.shell import ShellScan
+from driftaudit.usage.surface_uses.sink import ENV_NAME, Sink, Text
+from driftaudit.usage.surface_uses.toml import scan_toml
 
 _SHEBANG = re.compile(r"#![^\n]*\b(?:ba|da|k|z)?sh\b")
 # what a config file must name (any case) to be read: substring tests on its casefolded
@@ -31,7 +31,7 @@ _CONFIG_WORDS = ("sgl", "server_args", "server-args", "launch_server", "curl")
 
 
 def _scan_yaml(sink: Sink) -> None:
-    from driftaudit.usage.surfaces.yaml import scan_yaml  # PyYAML: only when a file needs it
+    from driftaudit.usage.surface_uses.yaml import scan_yaml  # PyYAML: only when a file needs it
 
     scan_yaml(sink)
 

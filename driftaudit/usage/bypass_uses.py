@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from driftaudit.astwalk import own_nodes, walk_statements
 from driftaudit.pysource import any_within, dotted, lines_spelling, statements
 from driftaudit.usage.files import ConsumerFiles
-from driftaudit.usage.model import Usage
+from driftaudit.usage.usages import Usage
 
 
 @dataclass

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import re
 
-from driftaudit.usage.surfaces.shell import ShellScan
-from driftaudit.usage.surfaces.sink import (
+from driftaudit.usage.surface_uses.shell import ShellScan
+from driftaudit.usage.surface_uses.sink import (
     ENV_NAME,
     ENV_READ,
     Sink,
 )
-from driftaudit.usage.surfaces.structured import (
+from driftaudit.usage.surface_uses.structured import (
     Structured,
 )
 

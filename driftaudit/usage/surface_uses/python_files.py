@@ -8,19 +8,19 @@ from collections.abc import Iterator
 
 from driftaudit.pysource import parse_region
 from driftaudit.usage.files import ConsumerFile
-from driftaudit.usage.surfaces.model import SurfaceUsages
-from driftaudit.usage.surfaces.prefixes import Prefixes
-from driftaudit.usage.surfaces.python_scan import (
+from driftaudit.usage.surface_uses.prefixes import Prefixes
+from driftaudit.usage.surface_uses.python_scan import (
     HTTP_CALL_LINE,
     Helper,
     PendingCall,
     PythonScan,
 )
-from driftaudit.usage.surfaces.sink import (
+from driftaudit.usage.surface_uses.records import SurfaceUsages
+from driftaudit.usage.surface_uses.sink import (
     Sink,
     Text,
 )
-from driftaudit.usage.surfaces.structured import (
+from driftaudit.usage.surface_uses.structured import (
     strip_comment,
 )
 

@@ -15,16 +15,16 @@ import re
 
 import yaml
 
-from driftaudit.usage.surfaces.argv import has_launcher
-from driftaudit.usage.surfaces.shell import ShellScan
-from driftaudit.usage.surfaces.sink import (
+from driftaudit.usage.surface_uses.argv import has_launcher
+from driftaudit.usage.surface_uses.shell import ShellScan
+from driftaudit.usage.surface_uses.sink import (
     ARGV_KEYS,
     LAUNCHER_TEXT,
     OVERRIDES,
     SECTION,
     Sink,
 )
-from driftaudit.usage.surfaces.structured import (
+from driftaudit.usage.surface_uses.structured import (
     Entry,
     Structured,
     flow_items,

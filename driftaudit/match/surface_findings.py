@@ -17,7 +17,7 @@ from driftaudit.drift.serverargs import (
     ServerArgFieldRemoved,
     ServerArgsDrift,
 )
-from driftaudit.drift.surfaces import (
+from driftaudit.drift.surface_changes import (
     MetaInfoKeyRemoved,
     ParserRemoved,
     RequestFieldRemoved,
@@ -51,7 +51,7 @@ from driftaudit.usage import (
 from driftaudit.usage.dest_owners import DestOwners, defines_own_flag
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.pins import Pin
-from driftaudit.usage.surfaces import SurfaceUsages
+from driftaudit.usage.surface_uses import SurfaceUsages
 from driftaudit.versions import parse_version
 
 PARSER_FLAGS = {"--tool-call-parser": "tool_call", "--reasoning-parser": "reasoning"}

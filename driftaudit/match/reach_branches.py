@@ -4,7 +4,7 @@ In 0.5.16 `OpenAIServingChat._process_messages` reached `render_inkling_messages
 `if self.chat_encoding_spec == "inkling"`; a test that builds the object itself and sets
 `chat_encoding_spec` to None, "dsv32" or "dsv4" never ran that code in either release, so
 its loss is nothing to this consumer. A lost callee is dropped when one guard on its old
-path (see `snapshot.guards`) names a value the consumer controls and every value the
+path (see `snapshot.branch_conditions`) names a value the consumer controls and every value the
 consumer gives it fails the guard:
 
 - `self.<attr>` of the entry's object: the file of the call assigns the attribute on an
@@ -24,9 +24,9 @@ from __future__ import annotations
 import ast
 
 from driftaudit.astwalk import walk
-from driftaudit.drift.reach import ReachLost
-from driftaudit.snapshot.guards import satisfied
-from driftaudit.snapshot.model import Function
+from driftaudit.drift.reach_changes import ReachLost
+from driftaudit.snapshot.api_model import Function
+from driftaudit.snapshot.branch_conditions import satisfied
 from driftaudit.usage import CallUsage, MemberUsage, UsageSet
 
 UNKNOWN = object()

@@ -13,8 +13,8 @@ import json
 import re
 import sys
 
-from driftaudit.usage.surfaces.sink import Sink
-from driftaudit.usage.surfaces.structured import Entry, Structured, flow_pairs, strip_comment
+from driftaudit.usage.surface_uses.sink import Sink
+from driftaudit.usage.surface_uses.structured import Entry, Structured, flow_pairs, strip_comment
 
 if sys.version_info >= (3, 11):
     import tomllib

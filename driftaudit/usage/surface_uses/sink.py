@@ -9,8 +9,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from driftaudit.usage.surfaces.model import EnvUsage, FlagUsage, SurfaceUsages, UrlUsage
-from driftaudit.usage.surfaces.prefixes import Prefixes
+from driftaudit.usage.surface_uses.prefixes import Prefixes
+from driftaudit.usage.surface_uses.records import EnvUsage, FlagUsage, SurfaceUsages, UrlUsage
 
 ENV_NAME = re.compile(r"(?:SGLANG|SGL)_[A-Z0-9][A-Z0-9_]*")
 ENV_ASSIGN = re.compile(r"((?:SGLANG|SGL)_[A-Z0-9][A-Z0-9_]*)\+?=")

@@ -6,8 +6,8 @@ carries a wrapping prefix (anywhere).
 
 from __future__ import annotations
 
-from driftaudit.usage.surfaces.prefixes import Prefixes
-from driftaudit.usage.surfaces.sink import (
+from driftaudit.usage.surface_uses.prefixes import Prefixes
+from driftaudit.usage.surface_uses.sink import (
     FLAG,
     LAUNCH_MODULES,
     PLACEHOLDER,
