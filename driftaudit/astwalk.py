@@ -17,7 +17,7 @@ from typing import Any
 _AST = ast.AST
 
 
-def _node_classes(cls: type = ast.AST) -> Iterator[type]:
+def _node_classes(cls: type[ast.AST] = ast.AST) -> Iterator[type[ast.AST]]:
     yield cls
     for sub in cls.__subclasses__():
         yield from _node_classes(sub)

@@ -42,7 +42,7 @@ _COMPARE = {
 def apply_guards(findings: list[Finding], usages: UsageSet, differ: Differ) -> list[Finding]:
     places: dict[tuple, list] = {}
     for usage in usages.usages:
-        if usage.consumer_guards or isinstance(usage, ImportUsage):
+        if usage.guards or isinstance(usage, ImportUsage):
             places.setdefault((usage.path, usage.line, usage.column), []).append(usage)
     fallbacks = _fallback_imports(usages, differ)
     version = _version(differ.new.tree.version)
@@ -70,7 +70,7 @@ def apply_guards(findings: list[Finding], usages: UsageSet, differ: Differ) -> l
 def _drops(finding: Finding, usage, differ: Differ, version: Version | None) -> bool:
     code = finding.code.code
     name = finding.symbol.rpartition(".")[2]
-    for guard in usage.consumer_guards:
+    for guard in usage.guards:
         kind = guard[0]
         if kind == "version" and version is not None:
             try:
@@ -101,7 +101,7 @@ def _fallback_imports(usages: UsageSet, differ: Differ) -> dict[tuple, tuple[int
     for usage in usages.usages:
         if not isinstance(usage, ImportUsage):
             continue
-        for guard in usage.consumer_guards:
+        for guard in usage.guards:
             if guard[0] == "fallback" and differ.reference_change(usage.symbol) is None:
                 if differ.new.resolve(usage.symbol) is not None:
                     module, _, name = usage.symbol.rpartition(".")
@@ -116,7 +116,7 @@ def _fallback_imports(usages: UsageSet, differ: Differ) -> dict[tuple, tuple[int
     for usage in usages.usages:
         if isinstance(usage, ImportUsage) and usage.guarded:
             name = usage.bound or usage.symbol.rpartition(".")[2]
-            for guard in usage.consumer_guards:
+            for guard in usage.guards:
                 if guard[0] == "except" and guard[1] & _IMPORT:
                     found = present.get((usage.path, guard[2], name))
                     if found is not None:

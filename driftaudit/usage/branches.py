@@ -1,4 +1,4 @@
-"""Branches in `UsageVisitor`: the guard each branch runs under (`usage.consumer_guards`) and the
+"""Branches in `UsageVisitor`: the guard each branch runs under (`usage.guards`) and the
 names an `isinstance` test or an `assert` narrows to an sglang class."""
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ class Recorder(list[Usage]):
     guards: tuple = ()
 
     def append(self, usage: Usage) -> None:
-        usage.scope, usage.consumer_guards = self.scope, self.guards
+        usage.scope, usage.guards = self.scope, self.guards
         super().append(usage)
 
 
