@@ -320,7 +320,7 @@ def _compare(args, cache_dir: Path) -> int:
     if gate.known:
         notes.append(f"{len(gate.known)} known (in the baseline {gate.baseline_path})")
     not_reported = "Not reported: " + ", ".join(notes) + "." if notes else ""
-    _render(args, gate.findings, result.old, result.new, gate.suppressed, not_reported)
+    _render(args, gate.findings, result.old, result.new, files, gate.suppressed, not_reported)
     if notes:
         _note(args, not_reported)
     if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in gate.findings):
@@ -377,7 +377,8 @@ def _prefix(consumer: Path) -> tuple[Path, str]:
     return cwd, "" if relative == "." else relative + "/"
 
 
-def _render(args, findings, old, new, suppressed=(), not_reported: str = "") -> None:
+def _render(args, findings, old, new, files, suppressed=(), not_reported: str = "") -> None:
+    """`files`: the consumer's index (the lines of snippets, regions and fingerprints)."""
     from driftaudit import report
 
     consumer = str(args.path)
@@ -392,17 +393,17 @@ def _render(args, findings, old, new, suppressed=(), not_reported: str = "") -> 
         base, prefix = _prefix(args.path)
         fixes = suggested_fixes([*findings, *suppressed], args.path)  # once, before rendering
         document = report.findings_sarif(
-            findings, old, new, consumer, args.path, base, prefix, suppressed, fixes
+            findings, old, new, consumer, files, base, prefix, suppressed, fixes
         )
         _emit(document, args)
     elif args.format == "github":
-        _emit(report.findings_github(findings, args.path, _prefix(args.path)[1]), args)
+        _emit(report.findings_github(findings, files, _prefix(args.path)[1]), args)
     elif args.format == "html":
         from driftaudit.fix.preview import previews  # libcst: the fixes the page shows
 
         shown = previews(findings, args.path)
         text = report.findings_html(
-            findings, old, new, consumer, args.path, shown, preamble=not_reported
+            findings, old, new, consumer, files, shown, preamble=not_reported
         )
         _emit(text, args)
     else:

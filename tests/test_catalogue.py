@@ -759,12 +759,12 @@ def test_any_baseline_document_loads_or_is_refused_in_one_line(tmp_path_factory,
     from driftaudit import report
     from driftaudit.sources.tree import tree_from_root
 
-    _, _, stale = baseline.split([], consumer)
+    _, _, stale = baseline.split([], ConsumerFiles(consumer))
     for finding in stale:
         assert isinstance(finding.path, str) and isinstance(finding.line, int)
         assert finding.line >= 1 and ".." not in finding.path.split("/")
     tree = tree_from_root("d", "directory", CASE / "old")
-    report.findings_sarif(stale, tree, tree, "c", consumer, consumer, "", [])
+    report.findings_sarif(stale, tree, tree, "c", ConsumerFiles(consumer), consumer, "", [])
     report.findings_markdown(stale, tree, tree, "c")
     triage([], ConsumerFiles(consumer), path)
 

@@ -8,6 +8,7 @@ import shutil
 from driftaudit.check import Baseline
 from driftaudit.cli import main
 from driftaudit.pipeline import run_compare, run_fix
+from driftaudit.usage.files import ConsumerFiles
 
 from .conftest import FIXTURES
 
@@ -47,7 +48,7 @@ def test_a_finding_in_the_baseline_is_not_fixed(tmp_path, cache_dir):
     accepted = [f for f in findings if f.path == "configs/serve.yaml"]
     assert accepted
     baseline = consumer / ".driftaudit-baseline.json"
-    Baseline.of(accepted, consumer).write(baseline, consumer)
+    Baseline.of(accepted, ConsumerFiles(consumer)).write(baseline, consumer)
     yaml_before = (consumer / "configs" / "serve.yaml").read_text()
     result = run_fix(consumer, OLD, NEW, cache_dir, apply=True, baseline=baseline)
     assert (consumer / "configs" / "serve.yaml").read_text() == yaml_before
@@ -60,7 +61,9 @@ def test_fix_command_reads_the_default_baseline_as_check_does(tmp_path, capsys):
     consumer = _consumer(tmp_path)
     cache = tmp_path / "cache"
     findings = run_compare(consumer, OLD, NEW, cache).findings
-    Baseline.of(findings, consumer).write(consumer / ".driftaudit-baseline.json", consumer)
+    Baseline.of(findings, ConsumerFiles(consumer)).write(
+        consumer / ".driftaudit-baseline.json", consumer
+    )
     before = (consumer / "scripts" / "launch.sh").read_text()
     argv = ["fix", "--cache-dir", str(cache), "--old", OLD, "--new", NEW, str(consumer)]
     assert main([*argv, "--apply", "--unsafe-fixes"]) == 0
@@ -69,7 +72,7 @@ def test_fix_command_reads_the_default_baseline_as_check_does(tmp_path, capsys):
     assert "fixed 0 findings" in err and f"{len(findings)} accepted in the baseline" in err
     # another baseline (an empty one) accepts nothing: everything is fixed
     empty = tmp_path / "none.json"
-    Baseline.of([], consumer).write(empty, consumer)
+    Baseline.of([], ConsumerFiles(consumer)).write(empty, consumer)
     assert main([*argv, "--apply", "--baseline", str(empty)]) == 0
     assert (consumer / "scripts" / "launch.sh").read_text() != before
 

@@ -16,6 +16,7 @@ from driftaudit.check.suppressions import apply_suppressions, scan_file
 from driftaudit.cli import main
 from driftaudit.codes import IMPORT_MOVED, KEYWORD_REMOVED
 from driftaudit.findings import Finding
+from driftaudit.usage.files import ConsumerFiles
 
 from .conftest import FIXTURES, write_tree
 
@@ -280,20 +281,23 @@ def test_suppression_comments_by_file_kind(tmp_path):
 
 def test_fingerprints_ignore_line_numbers_and_whitespace(tmp_path):
     write_tree(tmp_path, {"a.py": "f(x=1)\n", "b.py": "\n\n    f( x=1)\n", "c.py": "f(x=2)\n"})
-    base = fingerprint(_finding(KEYWORD_REMOVED, "a.py", 1), tmp_path)
+    files = ConsumerFiles(tmp_path)
+    base = fingerprint(_finding(KEYWORD_REMOVED, "a.py", 1), files)
     moved = _finding(KEYWORD_REMOVED, "b.py", 3)
-    assert fingerprint(moved, tmp_path) != base  # another file
+    assert fingerprint(moved, files) != base  # another file
     moved.path = "a.py"
     write_tree(tmp_path, {"a.py": "\n\n    f(x=1)\n"})
-    assert fingerprint(_finding(KEYWORD_REMOVED, "a.py", 3), tmp_path) == base
-    assert fingerprint(_finding(KEYWORD_REMOVED, "c.py", 1), tmp_path) != base
-    assert fingerprint(_finding(IMPORT_MOVED, "a.py", 3), tmp_path) != base
-    assert fingerprint(_finding(KEYWORD_REMOVED, "a.py", 3, "sglang.y"), tmp_path) != base
+    files = ConsumerFiles(tmp_path)
+    assert fingerprint(_finding(KEYWORD_REMOVED, "a.py", 3), files) == base
+    assert fingerprint(_finding(KEYWORD_REMOVED, "c.py", 1), files) != base
+    assert fingerprint(_finding(IMPORT_MOVED, "a.py", 3), files) != base
+    assert fingerprint(_finding(KEYWORD_REMOVED, "a.py", 3, "sglang.y"), files) != base
 
 
 def test_identical_lines_need_one_entry_each(tmp_path):
     write_tree(tmp_path, {"a.py": "f(x=1)\nf(x=1)\n"})
     one = _finding(KEYWORD_REMOVED, "a.py", 1)
     two = _finding(KEYWORD_REMOVED, "a.py", 2)
-    new, known, stale = Baseline.of([one], tmp_path).split([one, two], tmp_path)
+    files = ConsumerFiles(tmp_path)
+    new, known, stale = Baseline.of([one], files).split([one, two], files)
     assert (len(new), len(known), stale) == (1, 1, [])

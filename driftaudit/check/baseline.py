@@ -19,22 +19,25 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from driftaudit import __version__
-from driftaudit.check.sourcelines import line_text
 from driftaudit.codes import STALE_BASELINE_ENTRY
 from driftaudit.confined import read_bytes, write_bytes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import Finding
 
+if TYPE_CHECKING:
+    from driftaudit.usage.files import ConsumerFiles
+
 DEFAULT_BASELINE = ".driftaudit-baseline.json"
 FORMAT_VERSION = 1
 
 
-def fingerprint(finding: Finding, root: Path) -> str:
+def fingerprint(finding: Finding, files: ConsumerFiles) -> str:
     # the text of the line where the usage starts (the statement or call a keyword is
     # in): baselines written before findings pointed at the keyword still match
-    text = " ".join(line_text(root, finding.path, finding.fix_at[0]).split())
+    text = " ".join(files.line(finding.path, finding.fix_at[0]).split())
     key = "\0".join((finding.code.code, finding.path, finding.symbol, text))
     # a name that is not UTF-8 hashes as its bytes
     return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
@@ -64,11 +67,11 @@ class Baseline:
         return cls(entries)
 
     @classmethod
-    def of(cls, findings: list[Finding], root: Path) -> Baseline:
+    def of(cls, findings: list[Finding], files: ConsumerFiles) -> Baseline:
         return cls(
             [
                 {
-                    "fingerprint": fingerprint(f, root),
+                    "fingerprint": fingerprint(f, files),
                     "rule": f.code.code,
                     "path": f.path,
                     "symbol": f.symbol,
@@ -88,13 +91,13 @@ class Baseline:
         write_bytes(root, path, text.encode("utf-8"), "baseline")
 
     def split(
-        self, findings: list[Finding], root: Path
+        self, findings: list[Finding], files: ConsumerFiles
     ) -> tuple[list[Finding], list[Finding], list[Finding]]:
         """(new findings, known findings, DA003 findings for stale entries)."""
         remaining = Counter(e["fingerprint"] for e in self.entries)
         new, known = [], []
         for finding in findings:
-            key = fingerprint(finding, root)
+            key = fingerprint(finding, files)
             if remaining[key] > 0:
                 remaining[key] -= 1
                 known.append(finding)

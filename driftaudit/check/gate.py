@@ -21,7 +21,7 @@ _BOOKKEEPING = {UNUSED_SUPPRESSION.code, STALE_BASELINE_ENTRY.code}
 
 @dataclass
 class Gate:
-    root: Path
+    files: ConsumerFiles  # the consumer's index: its root, the lines fingerprints read
     findings: list[Finding]  # what to report and fail on
     accepted: list[Finding]  # what --update-baseline writes
     suppressed: list[Finding] = field(default_factory=list)
@@ -30,7 +30,8 @@ class Gate:
 
     def write_baseline(self) -> None:
         if self.baseline_path is not None:
-            Baseline.of(self.accepted, self.root).write(self.baseline_path, self.root)
+            baseline = Baseline.of(self.accepted, self.files)
+            baseline.write(self.baseline_path, self.files.root)
 
 
 def triage(
@@ -41,15 +42,14 @@ def triage(
 ) -> Gate:
     """`baseline`: the one at `baseline_path`, when the caller has read it already (to
     refuse a bad one before the run)."""
-    root = files.root
     kept, suppressed = apply_suppressions(findings, scan_consumer(files))
     accepted = [f for f in kept if f.code.code not in _BOOKKEEPING]
-    gate = Gate(root, kept, accepted, suppressed, [], baseline_path)
+    gate = Gate(files, kept, accepted, suppressed, [], baseline_path)
     if baseline_path is None:
         return gate
     if baseline is None:
-        baseline = Baseline.load(baseline_path, root)
-    new, known, stale = baseline.split(kept, root)
+        baseline = Baseline.load(baseline_path, files.root)
+    new, known, stale = baseline.split(kept, files)
     gate.findings = sorted(new + stale, key=Finding.sort_key)
     gate.known = known
     return gate

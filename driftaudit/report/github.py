@@ -9,17 +9,20 @@ in it reads as an escape, and only our own line break separates the fix.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from driftaudit.findings import Finding
 from driftaudit.report.escape import github_data, github_property, visible
 from driftaudit.report.regions import region
 
+if TYPE_CHECKING:
+    from driftaudit.usage.files import ConsumerFiles
+
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-def annotation(finding: Finding, root: Path | None = None, prefix: str = "") -> str:
-    line, column, end_line, end_column = region(finding, root)
+def annotation(finding: Finding, files: ConsumerFiles | None = None, prefix: str = "") -> str:
+    line, column, end_line, end_column = region(finding, files)
     properties = {
         "file": prefix + finding.path,
         "line": line,
@@ -35,7 +38,9 @@ def annotation(finding: Finding, root: Path | None = None, prefix: str = "") -> 
     return f"::{_COMMAND[finding.severity]} {rendered}::{github_data(message)}"
 
 
-def findings_github(findings: list[Finding], root: Path | None = None, prefix: str = "") -> str:
-    """`prefix`: the consumer's path from the repository root (annotations name files
-    relative to the workspace)."""
-    return "".join(annotation(f, root, prefix) + "\n" for f in findings)
+def findings_github(
+    findings: list[Finding], files: ConsumerFiles | None = None, prefix: str = ""
+) -> str:
+    """`files`: the consumer's index (regions); `prefix`: the consumer's path from the
+    repository root (annotations name files relative to the workspace)."""
+    return "".join(annotation(f, files, prefix) + "\n" for f in findings)

@@ -19,15 +19,17 @@ from __future__ import annotations
 import difflib
 import os
 from collections import Counter, defaultdict
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from driftaudit.check.sourcelines import line_text
 from driftaudit.codes import SEVERITIES
 from driftaudit.drift import Change
 from driftaudit.findings import Finding, group_facts, summarize
 from driftaudit.report.escape import html_lines, html_text
 from driftaudit.sources import SourceTree
 from driftaudit.versions import parse_version
+
+if TYPE_CHECKING:
+    from driftaudit.usage.files import ConsumerFiles
 
 _CONTEXT = 2  # consumer lines shown either side of a finding's line
 _EVIDENCE = (1, 6)  # tree lines shown before and after an evidence line (a signature)
@@ -201,11 +203,11 @@ def _numbered(lines: list[tuple[int, str]], hit: int | None) -> str:
     return "<pre>" + "".join(out) + "</pre>"
 
 
-def _consumer_snippet(root: Path | None, finding: Finding) -> str:
-    if root is None:
+def _consumer_snippet(files: ConsumerFiles | None, finding: Finding) -> str:
+    if files is None:
         return ""
     lines = [
-        (n, line_text(root, finding.path, n))
+        (n, files.line(finding.path, n))
         for n in range(max(1, finding.line - _CONTEXT), finding.line + _CONTEXT + 1)
     ]
     while lines and lines[-1][0] > finding.line and not lines[-1][1]:
@@ -294,11 +296,11 @@ def findings_html(
     old: SourceTree,
     new: SourceTree,
     consumer: str,
-    root: Path | None = None,
+    files: ConsumerFiles | None = None,
     fixes: dict[str, tuple[str, str]] | None = None,
     preamble: str = "",
 ) -> str:
-    """`root`: the consumer directory (snippets; none without it); `fixes`: {path:
+    """`files`: the consumer's index (snippets; none without it); `fixes`: {path:
     (before, after)} of the fixer's suggestion (`fix.preview.previews`)."""
     title = "driftaudit: " + consumer
     out = _head(title, old, new, summarize(findings), len(findings), "finding")
@@ -307,7 +309,7 @@ def findings_html(
     if findings:
         out += [_chart(findings), _tables(findings)]
     out.append(_filters(sorted({f.path for f in findings}), len(findings)))
-    out.append(_facts(findings, old, new, root, fixes or {}))
+    out.append(_facts(findings, old, new, files, fixes or {}))
     out.append(f"<script>{_SCRIPT}</script></body></html>\n")
     return "\n".join(out)
 
@@ -342,7 +344,7 @@ def _filters(paths: list[str], total: int) -> str:
     )
 
 
-def _facts(findings, old, new, root, fixes) -> str:
+def _facts(findings, old, new, files, fixes) -> str:
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     ordered = sorted(
         group_facts(findings),  # the facts every other report shows
@@ -386,7 +388,7 @@ def _facts(findings, old, new, root, fixes) -> str:
                 _evidence("new", f.new_location, trees[1])
                 if f.new_location != first.new_location
                 else "",
-                _consumer_snippet(root, f),
+                _consumer_snippet(files, f),
                 _fix_of(f, hunks.get(f.path, [])),
                 "</div>",
             ]

@@ -24,6 +24,7 @@ from driftaudit.sources import SourceTree
 
 if TYPE_CHECKING:
     from driftaudit.fix.apply import FileChange  # libcst: loaded only where fixes are made
+    from driftaudit.usage.files import ConsumerFiles
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -94,9 +95,9 @@ def _fix_of(finding: Finding, change: FileChange | None, prefix: str) -> list[di
     ]
 
 
-def _physical(finding: Finding, root: Path | None, prefix: str) -> dict:
+def _physical(finding: Finding, files: ConsumerFiles | None, prefix: str) -> dict:
     """Where a finding is: its file under %SRCROOT% and its region."""
-    start_line, start_column, end_line, end_column = region(finding, root)
+    start_line, start_column, end_line, end_column = region(finding, files)
     return {
         "artifactLocation": _artifact(prefix + finding.path, "%SRCROOT%"),
         "region": {
@@ -111,7 +112,7 @@ def _physical(finding: Finding, root: Path | None, prefix: str) -> dict:
 def _result(
     finding: Finding,
     rule_index: dict[str, int],
-    root: Path | None,
+    files: ConsumerFiles | None,
     prefix: str,
     fixes: dict[int, FileChange],
 ) -> dict:
@@ -131,11 +132,11 @@ def _result(
         "ruleIndex": rule_index[finding.code.code],
         "level": _LEVEL[finding.severity],
         "message": {"text": finding.message},
-        "locations": [{"physicalLocation": _physical(finding, root, prefix)}],
+        "locations": [{"physicalLocation": _physical(finding, files, prefix)}],
         "properties": properties,
     }
-    if root is not None:
-        result["partialFingerprints"] = {"driftauditFingerprint/v1": fingerprint(finding, root)}
+    if files is not None:
+        result["partialFingerprints"] = {"driftauditFingerprint/v1": fingerprint(finding, files)}
     offered = _fix_of(finding, fixes.get(id(finding)), prefix)
     if offered:
         result["fixes"] = offered
@@ -145,20 +146,20 @@ def _result(
 def _fact_result(
     group: list[Finding],
     rule_index: dict[str, int],
-    root: Path | None,
+    files: ConsumerFiles | None,
     prefix: str,
     fixes: dict[int, FileChange],
 ) -> dict:
     """One result per fact: its first place the location, the others related locations
     (with their own message), every place's fix offered."""
-    result = _result(group[0], rule_index, root, prefix, fixes)
+    result = _result(group[0], rule_index, files, prefix, fixes)
     related = []
     for n, other in enumerate(group[1:], 1):
         related.append(
             {
                 "id": n,
                 "message": {"text": other.message},
-                "physicalLocation": _physical(other, root, prefix),
+                "physicalLocation": _physical(other, files, prefix),
             }
         )
         result.setdefault("fixes", []).extend(_fix_of(other, fixes.get(id(other)), prefix))
@@ -197,28 +198,30 @@ def findings_sarif(
     old: SourceTree,
     new: SourceTree,
     consumer: str,
-    root: Path | None = None,
+    files: ConsumerFiles | None = None,
     base: Path | None = None,
     prefix: str = "",
     suppressed: Sequence[Finding] = (),
     fixes: dict[int, FileChange] | None = None,
 ) -> str:
     """`fixes`: each fixable finding's change (`fix.suggest.suggested_fixes`, computed
-    before the report: this module renders them). `root`: the consumer directory, to read
-    lines (regions, fingerprints);
+    before the report: this module renders them). `files`: the consumer's index, whose
+    lines give regions and fingerprints;
     paths are `prefix` + the finding's path, relative to `base` (the repository root
     in CI; default: the consumer itself). `suppressed` findings (silenced inline) are
     included as suppressed results, so code scanning closes their alerts."""
     everything = [*findings, *suppressed]
     rules = sorted({f.code.code: f.code for f in everything}.values(), key=lambda r: r.code)
-    src_root = (base or root or Path(consumer)).resolve().as_uri() + "/"
+    top = base or (files.root if files is not None else Path(consumer))
+    src_root = top.resolve().as_uri() + "/"
 
     def results(index: dict[str, int]) -> list[dict]:
         listed = [
-            _fact_result(group, index, root, prefix, fixes or {}) for group in group_facts(findings)
+            _fact_result(group, index, files, prefix, fixes or {})
+            for group in group_facts(findings)
         ]
         for finding in suppressed:
-            result = _result(finding, index, root, prefix, fixes or {})
+            result = _result(finding, index, files, prefix, fixes or {})
             result["suppressions"] = [{"kind": "inSource", "justification": "# driftaudit: ignore"}]
             listed.append(result)
         return listed

@@ -130,6 +130,7 @@ class ConsumerFile:
         self._text: str | None = None
         self._data: bytes | None = None  # the bytes `ConsumerFiles.fingerprint` read
         self._tree: ast.Module | None = None
+        self._lines: list[str] | None = None
         self._read = self._parsed = False
 
     @property
@@ -190,6 +191,23 @@ class ConsumerFile:
             return None
         self.notebook = found
         return found.code
+
+    def lines(self) -> list[str]:
+        """The file's lines as they stand in it (a notebook's JSON, not its code), for
+        the reports' snippets, regions and fingerprints; read once, [] when unreadable."""
+        if self._lines is None:
+            self.text  # noqa: B018 - a Python file's raw text comes with its first read
+            if self.raw is not None:
+                self._lines = self.raw.splitlines()
+            elif self._text is not None and self.notebook is None:
+                self._lines = self._text.splitlines()
+            else:  # a notebook, or a file that did not decode as source
+                try:
+                    data = _read_regular(self.path)
+                except OSError:
+                    data = b""
+                self._lines = data.decode("utf-8", errors="replace").splitlines()
+        return self._lines
 
     def place(self, line: int, column: int) -> tuple[int, int]:
         """Where (line, column) of `text` is in the file: itself, but in a notebook."""
@@ -258,6 +276,13 @@ class ConsumerFiles:
 
     def get(self, rel: str) -> ConsumerFile | None:
         return self.by_rel.get(rel)
+
+    def line(self, rel: str, number: int) -> str:
+        """Line `number` (1-based) of the file at `rel` as it stands; '' when the index
+        holds no such file (a path from a baseline entry is the consumer's word) or line."""
+        file = self.by_rel.get(rel)
+        lines = file.lines() if file is not None else []
+        return lines[number - 1] if 0 < number <= len(lines) else ""
 
     def fingerprint(self) -> str | None:
         """A digest of everything the walk found: each file's path and bytes, and what
