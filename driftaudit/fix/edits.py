@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from driftaudit.codes import selected
 from driftaudit.findings import Finding
 
 
@@ -22,12 +23,6 @@ class Edit:
         return self.line, self.column
 
 
-def _selected(code: str, select: list[str] | None, ignore: list[str] | None) -> bool:
-    if select and not any(code.startswith(s) for s in select):
-        return False
-    return not (ignore and any(code.startswith(i) for i in ignore))
-
-
 def fixable(
     findings: list[Finding], select: list[str] | None = None, ignore: list[str] | None = None
 ) -> list[Finding]:
@@ -38,7 +33,7 @@ def fixable(
         if f.fix is not None
         and f.fix.edit is not None
         and f.confidence == "certain"
-        and _selected(f.code.code, select, ignore)
+        and selected(f.code.code, select, ignore)
     ]
 
 
