@@ -248,3 +248,12 @@ def test_fix_takes_the_same_selection(capsys, tmp_path):
     assert "would fix 0 findings" in out.err and out.out == ""
     code, out = _run(capsys, tmp_path, "--select", "DA2Z", command="fix")
     assert code == 2 and "'DA2Z'" in out.err
+
+
+def test_fix_honours_per_file_ignores(capsys, tmp_path):
+    consumer = _consumer(tmp_path, "", **{"kept/calls.py": SOURCE})
+    _, out = _run(capsys, tmp_path, consumer=consumer, command="fix")
+    assert "+++ b/calls.py" in out.out and "+++ b/kept/calls.py" in out.out
+    (consumer / "driftaudit.toml").write_text('[per-file-ignores]\n"/calls.py" = ["DA2"]\n')
+    _, out = _run(capsys, tmp_path, consumer=consumer, command="fix")
+    assert "+++ b/calls.py" not in out.out and "+++ b/kept/calls.py" in out.out
