@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from driftaudit.codes import selected
-from driftaudit.findings import Finding
+from driftaudit.findings import Finding, fixable
 
 
 @dataclass
@@ -21,20 +20,6 @@ class Edit:
     @property
     def position(self) -> tuple[int, int]:
         return self.line, self.column
-
-
-def fixable(
-    findings: list[Finding], select: list[str] | None = None, ignore: list[str] | None = None
-) -> list[Finding]:
-    """The findings whose codemod `fix` may apply: certain, selected, with an edit."""
-    return [
-        f
-        for f in findings
-        if f.fix is not None
-        and f.fix.edit is not None
-        and f.confidence == "certain"
-        and selected(f.code.code, select, ignore)
-    ]
 
 
 def edits_from_findings(

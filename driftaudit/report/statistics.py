@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from driftaudit.findings import Finding
-from driftaudit.fix.edits import fixable
+from driftaudit.findings import Finding, fixable
 from driftaudit.report.escape import json_text, terminal
 
 
