@@ -16,7 +16,8 @@ from pathlib import Path
 from driftaudit import __version__
 from driftaudit.check import triage
 from driftaudit.check.baseline import DEFAULT_BASELINE, Baseline
-from driftaudit.codes import CODES, explain, lookup
+from driftaudit.check.selection import Selection
+from driftaudit.codes import CODES, explain, lookup, selectors
 from driftaudit.config import load_config
 from driftaudit.confined import in_tree, write_bytes
 from driftaudit.errors import DriftauditError
@@ -29,7 +30,7 @@ from driftaudit.usage.files import ConsumerFiles
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ("error", "warning", "info", "never")
-FINDING_FORMATS = ("console", "json", "markdown", "sarif", "github", "html")
+FINDING_FORMATS = ("console", "json", "markdown", "sarif", "github", "gitlab", "html")
 CHANGE_FORMATS = ("console", "json", "markdown", "sarif", "html")
 
 
@@ -74,8 +75,21 @@ def _parser() -> argparse.ArgumentParser:
         compare.add_argument(
             "--new", help="version spec: 0.5.14, latest, a directory, git:PATH@REF"
         )
-        compare.add_argument("--format", choices=FINDING_FORMATS, default="console")
+        compare.add_argument(
+            "--format", "--output-format", choices=FINDING_FORMATS, default="console"
+        )
         compare.add_argument("--output", type=Path, help="write the report to this file")
+        _selection_options(compare)
+        compare.add_argument(
+            "--statistics",
+            action="store_true",
+            help="counts per code instead of the findings (json with --format json)",
+        )
+        compare.add_argument(
+            "--show-fixes",
+            action="store_true",
+            help="after the report, the fixes `fix` would apply, per file and code",
+        )
         compare.add_argument("--fail-on", choices=FAIL_ON, help="default: error")
         compare.add_argument(
             "--show-info",
@@ -125,8 +139,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also apply fixes that may change behaviour (`driftaudit rule CODE` says which)",
     )
-    fix.add_argument("--select", action="append", default=[], help="only these codes (or prefixes)")
-    fix.add_argument("--ignore", action="append", default=[], help="skip these codes (or prefixes)")
+    _selection_options(fix)
     fix.add_argument("--exclude", action="append", default=[], help="glob of files to skip")
     fix.add_argument(
         "--baseline",
@@ -152,6 +165,32 @@ def _parser() -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="explain a code (DA102), or list them all")
     rule.add_argument("code", nargs="?")
     return parser
+
+
+def _selection_options(command: argparse.ArgumentParser) -> None:
+    """As ruff's: codes or prefixes, comma-separated or repeated; and the config file."""
+    for name, what in (
+        ("--select", "only these codes or prefixes (DA1,DA203)"),
+        ("--ignore", "not these codes or prefixes"),
+        ("--extend-select", "these too, beside select"),
+    ):
+        command.add_argument(name, action="append", default=[], metavar="CODES", help=what)
+    command.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="settings from this file (pyproject.toml: its [tool.driftaudit]; else a "
+        "driftaudit.toml)",
+    )
+
+
+def _selection(args, config) -> Selection:
+    return Selection.layered(
+        config,
+        selectors(args.select, "--select"),
+        selectors(args.ignore, "--ignore"),
+        selectors(args.extend_select, "--extend-select"),
+    )
 
 
 def _packs_option(command: argparse.ArgumentParser) -> None:
@@ -282,6 +321,7 @@ def _compare(args, cache_dir: Path) -> int:
     from driftaudit.pipeline import run_compare
 
     config, new = _consumer_settings(args, cache_dir)
+    selection = _selection(args, config)  # a bad code is refused before the run
     fail_on = args.fail_on or config.fail_on or "error"
     if fail_on not in FAIL_ON:
         raise DriftauditError(f"fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
@@ -310,6 +350,8 @@ def _compare(args, cache_dir: Path) -> int:
     if not (args.show_info or config.show_info or fail_on == "info"):
         # changelog notes off; DA0xx (about the consumer's own suppressions, baseline) stay
         gate.findings = [f for f in gate.findings if f.severity != "info" or _own(f)]
+    # the one place the selection applies: after triage, as --min-confidence
+    gate.findings, gate.accepted = selection.apply(gate.findings), selection.apply(gate.accepted)
     if args.update_baseline:
         gate.write_baseline()
         _note(args, f"wrote {len(gate.accepted)} findings to the baseline {gate.baseline_path}")
@@ -320,12 +362,29 @@ def _compare(args, cache_dir: Path) -> int:
     if gate.known:
         notes.append(f"{len(gate.known)} known (in the baseline {gate.baseline_path})")
     not_reported = "Not reported: " + ", ".join(notes) + "." if notes else ""
-    _render(args, gate.findings, result.old, result.new, files, gate.suppressed, not_reported)
+    if args.statistics:
+        from driftaudit import report
+
+        _emit(report.findings_statistics(gate.findings, args.format == "json"), args)
+    else:
+        _render(args, gate.findings, result.old, result.new, files, gate.suppressed, not_reported)
+    if args.show_fixes:
+        _show_fixes(args, gate.findings)
     if notes:
         _note(args, not_reported)
     if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in gate.findings):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _show_fixes(args, findings) -> None:
+    """After a console report on stdout, on stdout (as ruff); after any other report
+    (a document: JSON, SARIF, a file), on stderr."""
+    from driftaudit import report
+
+    text = report.fixes_summary(findings)
+    on_stdout = args.format == "console" and args.output is None
+    (sys.stdout if on_stdout else sys.stderr).write(text)
 
 
 def _own(finding) -> bool:
@@ -398,6 +457,8 @@ def _render(args, findings, old, new, files, suppressed=(), not_reported: str = 
         _emit(document, args)
     elif args.format == "github":
         _emit(report.findings_github(findings, files, _prefix(args.path)[1]), args)
+    elif args.format == "gitlab":
+        _emit(report.findings_gitlab(findings, files, _prefix(args.path)[1]), args)
     elif args.format == "html":
         from driftaudit.fix.preview import previews  # libcst: the fixes the page shows
 
@@ -414,7 +475,7 @@ def _consumer_settings(args, cache_dir: Path):
     if not args.path.is_dir():
         problem = "does not exist" if not args.path.exists() else "is not a directory"
         raise DriftauditError(f"consumer path {str(args.path)!r} {problem}")
-    config = load_config(args.path)
+    config = load_config(args.path, args.config)
     new = args.new or config.new
     if new is None:
         raise DriftauditError("--new is required (or set new in [tool.driftaudit])")
@@ -432,6 +493,7 @@ def _fix(args, cache_dir: Path) -> int:
     from driftaudit.pipeline import run_fix
 
     config, new = _consumer_settings(args, cache_dir)
+    selection = _selection(args, config)
     baseline = args.baseline or args.path / (config.baseline or DEFAULT_BASELINE)
     Baseline.load(baseline, args.path)  # a bad one is refused before the run
     with progress(not args.quiet):
@@ -441,12 +503,13 @@ def _fix(args, cache_dir: Path) -> int:
             new,
             cache_dir,
             apply=args.apply,
-            select=[s.upper() for s in args.select],
-            ignore=[i.upper() for i in args.ignore],
+            select=selection.select,
+            ignore=selection.ignore,
             exclude=[*config.exclude, *args.exclude],
             pack_dirs=args.packs,
             prefixes=config.wrap_prefixes,
             unsafe_fixes=args.unsafe_fixes,
+            per_file_ignores=selection.per_file,
             allow_paths=_allow_paths(args, config),
             use_cache=not args.no_cache,
             baseline=baseline,

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from driftaudit.errors import DriftauditError
+
 SEVERITIES = ("error", "warning", "info")
 NO_FIX = "no automatic fix"
 APPLICABILITIES = ("safe", "unsafe")  # as in ruff: unsafe fixes need --unsafe-fixes
@@ -624,6 +626,33 @@ PACK_ADVISORY = _code(
 
 def lookup(code: str) -> Code | None:
     return CODES.get(code.upper())
+
+
+def selectors(values: list[str], where: str) -> list[str]:
+    """Codes or prefixes as ruff reads them (`DA1,DA203`, repeated or comma-separated),
+    upper-cased; one that names no code is a one-line error that says `where`."""
+    found = []
+    for value in values:
+        for part in value.split(","):
+            prefix = part.strip().upper()
+            if not prefix:
+                continue
+            if not any(code.startswith(prefix) for code in CODES):
+                known = "`driftaudit rule` lists them"
+                raise DriftauditError(f"{where}: unknown code or prefix {part.strip()!r}; {known}")
+            found.append(prefix)
+    return found
+
+
+def selected(code: str, select: list[str] | None, ignore: list[str] | None) -> bool:
+    """Is `code` on? As ruff: no `select` selects every code; the most specific prefix
+    that matches wins (`select DA2` + `ignore DA201`: DA201 off; `select DA201` +
+    `ignore DA2`: DA201 on), an ignore on a tie."""
+    chosen = max((len(s) for s in select or () if code.startswith(s)), default=-1)
+    if select and chosen < 0:
+        return False
+    dropped = max((len(i) for i in ignore or () if code.startswith(i)), default=-1)
+    return dropped < 0 or chosen > dropped
 
 
 def variant(code: Code, use: str | None) -> Code:

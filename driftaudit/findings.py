@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from driftaudit.codes import SEVERITIES, Code, variant
+from driftaudit.codes import SEVERITIES, Code, selected, variant
 
 
 @dataclass
@@ -139,6 +139,20 @@ def summarize(findings: list[Finding]) -> dict[str, int]:
     for finding in findings:
         counts[finding.severity] += 1
     return counts
+
+
+def fixable(
+    findings: list[Finding], select: list[str] | None = None, ignore: list[str] | None = None
+) -> list[Finding]:
+    """The findings whose codemod `fix` may apply: certain, selected, with an edit."""
+    return [
+        f
+        for f in findings
+        if f.fix is not None
+        and f.fix.edit is not None
+        and f.confidence == "certain"
+        and selected(f.code.code, select, ignore)
+    ]
 
 
 def at_or_above(severity: str, threshold: str) -> bool:

@@ -374,6 +374,7 @@ def run_fix(
     pack_dirs: list[Path] | None = None,
     prefixes: list[str] | None = None,
     unsafe_fixes: bool = False,
+    per_file_ignores: list[tuple[str, list[str]]] | None = None,
     allow_paths: tuple[bool, bool] = (True, True),
     use_cache: bool = False,
     baseline: Path | None = None,
@@ -382,8 +383,9 @@ def run_fix(
     the fixes the re-audit confirms, rewrite (only with apply: every changed file or
     none, see `driftaudit.fix.write`). A finding silenced inline (`# driftaudit:
     ignore[...]`) or accepted in the `baseline` is not fixed, as `check` does not report
-    it."""
+    it, nor one its file's `per_file_ignores` (glob, codes) leave out."""
     from driftaudit.check import triage
+    from driftaudit.check.selection import Selection
     from driftaudit.fix import (  # libcst: only to fix
         WriteRefused,
         apply_edits,
@@ -410,6 +412,7 @@ def run_fix(
     gate = triage(compare.findings, files, baseline)
     known = {id(f) for f in [*gate.suppressed, *gate.known]}
     wanted = [f for f in compare.findings if id(f) not in known]
+    wanted = Selection(per_file=per_file_ignores or []).apply(wanted)
     fixes = [Fix(f, edits_from_findings([f], select, ignore, unsafe_fixes)) for f in wanted]
     fixes = [fix for fix in fixes if fix.edits]
     held = (

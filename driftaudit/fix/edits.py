@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from driftaudit.findings import Finding
+from driftaudit.findings import Finding, fixable
 
 
 @dataclass
@@ -20,26 +20,6 @@ class Edit:
     @property
     def position(self) -> tuple[int, int]:
         return self.line, self.column
-
-
-def _selected(code: str, select: list[str] | None, ignore: list[str] | None) -> bool:
-    if select and not any(code.startswith(s) for s in select):
-        return False
-    return not (ignore and any(code.startswith(i) for i in ignore))
-
-
-def fixable(
-    findings: list[Finding], select: list[str] | None = None, ignore: list[str] | None = None
-) -> list[Finding]:
-    """The findings whose codemod `fix` may apply: certain, selected, with an edit."""
-    return [
-        f
-        for f in findings
-        if f.fix is not None
-        and f.fix.edit is not None
-        and f.confidence == "certain"
-        and _selected(f.code.code, select, ignore)
-    ]
 
 
 def edits_from_findings(

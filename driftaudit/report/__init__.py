@@ -1,12 +1,15 @@
 """Findings -> output: rich console (grouped by file), JSON (the stable contract),
 Markdown (a PR comment, a published audit), SARIF (code scanning),
-GitHub annotations, an HTML page (one self-contained file)."""
+GitHub annotations, GitLab Code Quality, an HTML page (one self-contained file)."""
 
 # imported on first use: a JSON report loads neither rich nor the SARIF writer
 _HOMES = {
     "render_changes": "console",
     "render_console": "console",
     "findings_github": "github",
+    "findings_gitlab": "gitlab",
+    "findings_statistics": "statistics",
+    "fixes_summary": "statistics",
     "findings_html": "html",
     "changes_html": "html",
     "changes_json": "json_report",
@@ -23,10 +26,13 @@ __all__ = [
     "changes_markdown",
     "changes_sarif",
     "findings_github",
+    "findings_gitlab",
     "findings_html",
     "findings_json",
     "findings_markdown",
     "findings_sarif",
+    "findings_statistics",
+    "fixes_summary",
     "render_changes",
     "render_console",
 ]
