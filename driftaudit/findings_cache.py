@@ -17,6 +17,7 @@ stored only when they decode to exactly what was computed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -32,37 +33,34 @@ from driftaudit.store.db import BlobStore
 SCHEMA_VERSION = 3  # bump when the stored form or the key's meaning changes
 DISABLE_ENV = "DRIFTAUDIT_NO_RESULT_CACHE"  # set (non-empty): never read or write it
 _PACKAGE = Path(__file__).resolve().parent
-_tool_digest: str | None = None
 
 
 def enabled() -> bool:
     return not os.environ.get(DISABLE_ENV)
 
 
+@functools.cache  # the installed code: fixed for the life of the process
 def tool_digest() -> str:
     """driftaudit's version, the content of its own modules, the Python version and the
     installed distributions (griffe, packaging, ...: their dist-info names carry their
     versions): any change to the code that computes findings invalidates every entry."""
-    global _tool_digest
-    if _tool_digest is None:
-        digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{SCHEMA_VERSION}\n".encode())
-        for entry in sys.path:
-            try:
-                names = sorted(n for n in os.listdir(entry or ".") if n.endswith(".dist-info"))
-            except OSError:  # a zip, a missing folder
-                continue
-            if names:  # the folders themselves do not count: the working directory is one
-                digest.update(f"{' '.join(names)}\n".encode())
-        for dirpath, dirnames, filenames in os.walk(_PACKAGE):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(filenames):
-                if name.endswith((".py", ".toml", ".json")):
-                    path = os.path.join(dirpath, name)
-                    with open(path, "rb") as handle:
-                        digest.update(f"{os.path.relpath(path, _PACKAGE)}\0".encode())
-                        digest.update(handle.read())
-        _tool_digest = digest.hexdigest()
-    return _tool_digest
+    digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{SCHEMA_VERSION}\n".encode())
+    for entry in sys.path:
+        try:
+            names = sorted(n for n in os.listdir(entry or ".") if n.endswith(".dist-info"))
+        except OSError:  # a zip, a missing folder
+            continue
+        if names:  # the folders themselves do not count: the working directory is one
+            digest.update(f"{' '.join(names)}\n".encode())
+    for dirpath, dirnames, filenames in os.walk(_PACKAGE):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith((".py", ".toml", ".json")):
+                path = os.path.join(dirpath, name)
+                with open(path, "rb") as handle:
+                    digest.update(f"{os.path.relpath(path, _PACKAGE)}\0".encode())
+                    digest.update(handle.read())
+    return digest.hexdigest()
 
 
 def tree_digest(tree) -> str | None:

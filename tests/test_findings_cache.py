@@ -167,14 +167,18 @@ def test_a_corrupt_store_is_rebuilt(case, tmp_path, audits, capsys):
 def test_a_schema_version_bump_invalidates(case, tmp_path, audits, monkeypatch):
     compare(case, tmp_path / "cache")
     monkeypatch.setattr(findings_cache, "SCHEMA_VERSION", findings_cache.SCHEMA_VERSION + 1)
-    monkeypatch.setattr(findings_cache, "_tool_digest", None)
-    compare(case, tmp_path / "cache")
+    findings_cache.tool_digest.cache_clear()
+    try:
+        compare(case, tmp_path / "cache")
+    finally:
+        monkeypatch.undo()
+        findings_cache.tool_digest.cache_clear()
     assert len(audits) == 2
 
 
 def test_another_driftaudit_invalidates(case, tmp_path, audits, monkeypatch):
     compare(case, tmp_path / "cache")
-    monkeypatch.setattr(findings_cache, "_tool_digest", "another build")
+    monkeypatch.setattr(findings_cache, "tool_digest", lambda: "another build")
     compare(case, tmp_path / "cache")
     assert len(audits) == 2
 

@@ -237,14 +237,12 @@ def _top_region(starts: list[int], line: int, count: int) -> tuple[int, int, int
 # led by the newline, not `^` with re.M (tried at every offset; 3x slower): matched
 # against "\n" + text, where a match starts at the offset its line has in `text`
 _HEADER_RE = re.compile(r"\n([ \t]*)(@|(?:async[ \t]+)?def[ \t]|class[ \t])")
-_block_end_res: dict[int, re.Pattern[str]] = {}
 
 
 def _block_end_re(indent: int) -> re.Pattern[str]:
-    """A line that opens with code at `indent` or less: where a block at `indent` ends."""
-    if indent not in _block_end_res:
-        _block_end_res[indent] = re.compile(rf"^[ \t]{{0,{indent}}}(?=[^ \t\r\n#)\]}}])", re.M)
-    return _block_end_res[indent]
+    """A line that opens with code at `indent` or less: where a block at `indent` ends
+    (`re` keeps its compiled patterns)."""
+    return re.compile(rf"^[ \t]{{0,{indent}}}(?=[^ \t\r\n#)\]}}])", re.M)
 
 
 class _Blocks:
