@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from driftaudit.match.patches import check_file  # noqa: E402
-from driftaudit.usage.patches import collect_patches  # noqa: E402
+from driftaudit.usage.patch_files import collect_patches  # noqa: E402
 from tests.gitapply import git_verdicts  # noqa: E402
 
 

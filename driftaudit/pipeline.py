@@ -256,7 +256,7 @@ def _audit(
     from driftaudit.usage import collect_usages
     from driftaudit.usage.bypass_uses import collect_bypasses
     from driftaudit.usage.collect import failures
-    from driftaudit.usage.patches import collect_patches
+    from driftaudit.usage.patch_files import collect_patches
     from driftaudit.usage.surface_uses import scan_surfaces
     from driftaudit.versions import parse_version
 
@@ -295,7 +295,7 @@ def _audit(
 
 
 def _about_server_args_fields(change: Change, fields: set[str]) -> bool:
-    from driftaudit.drift.serverargs import SERVER_ARGS
+    from driftaudit.drift.serverarg_changes import SERVER_ARGS
 
     if change.symbol == SERVER_ARGS:
         return True
@@ -308,7 +308,7 @@ def run_diff(
 ) -> tuple[Snapshot, Snapshot, list[Change]]:
     """The sglang-side changelog: API, ServerArgs and flags, surfaces, requirements."""
     from driftaudit.drift import Differ
-    from driftaudit.drift.serverargs import ServerArgsDrift
+    from driftaudit.drift.serverarg_changes import ServerArgsDrift
     from driftaudit.drift.surface_changes import surface_additions, surface_changes
 
     step(f"resolving sglang {old_spec} and {new_spec}")

@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from driftaudit.usage.patches import PatchFile
+from driftaudit.usage.patch_files import PatchFile
 
 _CHECKING = re.compile(r"^Checking patch (.+)\.\.\.$")
 _SUCCEEDED = re.compile(r"^Hunk #(\d+) succeeded at (\d+)")

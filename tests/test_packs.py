@@ -210,7 +210,7 @@ def test_missing_rules_directory_from_the_environment_exits_2(tmp_path, monkeypa
 
 
 def test_text_patterns_are_matched_line_by_line_with_a_length_cap(tmp_path):
-    from driftaudit.match.packs import PackMatcher
+    from driftaudit.match.pack_findings import PackMatcher
     from driftaudit.packs import MAX_TEXT_LINE
 
     consumer = write_tree(
@@ -234,7 +234,7 @@ def test_builtin_packs_are_the_repository_rules():
 def test_text_patterns_skip_comment_lines_and_python_strings(tmp_path):
     """A comment or a docstring that names a package documents it; only code and
     install lines are places to report."""
-    from driftaudit.match.packs import PackMatcher
+    from driftaudit.match.pack_findings import PackMatcher
 
     consumer = write_tree(
         tmp_path,

@@ -17,7 +17,7 @@ from driftaudit.codes import lookup
 from driftaudit.match.patches import check_file
 from driftaudit.pipeline import run_compare
 from driftaudit.usage.files import ConsumerFiles
-from driftaudit.usage.patches import collect_patches, read_patch, sglang_path
+from driftaudit.usage.patch_files import collect_patches, read_patch, sglang_path
 
 from .conftest import FIXTURES, expected_markers, write_tree
 from .gitapply import git_verdicts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from driftaudit.snapshot.surfaces.requirements import (
+from driftaudit.snapshot.surfaces.requires_dist import (
     Requirement,
     diff_requirements,
     parse_requires_dist,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from driftaudit.drift.serverargs import ServerArgsDrift
+from driftaudit.drift.serverarg_changes import ServerArgsDrift
 from driftaudit.snapshot.surfaces.serverargs import (
     ServerArgField,
     ServerArgsModel,

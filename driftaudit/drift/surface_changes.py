@@ -10,7 +10,7 @@ from driftaudit.drift.changes import Change
 from driftaudit.drift.env_renames import EnvReplacement, find_replacement, mapped_to, similar
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.surfaces.envs import EnvVar
-from driftaudit.snapshot.surfaces.requirements import diff_requirements
+from driftaudit.snapshot.surfaces.requires_dist import diff_requirements
 
 
 @dataclass

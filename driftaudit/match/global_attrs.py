@@ -9,7 +9,7 @@ import difflib
 
 from driftaudit.drift.protocol import ProtocolAttributeDropped
 from driftaudit.findings import Finding, Fix, finding_at
-from driftaudit.snapshot.global_attrs import stored_attributes
+from driftaudit.snapshot.owned_globals import stored_attributes
 from driftaudit.usage import ReferenceUsage, UsageSet
 
 

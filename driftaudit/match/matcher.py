@@ -25,7 +25,7 @@ from driftaudit.drift.changes import (
     short_name,
 )
 from driftaudit.drift.differ import callable_signature, function_location
-from driftaudit.drift.serverargs import SERVER_ARGS
+from driftaudit.drift.serverarg_changes import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
@@ -35,7 +35,7 @@ from driftaudit.match.guards import TRY_NOTE, apply_guards
 from driftaudit.match.members import MemberMatcher
 from driftaudit.match.merge import merge_repeats
 from driftaudit.match.mutations import mutation_findings
-from driftaudit.match.packs import PackMatcher
+from driftaudit.match.pack_findings import PackMatcher
 from driftaudit.match.surface_findings import SurfaceMatcher
 from driftaudit.packs import PackEntry
 from driftaudit.snapshot import Resolved

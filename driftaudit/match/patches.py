@@ -26,7 +26,7 @@ from driftaudit import codes
 from driftaudit.drift import Differ
 from driftaudit.findings import Finding, Fix
 from driftaudit.snapshot import Snapshot
-from driftaudit.usage.patches import (
+from driftaudit.usage.patch_files import (
     ConsumerPatches,
     FilePatch,
     Hunk,

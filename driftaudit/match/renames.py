@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from driftaudit.drift.env_renames import EnvReplacement
-from driftaudit.drift.serverargs import (
+from driftaudit.drift.serverarg_changes import (
     FlagDeprecated,
     FlagRemoved,
     ServerArgFieldRemoved,

@@ -9,7 +9,7 @@ import sys
 from driftaudit import codes
 from driftaudit.drift import Differ
 from driftaudit.drift.replacements import ServerArgRedirected
-from driftaudit.drift.serverargs import (
+from driftaudit.drift.serverarg_changes import (
     SERVER_ARGS,
     FlagDeprecated,
     FlagRemoved,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from driftaudit.drift.serverargs import FlagRemoved, ServerArgFieldRemoved, ServerArgsDrift
+from driftaudit.drift.serverarg_changes import FlagRemoved, ServerArgFieldRemoved, ServerArgsDrift
 from driftaudit.pipeline import open_snapshots, run_compare
 
 pytestmark = pytest.mark.integration

@@ -15,7 +15,7 @@ import pytest
 
 from driftaudit.match.patches import check_file
 from driftaudit.sources import resolve_spec
-from driftaudit.usage.patches import read_patch
+from driftaudit.usage.patch_files import read_patch
 
 from ..gitapply import git_verdicts
 

@@ -182,7 +182,7 @@ def test_server_args_keywords_and_wrapped_flags(release_cache):
 
 
 def test_diff_0_5_22_to_0_5_23(release_cache):
-    from driftaudit.drift.serverargs import ServerArgsDrift
+    from driftaudit.drift.serverarg_changes import ServerArgsDrift
     from driftaudit.drift.surface_changes import surface_changes
 
     old, new = open_snapshots("0.5.22", "0.5.23", release_cache)

@@ -13,7 +13,7 @@ from driftaudit.snapshot.surfaces import (
     http,
     io_structs,
     parsers,
-    requirements,
+    requires_dist,
     serverarg_redirects,
     serverarg_resolutions,
 )
@@ -59,8 +59,8 @@ SURFACES: dict[str, Surface] = {
     ),
     "parsers": Surface(parsers.extract_parsers, lambda v: v.to_json(), parsers.Parsers.from_json),
     "requirements": Surface(
-        requirements.read_requirements,
+        requires_dist.read_requirements,
         lambda v: [r.to_json() for r in v],
-        lambda d: [requirements.Requirement.from_json(x) for x in d],
+        lambda d: [requires_dist.Requirement.from_json(x) for x in d],
     ),
 }
