@@ -368,6 +368,8 @@ def _compare(args, cache_dir: Path) -> int:
         _emit(report.findings_statistics(gate.findings, args.format == "json"), args)
     else:
         _render(args, gate.findings, result.old, result.new, files, gate.suppressed, not_reported)
+        if files.cache is not None:  # the fixes a report computed, kept for the next run
+            files.cache.flush()
     if args.show_fixes:
         _show_fixes(args, gate.findings)
     if notes:
@@ -450,7 +452,7 @@ def _render(args, findings, old, new, files, suppressed=(), not_reported: str = 
         from driftaudit.fix.suggest import suggested_fixes
 
         base, prefix = _prefix(args.path)
-        fixes = suggested_fixes([*findings, *suppressed], args.path)  # once, before rendering
+        fixes = suggested_fixes([*findings, *suppressed], files)  # once, before rendering
         document = report.findings_sarif(
             findings, old, new, consumer, files, base, prefix, suppressed, fixes
         )
@@ -460,9 +462,9 @@ def _render(args, findings, old, new, files, suppressed=(), not_reported: str = 
     elif args.format == "gitlab":
         _emit(report.findings_gitlab(findings, files, _prefix(args.path)[1]), args)
     elif args.format == "html":
-        from driftaudit.fix.preview import previews  # libcst: the fixes the page shows
+        from driftaudit.fix.suggest import previews  # the fixes the page shows
 
-        shown = previews(findings, args.path)
+        shown = previews(findings, files)
         text = report.findings_html(
             findings, old, new, consumer, files, shown, preamble=not_reported
         )

@@ -158,6 +158,11 @@ def run_compare(
         cache, keys = _cache_keys(
             cache_dir, consumer, files, fingerprint, old_tree, new_tree, pack_dirs, prefixes
         )
+    if fingerprint is not None:  # per-file results by content (and a report's fixes)
+        from driftaudit.findings_cache import tool_digest
+        from driftaudit.usage.file_cache import FileCache
+
+        files.cache = FileCache(cache_dir, consumer, tool_digest())
     if cache is not None:
         cached = cache.load(*keys)
         if cached is not None:
@@ -188,11 +193,6 @@ def run_compare(
         from driftaudit.usage.pins import read_pins
 
         pins = read_pins(files)
-    if fingerprint is not None:  # the consumer changed: reuse what its unchanged files hold
-        from driftaudit.findings_cache import tool_digest
-        from driftaudit.usage.file_cache import FileCache
-
-        files.cache = FileCache(cache_dir, consumer, tool_digest())
     findings, usages = _audit(
         consumer, old, new, files, pins, pack_dirs, prefixes, timings, parallel
     )

@@ -18,7 +18,7 @@ from driftaudit.fix.codemods import PRIMITIVES, Primitive
 from driftaudit.fix.codemods.add_import import ImportNames, insert_imports
 from driftaudit.fix.codemods.move_import import MoveImport, move_names
 from driftaudit.fix.codemods.replace_text import ReplaceText
-from driftaudit.fix.edits import Edit
+from driftaudit.fix.edits import Edit, unique
 from driftaudit.fix.patch import unified_diff
 from driftaudit.fix.source import (
     ChangedSinceScan,
@@ -293,29 +293,15 @@ def apply_edits(
         by_file[edit.path].append(edit)
     changes = []
     for path in sorted(by_file):
-        unique = _unique(by_file[path])
+        edits_here = unique(by_file[path])
         try:
             source = source_of(files.get(path), files.root / path, scanned_at)
         except ChangedSinceScan as exc:
-            changes.append(FileChange(path, None, "", skipped=[(e, str(exc)) for e in unique]))
+            changes.append(FileChange(path, None, "", skipped=[(e, str(exc)) for e in edits_here]))
             continue
         except (OSError, UnreadableSource) as exc:
             reason = f"cannot read: {exc.strerror if isinstance(exc, OSError) else exc}"
-            changes.append(FileChange(path, None, "", skipped=[(e, reason) for e in unique]))
+            changes.append(FileChange(path, None, "", skipped=[(e, reason) for e in edits_here]))
             continue
-        changes.append(rewrite(path, source, unique))
+        changes.append(rewrite(path, source, edits_here))
     return changes
-
-
-def _unique(edits: list[Edit]) -> list[Edit]:
-    seen, unique = set(), []
-    for edit in edits:
-        key = (
-            edit.position,
-            edit.kind,
-            tuple(sorted((k, repr(v)) for k, v in edit.params.items())),
-        )
-        if key not in seen:
-            seen.add(key)
-            unique.append(edit)
-    return unique

@@ -47,3 +47,18 @@ def edits_from_findings(
                 )
             )
     return edits
+
+
+def unique(edits: list[Edit]) -> list[Edit]:
+    """The edits without repeats (one place, primitive and parameters: applied once)."""
+    seen, kept = set(), []
+    for edit in edits:
+        key = (
+            edit.position,
+            edit.kind,
+            tuple(sorted((k, repr(v)) for k, v in edit.params.items())),
+        )
+        if key not in seen:
+            seen.add(key)
+            kept.append(edit)
+    return kept

@@ -301,7 +301,7 @@ def findings_html(
     preamble: str = "",
 ) -> str:
     """`files`: the consumer's index (snippets; none without it); `fixes`: {path:
-    (before, after)} of the fixer's suggestion (`fix.preview.previews`)."""
+    (before, after)} of the fixer's suggestion (`fix.suggest.previews`)."""
     title = "driftaudit: " + consumer
     out = _head(title, old, new, summarize(findings), len(findings), "finding")
     if preamble:

@@ -8,7 +8,6 @@ so (`columnKind`). Text is JSON-escaped (`escape.json_text`)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,14 +15,14 @@ from typing import TYPE_CHECKING
 from driftaudit import __version__
 from driftaudit.check.baseline import fingerprint
 from driftaudit.codes import Code
-from driftaudit.drift import Change
 from driftaudit.findings import Finding, group_facts
 from driftaudit.report.escape import json_text, uri_path
 from driftaudit.report.regions import region
 from driftaudit.sources import SourceTree
 
 if TYPE_CHECKING:
-    from driftaudit.fix.apply import FileChange  # libcst: loaded only where fixes are made
+    from driftaudit.drift import Change
+    from driftaudit.fix.suggest import Hunk
     from driftaudit.usage.files import ConsumerFiles
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -49,35 +48,29 @@ def _rule_descriptor(rule: Code) -> dict:
     }
 
 
-def _replacements(before: str, after: str) -> list[dict]:
-    """Whole-line replacements turning `before` into `after` (regions 1-based; a region
-    that starts and ends at column 1 of the same line is an insertion point)."""
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    result = []
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        result.append(
-            {
-                "deletedRegion": {
-                    "startLine": i1 + 1,
-                    "startColumn": 1,
-                    "endLine": i2 + 1,
-                    "endColumn": 1,
-                },
-                "insertedContent": {"text": "".join(new[j1:j2])},
-            }
-        )
-    return result
+def _replacements(hunks: list[Hunk]) -> list[dict]:
+    """Whole-line replacements (regions 1-based; a region that starts and ends at column
+    1 of the same line is an insertion point)."""
+    return [
+        {
+            "deletedRegion": {
+                "startLine": first + 1,
+                "startColumn": 1,
+                "endLine": end + 1,
+                "endColumn": 1,
+            },
+            "insertedContent": {"text": text},
+        }
+        for first, end, text in hunks
+    ]
 
 
 def _artifact(path: str, base: str) -> dict:
     return {"uri": uri_path(path), "uriBaseId": base}
 
 
-def _fix_of(finding: Finding, change: FileChange | None, prefix: str) -> list[dict]:
-    if change is None or finding.fix is None:
+def _fix_of(finding: Finding, hunks: list[Hunk] | None, prefix: str) -> list[dict]:
+    if not hunks or finding.fix is None:
         return []
     description = finding.fix.description
     if finding.fix_applicability == "unsafe":
@@ -88,7 +81,7 @@ def _fix_of(finding: Finding, change: FileChange | None, prefix: str) -> list[di
             "artifactChanges": [
                 {
                     "artifactLocation": _artifact(prefix + finding.path, "%SRCROOT%"),
-                    "replacements": _replacements(change.before, change.after),
+                    "replacements": _replacements(hunks),
                 }
             ],
         }
@@ -114,7 +107,7 @@ def _result(
     rule_index: dict[str, int],
     files: ConsumerFiles | None,
     prefix: str,
-    fixes: dict[int, FileChange],
+    fixes: dict[int, list[Hunk]],
 ) -> dict:
     properties = {
         "symbol": finding.symbol,
@@ -148,7 +141,7 @@ def _fact_result(
     rule_index: dict[str, int],
     files: ConsumerFiles | None,
     prefix: str,
-    fixes: dict[int, FileChange],
+    fixes: dict[int, list[Hunk]],
 ) -> dict:
     """One result per fact: its first place the location, the others related locations
     (with their own message), every place's fix offered."""
@@ -202,9 +195,9 @@ def findings_sarif(
     base: Path | None = None,
     prefix: str = "",
     suppressed: Sequence[Finding] = (),
-    fixes: dict[int, FileChange] | None = None,
+    fixes: dict[int, list[Hunk]] | None = None,
 ) -> str:
-    """`fixes`: each fixable finding's change (`fix.suggest.suggested_fixes`, computed
+    """`fixes`: each fixable finding's line hunks (`fix.suggest.suggested_fixes`, computed
     before the report: this module renders them). `files`: the consumer's index, whose
     lines give regions and fingerprints;
     paths are `prefix` + the finding's path, relative to `base` (the repository root
