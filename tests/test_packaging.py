@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from driftaudit.report.schemas import KINDS, VERSION
+
 ROOT = Path(__file__).parents[1]
 pytestmark = pytest.mark.integration
 
@@ -50,7 +52,7 @@ def test_wheel_holds_the_packs_as_package_data(wheel: Path):
 def test_wheel_holds_the_json_schemas(wheel: Path):
     names = zipfile.ZipFile(wheel).namelist()
     shipped = sorted(p.name for p in (ROOT / "driftaudit/report/schemas").glob("*.schema.json"))
-    assert len(shipped) == 3
+    assert shipped == sorted(f"{kind}.schema.json" for kind in KINDS)
     for name in shipped:
         assert f"driftaudit/report/schemas/{name}" in names
 
@@ -127,9 +129,7 @@ def test_installed_wheel_reads_its_json_schemas(installed, tmp_path: Path):
     )
     module, ids = result.stdout.split("\n")[:2]
     assert module.startswith(site), result.stdout
-    assert ids.split() == [
-        f"urn:driftaudit:{kind}:1" for kind in ("findings", "statistics", "changes")
-    ]
+    assert ids.split() == [f"urn:driftaudit:{kind}:{VERSION}" for kind in KINDS]
 
 
 PACK_CASES = sorted(p.name for p in (ROOT / "tests" / "fixtures" / "packs").iterdir())

@@ -18,14 +18,14 @@ if TYPE_CHECKING:
     from driftaudit.sources import SourceTree
 
 
+def opening() -> dict:
+    """What every JSON document opens with: its schema's version and the tool."""
+    return {"schema_version": VERSION, "tool": {"name": "driftaudit", "version": __version__}}
+
+
 def _head(old: SourceTree, new: SourceTree) -> dict:
-    """What every document opens with: its schema's version, the tool, both trees."""
-    return {
-        "schema_version": VERSION,
-        "tool": {"name": "driftaudit", "version": __version__},
-        "old": old.describe(),
-        "new": new.describe(),
-    }
+    """A document about two trees: its opening, then both trees."""
+    return opening() | {"old": old.describe(), "new": new.describe()}
 
 
 def findings_json(findings: list[Finding], old: SourceTree, new: SourceTree, consumer: str) -> str:
