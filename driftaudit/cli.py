@@ -365,7 +365,11 @@ def _compare(args, cache_dir: Path) -> int:
     if args.statistics:
         from driftaudit import report
 
-        _emit(report.findings_statistics(gate.findings, args.format == "json"), args)
+        if args.format == "json":
+            document = report.statistics_json(gate.findings, result.old, result.new, str(args.path))
+            _emit(document, args)
+        else:
+            _emit(report.findings_statistics(gate.findings), args)
     else:
         _render(args, gate.findings, result.old, result.new, files, gate.suppressed, not_reported)
         if files.cache is not None:  # the fixes a report computed, kept for the next run

@@ -30,7 +30,15 @@ def test_json_report_follows_the_contract(capsys, tmp_path):
     )
     assert code == 1
     report = json.loads(out.read_text())
-    assert set(report) == {"tool", "old", "new", "consumer", "findings", "summary"}
+    assert set(report) == {
+        "schema_version",
+        "tool",
+        "old",
+        "new",
+        "consumer",
+        "findings",
+        "summary",
+    }
     assert report["tool"]["name"] == "driftaudit"
     assert report["old"]["spec"] == str(CASE / "old")
     finding = report["findings"][0]

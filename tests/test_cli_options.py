@@ -170,7 +170,7 @@ def test_statistics(capsys, tmp_path, everything):
     for row in rows:
         assert row[2].split()[-1] == CODES[row[1]].kind
     _, out = _run(capsys, tmp_path, "--statistics", "--format", "json")
-    document = json.loads(out.out)
+    document = json.loads(out.out)["statistics"]
     assert {d["code"]: d["count"] for d in document} == counts
     safe = {
         f["rule"]

@@ -41,6 +41,8 @@ import pytest
 
 from driftaudit.cli import main
 
+from .report_schemas import assert_valid
+
 CODES = Path(__file__).parent / "fixtures" / "codes"
 UPDATE = bool(os.environ.get("DRIFTAUDIT_UPDATE_EXPECTED"))
 PACKS_OPTION = "--packs"  # the rule-pack directory option of `compare`
@@ -105,7 +107,10 @@ def _params() -> list:
 def _run(argv: list[str], output: Path) -> dict:
     status = main([*argv, "--format", "json", "--output", str(output)])
     assert status in (0, 1), f"driftaudit {argv[0]} exited {status}"
-    return json.loads(output.read_text())
+    document = json.loads(output.read_text())
+    # every code's report holds to the shipped schema (all of it, not only FIELDS)
+    assert_valid("findings" if argv[0] == "compare" else "changes", document)
+    return document
 
 
 def audit(root: Path, tmp_path: Path) -> dict:

@@ -1,6 +1,7 @@
-"""The built-in rule packs ship inside the wheel and are found by an installed copy
-(non-editable, in a fresh venv), not only in a checkout. Building the wheel fetches
-setuptools from the package index (build isolation), hence the integration mark."""
+"""The built-in rule packs and the reports' JSON Schemas ship inside the wheel and are
+found by an installed copy (non-editable, in a fresh venv), not only in a checkout.
+Building the wheel fetches setuptools from the package index (build isolation), hence
+the integration mark."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from driftaudit.report.schemas import KINDS, VERSION
 
 ROOT = Path(__file__).parents[1]
 pytestmark = pytest.mark.integration
@@ -44,6 +47,14 @@ def test_wheel_holds_the_packs_as_package_data(wheel: Path):
     for pack in packs:
         assert f"driftaudit/builtin_packs/{pack}" in names
     assert not [n for n in names if "share/driftaudit" in n or ".data/data" in n]
+
+
+def test_wheel_holds_the_json_schemas(wheel: Path):
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = sorted(p.name for p in (ROOT / "driftaudit/report/schemas").glob("*.schema.json"))
+    assert shipped == sorted(f"{kind}.schema.json" for kind in KINDS)
+    for name in shipped:
+        assert f"driftaudit/report/schemas/{name}" in names
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +110,26 @@ def test_installed_wheel_finds_the_builtin_packs(installed, tmp_path: Path):
     module, packs, count = result.stdout.split("\n")[:3]
     assert module.startswith(site) and packs.startswith(site), result.stdout
     assert int(count) > 0
+
+
+def test_installed_wheel_reads_its_json_schemas(installed, tmp_path: Path):
+    python, site = installed
+    script = (
+        "import driftaudit.report.schemas as s\n"
+        "print(s.__file__)\n"
+        "print(*(s.schema(kind)['$id'] for kind in s.KINDS))\n"
+    )
+    result = subprocess.run(
+        [str(python), "-c", script],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    module, ids = result.stdout.split("\n")[:2]
+    assert module.startswith(site), result.stdout
+    assert ids.split() == [f"urn:driftaudit:{kind}:{VERSION}" for kind in KINDS]
 
 
 PACK_CASES = sorted(p.name for p in (ROOT / "tests" / "fixtures" / "packs").iterdir())

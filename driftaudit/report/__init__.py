@@ -9,6 +9,7 @@ _HOMES = {
     "findings_github": "github",
     "findings_gitlab": "gitlab",
     "findings_statistics": "statistics",
+    "statistics_json": "json_report",
     "fixes_summary": "statistics",
     "findings_html": "html",
     "changes_html": "html",
@@ -35,6 +36,7 @@ __all__ = [
     "fixes_summary",
     "render_changes",
     "render_console",
+    "statistics_json",
 ]
 
 

@@ -6,23 +6,27 @@ from __future__ import annotations
 from collections import Counter
 
 from driftaudit.findings import Finding, fixable
-from driftaudit.report.escape import json_text, terminal
+from driftaudit.report.escape import terminal
 
 
-def findings_statistics(findings: list[Finding], as_json: bool = False) -> str:
-    """One line per code, most frequent first: count, code, `[*]` when `fix` would
-    rewrite some of them without --unsafe-fixes, its name (the kind)."""
+def code_counts(findings: list[Finding]) -> list[dict]:
+    """One row per code, most frequent first: its count, name (the kind) and whether
+    `fix` would rewrite some of them without --unsafe-fixes."""
     counts = Counter(f.code.code for f in findings)
     kinds = {f.code.code: f.code.kind for f in findings}
     safe = {f.code.code for f in fixable(findings) if f.fix_applicability == "safe"}
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    if as_json:
-        return json_text(
-            [{"code": c, "name": kinds[c], "count": n, "fixable": c in safe} for c, n in rows]
-        )
-    width = len(str(rows[0][1])) if rows else 1
+    return [{"code": c, "name": kinds[c], "count": n, "fixable": c in safe} for c, n in rows]
+
+
+def findings_statistics(findings: list[Finding]) -> str:
+    """One line per code (`code_counts`): count, code, `[*]` when fixable, its name.
+    The JSON document is `json_report.statistics_json`."""
+    rows = code_counts(findings)
+    width = len(str(rows[0]["count"])) if rows else 1
     return "".join(
-        f"{n:>{width}}\t{c}\t{'[*]' if c in safe else '   '} {kinds[c]}\n" for c, n in rows
+        f"{r['count']:>{width}}\t{r['code']}\t{'[*]' if r['fixable'] else '   '} {r['name']}\n"
+        for r in rows
     )
 
 
