@@ -17,8 +17,10 @@ def findings_json(findings: list[Finding], old: SourceTree, new: SourceTree, con
     numbers = fact_numbers(findings)
     document = {
         "tool": {"name": "driftaudit", "version": __version__},
-        "old": old.describe(),
-        "new": new.describe(),
+        # with where each spec was written (`source`; `pin`: the file and line of the
+        # consumer's sglang pin --old was read from, else null)
+        "old": old.report(),
+        "new": new.report(),
         "consumer": consumer,
         # every place; `fact` numbers the fact it belongs to (places of one fact share it)
         "findings": [f.as_dict() | {"fact": numbers[id(f)]} for f in findings],

@@ -19,6 +19,8 @@ import ast
 import fnmatch
 import re
 import sys
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +56,9 @@ class Pin:
     # environments this pin is not part of (`requirements-npu.txt` beside
     # `requirements_sglang.txt`); None when it declares sglang in none
     with_sglang: bool | None = None
+    # the files installed in one environment with this one (its `-r` component, a
+    # Dockerfile and the requirements files it names), itself included
+    environment: frozenset[str] = frozenset()
 
     @property
     def exact(self) -> str | None:
@@ -95,8 +100,10 @@ def read_pins(consumer: ConsumerFiles | Path) -> list[Pin]:
         for pin in found:
             pin.sglang = sglang
         pins += found
+    shared = _environments(includes)
+    for pin in pins:
+        pin.environment = frozenset(shared.get(pin.path, ())) | {pin.path}
     if declares:
-        shared = _environments(includes)
         for pin in pins:
             pin.with_sglang = any(_together(pin, path, group, shared) for path, group in declares)
     return pins
@@ -113,7 +120,9 @@ def _grouped(rows):
         yield row if len(row) == 4 else (*row, None)
 
 
-def _together(pin: Pin, path: str, group: str | None, shared: dict[str, set[str]]) -> bool:
+def _together(
+    pin: Pin, path: str, group: str | None, shared: Mapping[str, AbstractSet[str]]
+) -> bool:
     """Is `pin` installed in the environment where (path, group) installs sglang? The
     project's main dependencies go wherever the project is installed, sglang's too."""
     if pin.path in _PROJECT and pin.group is None:
@@ -168,17 +177,28 @@ def _included(relpath: str, text: str) -> set[str]:
     return found
 
 
-def sglang_pin(pins: list[Pin]) -> tuple[str, str] | None:
-    """(version, 'file:line') of the first exact sglang pin, or None."""
-    for pin in pins:
-        if pin.name == "sglang" and pin.exact:
-            return pin.exact.removeprefix("v"), pin.where
-    return None
+def installed_together(a: Pin, b: Pin) -> bool:
+    """Are the two pins installed in one environment? (as `with_sglang` judges it: the
+    project's main dependencies go everywhere, an extra with them, a requirements file
+    with its `-r` component and the Dockerfile that names it)."""
+    shared = {a.path: a.environment, b.path: b.environment}
+    return _together(a, b.path, b.group, shared) or _together(b, a.path, a.group, shared)
+
+
+def sglang_pin(pins: list[Pin]) -> Pin | None:
+    """The first exact sglang pin (the release --old defaults to), or None."""
+    return next((p for p in pins if p.name == "sglang" and p.exact), None)
 
 
 def read_pin(consumer: ConsumerFiles | Path) -> tuple[str, str] | None:
     """(version, 'file:line') of the consumer's sglang pin, or None."""
-    return sglang_pin(read_pins(consumer))
+    pin = sglang_pin(read_pins(consumer))
+    return None if pin is None else (pin_version(pin), pin.where)
+
+
+def pin_version(pin: Pin) -> str:
+    """The release an exact pin names (`v0.5.16` from an image tag: 0.5.16)."""
+    return (pin.exact or "").removeprefix("v")
 
 
 def _sources(files: ConsumerFiles):
