@@ -6,11 +6,12 @@ Read from, in this order: pyproject.toml (`[project] dependencies` and
 and Dockerfiles (`SGLANG_IMAGE_TAG=v0.5.16`, `lmsysorg/sglang:v0.5.16`). Each
 requirement is parsed by `packaging` (driftaudit/requirements.py).
 
-Each pin knows whether it shares an environment with sglang: the requirements files that
-`-r` include one another (or that a Dockerfile installing sglang names) form one
-environment; a pyproject or setup.py extra installs with the main dependencies, and those
+Each pin knows whether it shares an environment with sglang: a requirements file with
+the files it `-r` includes (directly or not), a Dockerfile with the requirements files it
+names, is one environment (two files that include a third are two environments that
+share it); a pyproject or setup.py extra installs with the main dependencies, and those
 go wherever the project is installed. When the consumer declares sglang nowhere, every pin
-may meet it.
+may meet it. `installed_together` asks the same of two pins (DA004).
 """
 
 from __future__ import annotations
@@ -56,9 +57,9 @@ class Pin:
     # environments this pin is not part of (`requirements-npu.txt` beside
     # `requirements_sglang.txt`); None when it declares sglang in none
     with_sglang: bool | None = None
-    # the files installed in one environment with this one (its `-r` component, a
-    # Dockerfile and the requirements files it names), itself included
-    environment: frozenset[str] = frozenset()
+    # the files whose installs bring this one in (itself, the files that `-r` include
+    # it, the Dockerfiles that name it): it shares an environment with their closures
+    environments: frozenset[str] = frozenset()
 
     @property
     def exact(self) -> str | None:
@@ -100,12 +101,12 @@ def read_pins(consumer: ConsumerFiles | Path) -> list[Pin]:
         for pin in found:
             pin.sglang = sglang
         pins += found
-    shared = _environments(includes)
+    roots = _environments(includes)
     for pin in pins:
-        pin.environment = frozenset(shared.get(pin.path, ())) | {pin.path}
+        pin.environments = roots.get(pin.path, frozenset({pin.path}))
     if declares:
         for pin in pins:
-            pin.with_sglang = any(_together(pin, path, group, shared) for path, group in declares)
+            pin.with_sglang = any(_together(pin, path, group, roots) for path, group in declares)
     return pins
 
 
@@ -121,38 +122,35 @@ def _grouped(rows):
 
 
 def _together(
-    pin: Pin, path: str, group: str | None, shared: Mapping[str, AbstractSet[str]]
+    pin: Pin, path: str, group: str | None, roots: Mapping[str, AbstractSet[str]]
 ) -> bool:
     """Is `pin` installed in the environment where (path, group) installs sglang? The
     project's main dependencies go wherever the project is installed, sglang's too."""
     if pin.path in _PROJECT and pin.group is None:
         return True
     if pin.path != path:
-        return pin.path in shared.get(path, ())
+        return bool(roots.get(pin.path, {pin.path}) & roots.get(path, {path}))
     # an extra installs with the main dependencies, not with another extra
     return pin.group is None or group is None or pin.group == group
 
 
-def _environments(includes: dict[str, set[str]]) -> dict[str, set[str]]:
-    """requirements file -> every file of its `-r` component (one environment)."""
-    neighbours: dict[str, set[str]] = {}
-    for path, targets in includes.items():
-        for target in targets:
-            neighbours.setdefault(path, set()).add(target)
-            neighbours.setdefault(target, set()).add(path)
-    shared: dict[str, set[str]] = {}
-    for start in neighbours:
-        if start in shared:
-            continue
-        seen, todo = {start}, [start]
+def _environments(includes: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+    """file -> the files whose installs bring it in (itself, each file that `-r`
+    includes it, directly or not, each Dockerfile that names it): one environment per
+    such root. Two files share an environment when they share a root; two files that
+    both include a third do not (`requirements-rocm.txt` and `requirements-cuda.txt`
+    over `requirements-base.txt`, two Dockerfiles that install `requirements.txt`)."""
+    roots: dict[str, set[str]] = {}
+    for root in includes:
+        seen, todo = {root}, [root]
         while todo:
-            for other in neighbours.get(todo.pop(), ()):
-                if other not in seen:
-                    seen.add(other)
-                    todo.append(other)
+            for target in includes.get(todo.pop(), ()):
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
         for path in seen:
-            shared[path] = seen
-    return shared
+            roots.setdefault(path, {path}).add(root)
+    return {path: frozenset(found) for path, found in roots.items()}
 
 
 def _named_files(text: str, files: ConsumerFiles) -> set[str]:
@@ -181,8 +179,8 @@ def installed_together(a: Pin, b: Pin) -> bool:
     """Are the two pins installed in one environment? (as `with_sglang` judges it: the
     project's main dependencies go everywhere, an extra with them, a requirements file
     with its `-r` component and the Dockerfile that names it)."""
-    shared = {a.path: a.environment, b.path: b.environment}
-    return _together(a, b.path, b.group, shared) or _together(b, a.path, a.group, shared)
+    roots = {a.path: a.environments, b.path: b.environments}
+    return _together(a, b.path, b.group, roots) or _together(b, a.path, a.group, roots)
 
 
 def sglang_pin(pins: list[Pin]) -> Pin | None:
