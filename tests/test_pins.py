@@ -46,6 +46,34 @@ from .conftest import write_tree
             {"Dockerfile": "ARG SGLANG_IMAGE_TAG=v0.5.16-rocm720-mi35x\n"},
             ("0.5.16", "Dockerfile:1"),
         ),
+        (
+            {
+                "docker/Dockerfile.sglang": (
+                    "FROM nvidia/cuda:12.4\n# RUN pip install sglang==0.1.0\n"
+                    'RUN echo sglang==0.2.0 && pip install "sglang[all]==0.4.6.post5" -U\n'
+                )
+            },
+            ("0.4.6.post5", "docker/Dockerfile.sglang:3"),
+        ),
+        (
+            {
+                "Dockerfile": (
+                    "RUN python -m pip install --no-cache-dir \\\n"
+                    "    torch==2.6 sglang-router==0.2.3 \\\n"
+                    "    sglang[srt]==0.5.2; echo sglang==0.9.0\n"
+                )
+            },
+            ("0.5.2", "Dockerfile:3"),
+        ),
+        (
+            {
+                "Dockerfile": (
+                    "RUN pip install sglang==${SGLANG_VERSION}\n"
+                    "RUN pip install x && \\\n    echo sglang==0.9.0\n"
+                )
+            },
+            None,
+        ),
         ({"requirements.txt": "sglang-router>=0.2.3\nsglang>=0.5\n"}, None),
         (
             {"requirements.txt": "sglang==0.5.10rc0\n", "pyproject.toml": "[project]\nname='x'\n"},

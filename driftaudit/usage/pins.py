@@ -3,7 +3,8 @@
 Read from, in this order: pyproject.toml (`[project] dependencies` and
 `optional-dependencies`, via tomllib), requirements*.txt, setup.py (`install_requires`,
 `extras_require`, via ast), setup.cfg (`[options] install_requires`, via configparser)
-and Dockerfiles (`SGLANG_IMAGE_TAG=v0.5.16`, `lmsysorg/sglang:v0.5.16`). Each
+and Dockerfiles (`SGLANG_IMAGE_TAG=v0.5.16`, `lmsysorg/sglang:v0.5.16`, `pip install
+"sglang[all]==0.5.16"` in a RUN instruction: their sglang only). Each
 requirement is parsed by `packaging` (driftaudit/requirements.py).
 
 Each pin knows whether it shares an environment with sglang: a requirements file with
@@ -40,6 +41,13 @@ _IMAGE_RE = re.compile(
     r"(?:SGLANG_IMAGE_TAG\s*[=:]\s*|lmsysorg/sglang:)"
     r"v?(\d+(?:\.\d+)+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?)"
 )
+_PIP_INSTALL_RE = re.compile(r"\bpip3?(?:\.\d+)?\s+install\b")  # also `uv pip`, `python -m pip`
+# an sglang requirement with a literal specifier (`sglang==${V}` is none), quoted or not
+_OPERATOR = r"(?:===?|>=|<=|~=|!=|<|>)\s*[\w.*+!]+"
+_SGLANG_SPEC_RE = re.compile(
+    rf"(?<![\w.$/-])sglang(?:\[[\w,\s-]*\])?\s*{_OPERATOR}(?:\s*,\s*{_OPERATOR})*(?![\w$])"
+)
+_SHELL_SEPARATOR_RE = re.compile(r"&&|\|\||;|\|")  # the end of a shell command
 _TRAILER_RE = re.compile(r"\s(?:#|--?[A-Za-z])")  # a comment or an option (--hash=...)
 
 
@@ -312,11 +320,26 @@ def _setup_strings(value: ast.expr, group: str | None):
 
 
 def _from_dockerfile(text: str):
+    """The image's sglang: its tag, or a `pip install "sglang[all]==X"` in a RUN
+    instruction (its lines joined at a trailing backslash; comment lines skipped)."""
+    installing = False  # inside a `pip install` command, continued from the line above
     for number, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith("#"):
             continue
         if match := _IMAGE_RE.search(line):
             yield number, match.start(1) + 1, f"sglang=={match.group(1)}"
+        start = 0
+        for separator in [*_SHELL_SEPARATOR_RE.finditer(line), None]:
+            end = separator.start() if separator else len(line)
+            command = _PIP_INSTALL_RE.search(line, start, end)
+            if installing or command:
+                begin = command.end() if command else start
+                for found in _SGLANG_SPEC_RE.finditer(line, begin, end):
+                    yield number, found.start() + 1, found.group(0)
+                installing = True
+            if separator:
+                installing, start = False, separator.end()
+        installing = installing and line.rstrip().endswith("\\")
 
 
 def _locate(text: str, strings: list[str], quoted: bool = True, groups: list | None = None):
