@@ -105,3 +105,16 @@ def test_pins_that_agree_stay_silent(tmp_path):
 def test_a_post_release_is_another_release(tmp_path):
     write_tree(tmp_path, {"requirements.txt": "sglang==0.5.6\nsglang==0.5.6.post1\n"})
     assert places(tmp_path, "0.5.6") == [("requirements.txt", 2, "error")]
+
+
+def test_the_projects_own_dependency_meets_every_environment(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "x"\ndependencies = ["sglang==0.5.9"]\n',
+            "requirements-rocm.txt": "sglang==0.5.4\n",
+        },
+    )
+    (found,) = pin_conflict_findings(read_pins(tmp_path), "0.5.9")
+    assert (found.path, found.severity) == ("requirements-rocm.txt", "error")
+    assert "the project's dependencies go wherever it is installed" in found.message

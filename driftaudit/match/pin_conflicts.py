@@ -26,7 +26,7 @@ from packaging.version import InvalidVersion, Version
 from driftaudit import codes
 from driftaudit.findings import Finding, Fix
 from driftaudit.requirements import applies, satisfiable
-from driftaudit.usage.pins import Pin, installed_together, pin_version
+from driftaudit.usage.pins import PROJECT_FILES, Pin, installed_together, pin_version
 
 
 def pin_conflict_findings(pins: list[Pin], old_version: str | None) -> list[Finding]:
@@ -76,7 +76,7 @@ def _finding(pin: Pin, against: list[Pin], old_version: str | None, audited: boo
         others = f"the audited {others}" if exact else f"{others} (audited: {old_version})"
     if together:
         message = f"pins `sglang{pin.specifier}`{_extra(pin)}, installed together with {others}"
-        message += ": both cannot hold"
+        message += f" ({_why_together(pin, together[0])}): both cannot hold"
         fix = "Make the pins agree: one sglang release per environment."
     else:
         message = f"pins `sglang{pin.specifier}`{_extra(pin)} for another environment than {others}"
@@ -94,6 +94,16 @@ def _finding(pin: Pin, against: list[Pin], old_version: str | None, audited: boo
         fix=Fix(fix),
         severity="error" if together else "warning",
     )
+
+
+def _why_together(a: Pin, b: Pin) -> str:
+    if any(p.path in PROJECT_FILES and p.group is None for p in (a, b)):
+        return "the project's dependencies go wherever it is installed"
+    if a.path == b.path:
+        return "one file" if a.group == b.group else "an extra installs with the dependencies"
+    if any(p.path.rpartition("/")[2].startswith("Dockerfile") for p in (a, b)):
+        return "the image installs the requirements file"
+    return "one `-r` include chain"
 
 
 def _extra(pin: Pin) -> str:

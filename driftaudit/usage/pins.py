@@ -134,7 +134,7 @@ def _together(
 ) -> bool:
     """Is `pin` installed in the environment where (path, group) installs sglang? The
     project's main dependencies go wherever the project is installed, sglang's too."""
-    if pin.path in _PROJECT and pin.group is None:
+    if pin.path in PROJECT_FILES and pin.group is None:
         return True
     if pin.path != path:
         return bool(roots.get(pin.path, {pin.path}) & roots.get(path, {path}))
@@ -169,7 +169,7 @@ def _named_files(text: str, files: ConsumerFiles) -> set[str]:
 
 
 _REQ_GLOB = "requirements*.txt"
-_PROJECT = ("pyproject.toml", "setup.py", "setup.cfg")
+PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")  # the project's own metadata
 _INCLUDE_RE = re.compile(r"^\s*(?:-r|--requirement)[\s=]\s*(\S+)")
 
 
