@@ -16,7 +16,7 @@ later install replaces the other, and the audit may be of a release that never r
 pin of a separate environment (another Dockerfile, another extra, a requirements file
 of its own) is a warning: a second supported release is legitimate, but this audit
 covers only the reference's, and the other needs its own run (`--old`); those pins are
-the releases a supported range (issue 28) would be offered from.
+the releases a supported range would be offered from.
 """
 
 from __future__ import annotations
