@@ -340,6 +340,7 @@ def _compare(args, cache_dir: Path) -> int:
             config.wrap_prefixes,
             _allow_paths(args, config),
             use_cache=not args.no_cache,
+            sources=_sources(args),
         )
     _note_skipped(result.files.skipped if result.files else [], args.quiet)
     files = result.files or ConsumerFiles(args.path, exclude)
@@ -462,7 +463,7 @@ def _render(args, findings, old, new, files, suppressed=(), not_reported: str = 
         )
         _emit(document, args)
     elif args.format == "github":
-        _emit(report.findings_github(findings, files, _prefix(args.path)[1]), args)
+        _emit(report.findings_github(findings, files, _prefix(args.path)[1], old), args)
     elif args.format == "gitlab":
         _emit(report.findings_gitlab(findings, files, _prefix(args.path)[1]), args)
     elif args.format == "html":
@@ -495,6 +496,15 @@ def _allow_paths(args, config) -> tuple[bool, bool]:
     return (args.old is not None or trusted, args.new is not None or trusted)
 
 
+def _sources(args) -> tuple[str, str]:
+    """Where --old and --new were written: on the command line, else in the config (an
+    --old given nowhere is read from the consumer's pin, which the run records)."""
+    return (
+        "command line" if args.old is not None else "config",
+        "command line" if args.new is not None else "config",
+    )
+
+
 def _fix(args, cache_dir: Path) -> int:
     from driftaudit.pipeline import run_fix
 
@@ -519,6 +529,7 @@ def _fix(args, cache_dir: Path) -> int:
             allow_paths=_allow_paths(args, config),
             use_cache=not args.no_cache,
             baseline=baseline,
+            sources=_sources(args),
         )
     _note_skipped(result.compare.files.skipped if result.compare.files else [], args.quiet)
     if not args.apply:

@@ -100,6 +100,20 @@ STALE_BASELINE_ENTRY = _code(
     origin="consumer",
 )
 
+SGLANG_PINS_DISAGREE = _code(
+    "DA004",
+    "sglang-pins-disagree",
+    "warning",
+    "The consumer pins sglang to releases that cannot all hold: an exact pin another file "
+    "or extra excludes (`==0.5.2` here, `==0.5.6` there); the audit covers one of them.",
+    "Pins installed together cannot all be satisfied: the install fails or one pin silently "
+    "wins (an error then). Pins of separate environments (a second Dockerfile, an extra) "
+    "are a supported range, but --old came from one of them and the others go unaudited.",
+    "requirements_sglang.txt: sglang[all]==0.5.2  # setup.py: sglang[srt]==0.5.6",
+    "Make the pins agree, or audit each release the consumer supports (`--old` per pin).",
+    origin="consumer",
+)
+
 MODULE_REMOVED = _code(
     "DA101",
     "module-removed",

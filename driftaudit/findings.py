@@ -169,12 +169,17 @@ def fact(finding: Finding) -> tuple:
 
 # codes whose findings are parts of one consumer file's fact (a patch's failing hunks)
 _FILE_FACTS = frozenset({"DA601"})
+# codes whose findings are one fact of the whole consumer (its sglang pins that disagree),
+# led by the worst place
+_CONSUMER_FACTS = frozenset({"DA004"})
 
 
 def _where(finding: Finding) -> tuple:
     """The change x consumer statement (or file) a finding is: findings of one code and
     symbol there are one fact (a call whose arguments shift), and a patch file's failing
     hunks."""
+    if finding.code.code in _CONSUMER_FACTS:
+        return (finding.code.code,)
     if finding.code.code in _FILE_FACTS:
         return (finding.code.code, finding.path)
     if finding.anchor is not None:  # the node its fix acts on: the call, the statement
@@ -192,6 +197,8 @@ def group_facts(findings: list[Finding]) -> list[list[Finding]]:
         local.setdefault(_where(finding), []).append(finding)
     stated: dict[tuple, list[Finding]] = {}
     for group in local.values():
+        if group[0].code.code in _CONSUMER_FACTS:
+            group.sort(key=lambda f: SEVERITIES.index(f.severity))  # stable
         stated.setdefault(fact(group[0]), []).extend(group)
     return list(stated.values())
 

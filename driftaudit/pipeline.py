@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +20,7 @@ from driftaudit.findings_cache import enabled as cache_enabled
 from driftaudit.packs import pack_directories
 from driftaudit.progress import step
 from driftaudit.sources import SourceTree, resolve_spec
-from driftaudit.sources.tree import unversioned_warning
+from driftaudit.sources.tree import Provenance, unversioned_warning
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.usages import UsageSet
 
@@ -39,9 +39,13 @@ class CompareResult:
     findings: list[Finding]
     usages: UsageSet
     timings: dict[str, float] = field(default_factory=dict)
-    old_pin: str | None = None  # where --old came from, when read from the consumer
     files: ConsumerFiles | None = None  # the consumer's files, read once (the fixer reuses them)
     snapshots: tuple[Snapshot, Snapshot] | None = None  # opened, unless the findings were cached
+
+    @property
+    def old_pin(self) -> str | None:
+        """'file:line' of the pin --old was read from, if it was."""
+        return self.old.provenance.where if self.old.provenance else None
 
 
 def open_snapshots(
@@ -122,19 +126,22 @@ def run_compare(
     prefixes: list[str] | None = None,
     allow_paths: tuple[bool, bool] = (True, True),
     use_cache: bool = False,
+    sources: tuple[str, str] = ("command line", "command line"),
 ) -> CompareResult:
     """`use_cache`: reuse (and store) the findings of an earlier run on exactly these
-    inputs (see `driftaudit.findings_cache`)."""
+    inputs (see `driftaudit.findings_cache`). `sources`: where each spec was written
+    ("command line" or "config"); --old read from the consumer's pin says so itself."""
     if not consumer.exists():
         raise DriftauditError(f"consumer path {str(consumer)!r} does not exist")
     if not consumer.is_dir():
         raise DriftauditError(f"consumer path {str(consumer)!r} is not a directory")
-    pin_location = None
+    old_from = Provenance(sources[0])
     files = ConsumerFiles(consumer, exclude)  # walked once, each file read once, lazily
     fingerprint = files.fingerprint() if use_cache and cache_enabled() else None
     pins = None  # read when needed: not on a cache hit with --old given
     if old_spec is None:
-        from driftaudit.usage.pins import read_pins, sglang_pin  # packaging's markers: not warm
+        # packaging's markers: not on a warm run with --old given
+        from driftaudit.usage.pins import pin_version, read_pins, sglang_pin
 
         pins = read_pins(files)
         pin = sglang_pin(pins)
@@ -143,12 +150,14 @@ def run_compare(
                 "no --old given and no sglang pin found in pyproject.toml, "
                 "requirements*.txt, setup.py or a Dockerfile"
             )
-        old_spec, pin_location = pin
+        old_spec, old_from = pin_version(pin), Provenance("pin", pin.path, pin.line)
     timings: dict[str, float] = {}
     start = time.perf_counter()
     step(f"resolving sglang {old_spec} and {new_spec}")
     old_tree = resolve_spec(old_spec, cache_dir, allow_paths[0], consumer)
     new_tree = resolve_spec(new_spec, cache_dir, allow_paths[1], consumer)
+    old_tree = replace(old_tree, provenance=old_from)
+    new_tree = replace(new_tree, provenance=Provenance(sources[1]))
     for tree in (old_tree, new_tree):
         warning = unversioned_warning(tree)
         if warning:  # said on every run, from the cache too
@@ -168,9 +177,7 @@ def run_compare(
         if cached is not None:
             timings["resolve"] = time.perf_counter() - start
             usages = UsageSet(str(consumer))  # not collected: the findings were stored
-            return CompareResult(
-                old_tree, new_tree, consumer, cached, usages, timings, pin_location, files
-            )
+            return CompareResult(old_tree, new_tree, consumer, cached, usages, timings, files)
     from driftaudit.forked import Parallelism
     from driftaudit.store.ahead import Ahead
     from driftaudit.usage.imported import imported_modules
@@ -200,9 +207,7 @@ def run_compare(
         files.cache.flush()
     if cache is not None:
         cache.save(*keys, findings)
-    return CompareResult(
-        old.tree, new.tree, consumer, findings, usages, timings, pin_location, files, (old, new)
-    )
+    return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, files, (old, new))
 
 
 def _cache_keys(
@@ -378,6 +383,7 @@ def run_fix(
     allow_paths: tuple[bool, bool] = (True, True),
     use_cache: bool = False,
     baseline: Path | None = None,
+    sources: tuple[str, str] = ("command line", "command line"),
 ) -> FixResult:
     """Compare, turn the mechanical findings into edits, re-audit the fixed files and keep
     the fixes the re-audit confirms, rewrite (only with apply: every changed file or
@@ -407,6 +413,7 @@ def run_fix(
         prefixes,
         allow_paths,
         use_cache,
+        sources,
     )
     files = compare.files or ConsumerFiles(consumer, exclude)
     gate = triage(compare.findings, files, baseline)

@@ -46,6 +46,34 @@ from .conftest import write_tree
             {"Dockerfile": "ARG SGLANG_IMAGE_TAG=v0.5.16-rocm720-mi35x\n"},
             ("0.5.16", "Dockerfile:1"),
         ),
+        (
+            {
+                "docker/Dockerfile.sglang": (
+                    "FROM nvidia/cuda:12.4\n# RUN pip install sglang==0.1.0\n"
+                    'RUN echo sglang==0.2.0 && pip install "sglang[all]==0.4.6.post5" -U\n'
+                )
+            },
+            ("0.4.6.post5", "docker/Dockerfile.sglang:3"),
+        ),
+        (
+            {
+                "Dockerfile": (
+                    "RUN python -m pip install --no-cache-dir \\\n"
+                    "    torch==2.6 sglang-router==0.2.3 \\\n"
+                    "    sglang[srt]==0.5.2; echo sglang==0.9.0\n"
+                )
+            },
+            ("0.5.2", "Dockerfile:3"),
+        ),
+        (
+            {
+                "Dockerfile": (
+                    "RUN pip install sglang==${SGLANG_VERSION}\n"
+                    "RUN pip install x && \\\n    echo sglang==0.9.0\n"
+                )
+            },
+            None,
+        ),
         ({"requirements.txt": "sglang-router>=0.2.3\nsglang>=0.5\n"}, None),
         (
             {"requirements.txt": "sglang==0.5.10rc0\n", "pyproject.toml": "[project]\nname='x'\n"},
@@ -133,3 +161,32 @@ def test_unreadable_files_are_skipped(tmp_path):
         },
     )
     assert read_pin(tmp_path) == ("0.5.9", "requirements.txt:1")
+
+
+def test_environments_are_rooted_where_an_install_starts(tmp_path):
+    """A file shares an environment with what it `-r` includes (directly or not) and a
+    Dockerfile with the requirements files it names; two files that both include a
+    third are two environments."""
+    from driftaudit.usage.pins import installed_together
+
+    write_tree(
+        tmp_path,
+        {
+            "requirements-cuda.txt": "-r requirements-base.txt\nsglang==0.5.6\n",
+            "requirements-rocm.txt": "-r requirements-base.txt\nsglang==0.5.5\n",
+            "requirements-base.txt": "-r requirements-deep.txt\ntorch==2.9.1\n",
+            "requirements-deep.txt": "numpy==2.0\n",
+            "requirements.txt": "transformers==4.0\n",
+            "docker/Dockerfile": "FROM lmsysorg/sglang:v0.5.6\nCOPY requirements.txt .\n",
+            "docker/Dockerfile.rocm": "FROM lmsysorg/sglang:v0.5.5\nCOPY requirements.txt .\n",
+        },
+    )
+    pins = {p.path: p for p in read_pins(tmp_path)}
+    together = installed_together
+    assert together(pins["requirements-cuda.txt"], pins["requirements-deep.txt"])
+    assert together(pins["requirements-rocm.txt"], pins["requirements-base.txt"])
+    assert not together(pins["requirements-cuda.txt"], pins["requirements-rocm.txt"])
+    assert together(pins["docker/Dockerfile"], pins["requirements.txt"])
+    assert not together(pins["docker/Dockerfile"], pins["docker/Dockerfile.rocm"])
+    assert not together(pins["requirements-cuda.txt"], pins["docker/Dockerfile"])
+    assert pins["requirements-deep.txt"].with_sglang  # both stacks install it

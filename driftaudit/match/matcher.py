@@ -36,6 +36,7 @@ from driftaudit.match.members import MemberMatcher
 from driftaudit.match.merge import merge_repeats
 from driftaudit.match.mutations import mutation_findings
 from driftaudit.match.pack_findings import PackMatcher
+from driftaudit.match.pin_conflicts import pin_conflict_findings
 from driftaudit.match.surface_findings import SurfaceMatcher
 from driftaudit.packs import PackEntry
 from driftaudit.snapshot import Resolved
@@ -98,6 +99,7 @@ def match_usages(
         sglang_surfaces += surface.http_findings(surfaces) + surface.env_findings(surfaces)
     if pins:
         sglang_surfaces += surface.pin_findings(pins)
+        findings += pin_conflict_findings(pins, differ.old.tree.version)
     # a ServerArgs finding says more than the generic keyword or member one at that place
     # (and the ServerArgs defaults are judged there: DA403 where observable, not DA205)
     places = {(f.path, f.line, f.column) for f in sglang_surfaces}

@@ -20,7 +20,9 @@ _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def _tree_label(tree: SourceTree) -> str:
-    return terminal(f"{tree.version or '?'} ({tree.origin}: {tree.spec})")
+    given = tree.provenance.label() if tree.provenance else ""
+    given = f", {given}" if given else ""
+    return terminal(f"{tree.version or '?'} ({tree.origin}: {tree.spec}{given})")
 
 
 def _header(command: str, rest: str) -> Text:

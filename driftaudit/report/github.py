@@ -16,6 +16,7 @@ from driftaudit.report.escape import github_data, github_property, visible
 from driftaudit.report.regions import region
 
 if TYPE_CHECKING:
+    from driftaudit.sources import SourceTree
     from driftaudit.usage.files import ConsumerFiles
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -39,8 +40,22 @@ def annotation(finding: Finding, files: ConsumerFiles | None = None, prefix: str
 
 
 def findings_github(
-    findings: list[Finding], files: ConsumerFiles | None = None, prefix: str = ""
+    findings: list[Finding],
+    files: ConsumerFiles | None = None,
+    prefix: str = "",
+    old: SourceTree | None = None,
 ) -> str:
     """`files`: the consumer's index (regions); `prefix`: the consumer's path from the
-    repository root (annotations name files relative to the workspace)."""
-    return "".join(annotation(f, files, prefix) + "\n" for f in findings)
+    repository root (annotations name files relative to the workspace). With `old` read
+    from the consumer's pin, a first `::notice` on that pin says so."""
+    return _pin_notice(old, prefix) + "".join(annotation(f, files, prefix) + "\n" for f in findings)
+
+
+def _pin_notice(old: SourceTree | None, prefix: str) -> str:
+    given = old.provenance if old is not None else None
+    if old is None or given is None or given.path is None or given.line is None:
+        return ""
+    properties = {"file": prefix + given.path, "line": given.line, "title": "driftaudit --old"}
+    rendered = ",".join(f"{k}={github_property(str(v))}" for k, v in properties.items())
+    message = f"audited from sglang {visible(old.version or old.spec)}, pinned here"
+    return f"::notice {rendered}::{github_data(message)}\n"

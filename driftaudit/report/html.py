@@ -111,7 +111,9 @@ def _plural(n: int, word: str) -> str:
 
 def _versions(old: SourceTree, new: SourceTree) -> str:
     def one(tree: SourceTree) -> str:
-        return f"<b>{html_text(tree.version or '?')}</b> ({html_text(tree.spec)})"
+        given = tree.provenance.label() if tree.provenance else ""
+        given = f", {html_text(given)}" if given else ""
+        return f"<b>{html_text(tree.version or '?')}</b> ({html_text(tree.spec)}{given})"
 
     return f"sglang {one(old)} &rarr; {one(new)}"
 

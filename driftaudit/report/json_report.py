@@ -30,7 +30,11 @@ def _head(old: SourceTree, new: SourceTree) -> dict:
 
 def findings_json(findings: list[Finding], old: SourceTree, new: SourceTree, consumer: str) -> str:
     numbers = fact_numbers(findings)
-    document = _head(old, new) | {
+    document = opening() | {
+        # with where each spec was written (`source`; `pin`: the file and line of the
+        # consumer's sglang pin --old was read from, else null)
+        "old": old.report(),
+        "new": new.report(),
         "consumer": consumer,
         # every place; `fact` numbers the fact it belongs to (places of one fact share it)
         "findings": [f.as_dict() | {"fact": numbers[id(f)]} for f in findings],

@@ -63,7 +63,9 @@ class _Budget:
 
 def _versions(old: SourceTree, new: SourceTree) -> str:
     def one(tree: SourceTree) -> str:
-        return f"{md_text(_clip(tree.version or '?'))} ({md_text(_clip(tree.spec))})"
+        given = tree.provenance.label() if tree.provenance else ""
+        given = f", {md_text(_clip(given))}" if given else ""
+        return f"{md_text(_clip(tree.version or '?'))} ({md_text(_clip(tree.spec))}{given})"
 
     return f"sglang {one(old)} -> {one(new)}"
 

@@ -176,7 +176,7 @@ def _run(rules: list[Code], results_of, old: SourceTree, new: SourceTree, **extr
         },
         "results": results_of({r.code: i for i, r in enumerate(rules)}),
         "columnKind": "unicodeCodePoints",
-        "properties": {"old": old.describe(), "new": new.describe()},
+        "properties": {"old": old.report(), "new": new.report()},
         **extra,
     }
 
@@ -226,8 +226,30 @@ def findings_sarif(
             old,
             new,
             originalUriBaseIds={"%SRCROOT%": {"uri": src_root}},
+            **_invocation(old, prefix),
         )
     )
+
+
+def _invocation(old: SourceTree, prefix: str) -> dict:
+    """Where --old was read from, as a note of the run's invocation at the pin's line
+    (also in the run's `properties.old.pin`)."""
+    given = old.provenance
+    if given is None or given.path is None or given.line is None:
+        return {}
+    note = {
+        "level": "note",
+        "message": {"text": f"--old {old.spec}: read from the sglang pin at {given.where}"},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": _artifact(prefix + given.path, "%SRCROOT%"),
+                    "region": {"startLine": given.line},
+                }
+            }
+        ],
+    }
+    return {"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [note]}]}
 
 
 def _change_result(change: Change, rule_index: dict[str, int]) -> dict:

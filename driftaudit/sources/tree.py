@@ -24,6 +24,34 @@ class Manifest:
     digest: str
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """Where a compare's spec was written: `source` is "command line", "config" (the
+    consumer's `[tool.driftaudit]`) or "pin" (--old read from the consumer's sglang pin
+    at `path`:`line`, relative to the consumer root)."""
+
+    source: str
+    path: str | None = None
+    line: int | None = None
+
+    @property
+    def pin(self) -> dict | None:
+        """The report contract's `pin`: {"path", "line"}, or None when not a pin."""
+        if self.path is None or self.line is None:
+            return None
+        return {"path": self.path, "line": self.line}
+
+    @property
+    def where(self) -> str | None:
+        return None if self.pin is None else f"{self.path}:{self.line}"
+
+    def label(self) -> str:
+        """For people: "pinned at pyproject.toml:5", "from the config" or ""."""
+        if self.where is not None:
+            return f"pinned at {self.where}"
+        return "from the config" if self.source == "config" else ""
+
+
 @dataclass
 class SourceTree:
     spec: str  # what the user wrote
@@ -31,6 +59,8 @@ class SourceTree:
     root: Path  # the folder that contains the `sglang` package
     version: str | None = None
     manifest: Manifest | None = None  # a release from the index: its verified files
+    # where the spec was written (a compare sets it; a diff does not)
+    provenance: Provenance | None = None
 
     @property
     def package_dir(self) -> Path:
@@ -43,6 +73,13 @@ class SourceTree:
             "origin": self.origin,
             "path": str(self.root),
         }
+
+    def report(self) -> dict:
+        """`describe()` and, when known, where the spec came from: `source` and `pin`
+        (null unless --old was read from a pin), as the report contract shows them."""
+        if self.provenance is None:
+            return self.describe()
+        return self.describe() | {"source": self.provenance.source, "pin": self.provenance.pin}
 
 
 def find_package_root(directory: Path) -> Path | None:

@@ -3,14 +3,16 @@
 Read from, in this order: pyproject.toml (`[project] dependencies` and
 `optional-dependencies`, via tomllib), requirements*.txt, setup.py (`install_requires`,
 `extras_require`, via ast), setup.cfg (`[options] install_requires`, via configparser)
-and Dockerfiles (`SGLANG_IMAGE_TAG=v0.5.16`, `lmsysorg/sglang:v0.5.16`). Each
+and Dockerfiles (`SGLANG_IMAGE_TAG=v0.5.16`, `lmsysorg/sglang:v0.5.16`, `pip install
+"sglang[all]==0.5.16"` in a RUN instruction: their sglang only). Each
 requirement is parsed by `packaging` (driftaudit/requirements.py).
 
-Each pin knows whether it shares an environment with sglang: the requirements files that
-`-r` include one another (or that a Dockerfile installing sglang names) form one
-environment; a pyproject or setup.py extra installs with the main dependencies, and those
+Each pin knows whether it shares an environment with sglang: a requirements file with
+the files it `-r` includes (directly or not), a Dockerfile with the requirements files it
+names, is one environment (two files that include a third are two environments that
+share it); a pyproject or setup.py extra installs with the main dependencies, and those
 go wherever the project is installed. When the consumer declares sglang nowhere, every pin
-may meet it.
+may meet it. `installed_together` asks the same of two pins (DA004).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import ast
 import fnmatch
 import re
 import sys
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +41,13 @@ _IMAGE_RE = re.compile(
     r"(?:SGLANG_IMAGE_TAG\s*[=:]\s*|lmsysorg/sglang:)"
     r"v?(\d+(?:\.\d+)+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?)"
 )
+_PIP_INSTALL_RE = re.compile(r"\bpip3?(?:\.\d+)?\s+install\b")  # also `uv pip`, `python -m pip`
+# an sglang requirement with a literal specifier (`sglang==${V}` is none), quoted or not
+_OPERATOR = r"(?:===?|>=|<=|~=|!=|<|>)\s*[\w.*+!]+"
+_SGLANG_SPEC_RE = re.compile(
+    rf"(?<![\w.$/-])sglang(?:\[[\w,\s-]*\])?\s*{_OPERATOR}(?:\s*,\s*{_OPERATOR})*(?![\w$])"
+)
+_SHELL_SEPARATOR_RE = re.compile(r"&&|\|\||;|\|")  # the end of a shell command
 _TRAILER_RE = re.compile(r"\s(?:#|--?[A-Za-z])")  # a comment or an option (--hash=...)
 
 
@@ -54,6 +65,9 @@ class Pin:
     # environments this pin is not part of (`requirements-npu.txt` beside
     # `requirements_sglang.txt`); None when it declares sglang in none
     with_sglang: bool | None = None
+    # the files whose installs bring this one in (itself, the files that `-r` include
+    # it, the Dockerfiles that name it): it shares an environment with their closures
+    environments: frozenset[str] = frozenset()
 
     @property
     def exact(self) -> str | None:
@@ -95,10 +109,12 @@ def read_pins(consumer: ConsumerFiles | Path) -> list[Pin]:
         for pin in found:
             pin.sglang = sglang
         pins += found
+    roots = _environments(includes)
+    for pin in pins:
+        pin.environments = roots.get(pin.path, frozenset({pin.path}))
     if declares:
-        shared = _environments(includes)
         for pin in pins:
-            pin.with_sglang = any(_together(pin, path, group, shared) for path, group in declares)
+            pin.with_sglang = any(_together(pin, path, group, roots) for path, group in declares)
     return pins
 
 
@@ -113,37 +129,36 @@ def _grouped(rows):
         yield row if len(row) == 4 else (*row, None)
 
 
-def _together(pin: Pin, path: str, group: str | None, shared: dict[str, set[str]]) -> bool:
+def _together(
+    pin: Pin, path: str, group: str | None, roots: Mapping[str, AbstractSet[str]]
+) -> bool:
     """Is `pin` installed in the environment where (path, group) installs sglang? The
     project's main dependencies go wherever the project is installed, sglang's too."""
-    if pin.path in _PROJECT and pin.group is None:
+    if pin.path in PROJECT_FILES and pin.group is None:
         return True
     if pin.path != path:
-        return pin.path in shared.get(path, ())
+        return bool(roots.get(pin.path, {pin.path}) & roots.get(path, {path}))
     # an extra installs with the main dependencies, not with another extra
     return pin.group is None or group is None or pin.group == group
 
 
-def _environments(includes: dict[str, set[str]]) -> dict[str, set[str]]:
-    """requirements file -> every file of its `-r` component (one environment)."""
-    neighbours: dict[str, set[str]] = {}
-    for path, targets in includes.items():
-        for target in targets:
-            neighbours.setdefault(path, set()).add(target)
-            neighbours.setdefault(target, set()).add(path)
-    shared: dict[str, set[str]] = {}
-    for start in neighbours:
-        if start in shared:
-            continue
-        seen, todo = {start}, [start]
+def _environments(includes: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+    """file -> the files whose installs bring it in (itself, each file that `-r`
+    includes it, directly or not, each Dockerfile that names it): one environment per
+    such root. Two files share an environment when they share a root; two files that
+    both include a third do not (`requirements-rocm.txt` and `requirements-cuda.txt`
+    over `requirements-base.txt`, two Dockerfiles that install `requirements.txt`)."""
+    roots: dict[str, set[str]] = {}
+    for root in includes:
+        seen, todo = {root}, [root]
         while todo:
-            for other in neighbours.get(todo.pop(), ()):
-                if other not in seen:
-                    seen.add(other)
-                    todo.append(other)
+            for target in includes.get(todo.pop(), ()):
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
         for path in seen:
-            shared[path] = seen
-    return shared
+            roots.setdefault(path, {path}).add(root)
+    return {path: frozenset(found) for path, found in roots.items()}
 
 
 def _named_files(text: str, files: ConsumerFiles) -> set[str]:
@@ -154,7 +169,7 @@ def _named_files(text: str, files: ConsumerFiles) -> set[str]:
 
 
 _REQ_GLOB = "requirements*.txt"
-_PROJECT = ("pyproject.toml", "setup.py", "setup.cfg")
+PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")  # the project's own metadata
 _INCLUDE_RE = re.compile(r"^\s*(?:-r|--requirement)[\s=]\s*(\S+)")
 
 
@@ -168,17 +183,28 @@ def _included(relpath: str, text: str) -> set[str]:
     return found
 
 
-def sglang_pin(pins: list[Pin]) -> tuple[str, str] | None:
-    """(version, 'file:line') of the first exact sglang pin, or None."""
-    for pin in pins:
-        if pin.name == "sglang" and pin.exact:
-            return pin.exact.removeprefix("v"), pin.where
-    return None
+def installed_together(a: Pin, b: Pin) -> bool:
+    """Are the two pins installed in one environment? (as `with_sglang` judges it: the
+    project's main dependencies go everywhere, an extra with them, a requirements file
+    with its `-r` component and the Dockerfile that names it)."""
+    roots = {a.path: a.environments, b.path: b.environments}
+    return _together(a, b.path, b.group, roots) or _together(b, a.path, a.group, roots)
+
+
+def sglang_pin(pins: list[Pin]) -> Pin | None:
+    """The first exact sglang pin (the release --old defaults to), or None."""
+    return next((p for p in pins if p.name == "sglang" and p.exact), None)
 
 
 def read_pin(consumer: ConsumerFiles | Path) -> tuple[str, str] | None:
     """(version, 'file:line') of the consumer's sglang pin, or None."""
-    return sglang_pin(read_pins(consumer))
+    pin = sglang_pin(read_pins(consumer))
+    return None if pin is None else (pin_version(pin), pin.where)
+
+
+def pin_version(pin: Pin) -> str:
+    """The release an exact pin names (`v0.5.16` from an image tag: 0.5.16)."""
+    return (pin.exact or "").removeprefix("v")
 
 
 def _sources(files: ConsumerFiles):
@@ -294,11 +320,26 @@ def _setup_strings(value: ast.expr, group: str | None):
 
 
 def _from_dockerfile(text: str):
+    """The image's sglang: its tag, or a `pip install "sglang[all]==X"` in a RUN
+    instruction (its lines joined at a trailing backslash; comment lines skipped)."""
+    installing = False  # inside a `pip install` command, continued from the line above
     for number, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith("#"):
             continue
         if match := _IMAGE_RE.search(line):
             yield number, match.start(1) + 1, f"sglang=={match.group(1)}"
+        start = 0
+        for separator in [*_SHELL_SEPARATOR_RE.finditer(line), None]:
+            end = separator.start() if separator else len(line)
+            command = _PIP_INSTALL_RE.search(line, start, end)
+            if installing or command:
+                begin = command.end() if command else start
+                for found in _SGLANG_SPEC_RE.finditer(line, begin, end):
+                    yield number, found.start() + 1, found.group(0)
+                installing = True
+            if separator:
+                installing, start = False, separator.end()
+        installing = installing and line.rstrip().endswith("\\")
 
 
 def _locate(text: str, strings: list[str], quoted: bool = True, groups: list | None = None):
