@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,8 @@ class SourceTree:
     root: Path  # the folder that contains the `sglang` package
     version: str | None = None
     manifest: Manifest | None = None  # a release from the index: its verified files
+    # a tree in the cache: this run's hold on it (`sources/in_use.py`), kept while it lives
+    in_use: object = field(default=None, repr=False, compare=False)
 
     @property
     def package_dir(self) -> Path:

@@ -169,3 +169,44 @@ class BlobStore:
 
     def put(self, key: str, data: bytes) -> None:
         self.put_many([(key, data)])
+
+    # ---- upkeep (`driftaudit cache`: store/maintenance.py) ------------------------------
+
+    def sizes(self) -> list[tuple[str, int]]:
+        """(key, stored bytes) of every entry."""
+        return list(self._db.execute("SELECT key, length(data) FROM blobs"))
+
+    def delete_many(self, keys: list[str]) -> None:
+        """Remove these entries, in one transaction (a run reading them meanwhile finds
+        them missing: computed again)."""
+        with self._db:
+            self._db.executemany("DELETE FROM blobs WHERE key = ?", [(k,) for k in keys])
+
+    def clear(self) -> None:
+        with self._db:
+            self._db.execute("DELETE FROM blobs")
+
+    def compact(self) -> None:
+        """Give the free pages back to the file system: VACUUM (it waits for other
+        connections' writes, as any writer, up to the connection's timeout), then the
+        write-ahead log copied in and truncated."""
+        self._db.execute("VACUUM")
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def entry_sizes(path: Path) -> tuple[int, list[tuple[str, int]]]:
+    """(the schema version, [(key, stored bytes)]) of the store file at `path`, read
+    only: nothing is checked, emptied or created (`driftaudit cache info`)."""
+    db = _connect(path)
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            rows = list(db.execute("SELECT key, length(data) FROM blobs"))
+        except sqlite3.OperationalError:  # no table: a store of another layout, or empty
+            rows = []
+        return version, rows
+    finally:
+        db.close()
