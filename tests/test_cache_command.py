@@ -12,6 +12,9 @@ import ast
 import json
 import os
 import re
+import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -399,3 +402,48 @@ def test_a_missing_release_name_is_refused_before_anything_is_removed(fake_index
     with pytest.raises(DriftauditError):
         maintenance.clean(cache_dir, ["1.0.0", "3.0"])
     assert index_source.release_dir(cache_dir, "1.0.0").is_dir()
+
+
+def test_a_release_read_by_another_process_is_skipped(fake_index, cache_dir, capsys):
+    """A second driftaudit process holding the release (as a compare does while it runs)."""
+    root = _release(fake_index, cache_dir, "1.0.0")
+    reader = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from driftaudit.sources import configure_sources, resolve_spec\n"
+        "configure_sources(offline=True)\n"
+        f"tree = resolve_spec('1.0.0', Path({str(cache_dir)!r}))\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.readline()\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", reader], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        code, out, _ = _run(capsys, "cache", "--cache-dir", str(cache_dir), "clean")
+        assert code == 0 and "skipped sglang 1.0.0: in use by another driftaudit run" in out
+        assert (root / "sglang" / "m0.py").is_file()
+    finally:
+        child.communicate("\n", timeout=60)
+    _run(capsys, "cache", "--cache-dir", str(cache_dir), "clean")
+    assert not root.exists()
+
+
+def test_prune_does_not_wait_long_for_a_reader_of_the_store(cache_dir, capsys):
+    """A run reading the store (an open read transaction): the rows go, the VACUUM is
+    done, the log is left for SQLite, and prune is not held for the writers' 30 s."""
+    _store(cache_dir, "snapshots.sqlite", [f"module:0:m:{i}" for i in range(50)])
+    reader = sqlite3.connect(cache_dir / "snapshots.sqlite", isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM blobs").fetchone()
+    try:
+        start = time.perf_counter()
+        code, out, _ = _run(capsys, "cache", "--cache-dir", str(cache_dir), "prune")
+        assert time.perf_counter() - start < 20
+        assert code == 0 and "removed snapshots.sqlite: 50 entries" in out
+        assert "another run is reading it" in out
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
+    assert _keys(cache_dir, "snapshots.sqlite") == set()

@@ -23,6 +23,8 @@ def default_cache_dir() -> Path:
 
 
 SCHEMA_VERSION = 2  # bump when the table layout or the meaning of its keys changes
+_TIMEOUT = 30  # seconds a connection waits for another's write
+_LOG_WAIT_MS = 2000  # how long `compact` waits for readers before leaving the log as it is
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -30,7 +32,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     still never corrupts the database; a crash may only lose the last entries written,
     which a cache computes again. (A cold run commits a few hundred times: on a laptop's
     disk, a sync each costs more than the writes.)"""
-    db = sqlite3.connect(path, timeout=30, check_same_thread=False)
+    db = sqlite3.connect(path, timeout=_TIMEOUT, check_same_thread=False)
     db.execute("PRAGMA synchronous=NORMAL")
     return db
 
@@ -186,12 +188,19 @@ class BlobStore:
         with self._db:
             self._db.execute("DELETE FROM blobs")
 
-    def compact(self) -> None:
+    def compact(self) -> bool:
         """Give the free pages back to the file system: VACUUM (it waits for other
         connections' writes, as any writer, up to the connection's timeout), then the
-        write-ahead log copied in and truncated."""
+        write-ahead log copied in and truncated. False when a reader kept the log from
+        being truncated (waited for 2 s, not the writers' 30: a run may read for long;
+        SQLite's next checkpoint copies it in)."""
         self._db.execute("VACUUM")
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._db.execute(f"PRAGMA busy_timeout = {_LOG_WAIT_MS}")
+        try:
+            busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {_TIMEOUT * 1000}")
+        return not busy
 
     def close(self) -> None:
         self._db.close()

@@ -426,7 +426,9 @@ def _open_store(store: StoreFile, outcome: Outcome) -> db.BlobStore | None:
 def _shrink(store: StoreFile, blob: db.BlobStore, outcome: Outcome, what: str) -> None:
     """VACUUM, and note the space freed (`what`: the entries removed)."""
     try:
-        blob.compact()
+        if not blob.compact():
+            reason = "another run is reading it: its write-ahead log is left for SQLite"
+            outcome.skipped.append((f"{store.name}: truncating the log", reason))
     except db.sqlite3.Error as exc:
         outcome.skipped.append((f"{store.name}: vacuum", str(exc)))
     finally:
