@@ -447,3 +447,37 @@ def test_prune_does_not_wait_long_for_a_reader_of_the_store(cache_dir, capsys):
         reader.execute("COMMIT")
         reader.close()
     assert _keys(cache_dir, "snapshots.sqlite") == set()
+
+
+def test_a_git_export_is_listed_and_removed_with_its_stat_cache(tmp_path, cache_dir, capsys):
+    repo = write_tree(
+        tmp_path / "repo", {"python/sglang/__init__.py": "", "python/sglang/a.py": ""}
+    )
+    git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git[:3], "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    tree = resolve_spec(f"git:{repo}@HEAD", cache_dir)
+    export, name = tree.root, tree.root.name
+    del tree
+    other = write_tree(tmp_path / "checkout", {"sglang/__init__.py": ""})  # a walked tree, kept
+    stats, module = _current("stats"), _current("module")
+    _store(cache_dir, "snapshots.sqlite", [])
+    store = BlobStore(cache_dir / "snapshots.sqlite")
+    table = {"sglang/a.py": [0, 0, "d-export"], "sglang/__init__.py": [0, 0, "d-shared"]}
+    store.put(f"stats:{stats}:{export.resolve()}", json.dumps(table).encode())
+    store.put(f"stats:{stats}:{other}", json.dumps({"x": [0, 0, "d-shared"]}).encode())
+    store.close()
+    _store(
+        cache_dir,
+        "snapshots.sqlite",
+        [f"module:{module}:a:d-export", f"module:{module}:i:d-shared"],
+    )
+    code, out, _ = _run(capsys, "cache", "--cache-dir", str(cache_dir), "info", "--format", "json")
+    assert [e["name"] for e in json.loads(out)["git_exports"]] == [name]
+    code, out, _ = _run(capsys, "cache", "--cache-dir", str(cache_dir), "clean", name)
+    assert code == 0 and f"removed {name}" in out and not export.exists()
+    assert _keys(cache_dir, "snapshots.sqlite") == {
+        f"stats:{stats}:{other}",
+        f"module:{module}:i:d-shared",  # the checkout still holds that file
+    }

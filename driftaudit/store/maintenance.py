@@ -557,6 +557,21 @@ def _tree_problem(tree: Tree) -> str | None:
     return None if problem is None else f"does not verify: {problem}"
 
 
+@dataclass
+class _Known:
+    """What the cache's trees hold, after a removal: the content digests of the kept
+    releases' files and their snapshot digests (`sure`: every kept release's are known),
+    and of the removed trees (files, snapshot digests, roots as the stat caches key
+    them)."""
+
+    kept_files: set[str] = field(default_factory=set)
+    kept_trees: set[str] = field(default_factory=set)
+    sure: bool = True
+    gone_files: set[str] = field(default_factory=set)
+    gone_trees: set[str] = field(default_factory=set)
+    gone_roots: set[str] = field(default_factory=set)
+
+
 def _drop_trees(
     found: Inventory,
     doomed: list[Tree],
@@ -567,40 +582,32 @@ def _drop_trees(
     """Remove `doomed` trees, then from the stores what only they used; with
     `everything` (prune), also every entry the current driftaudit cannot use."""
     facts = {t.name: _tree_facts(t) for t in found.trees}
-    removed = []
+    roots = {t.name: os.path.realpath(t.path) for t in found.trees if not t.link}
+    known = _Known()
     for tree in doomed:
         if _remove_tree(tree, outcome, why.get(tree.name, "")):
-            removed.append(tree)
-    gone = {t.name for t in removed}
-    live_files: set[str] = set()
-    live_trees: set[str] = set()
-    sure = True  # every kept tree's digests are known: orphans may be told
-    for name, (files, digest) in facts.items():
-        if name in gone:
-            continue
+            files, digest = facts.pop(tree.name)
+            known.gone_files |= files or set()
+            known.gone_trees |= {digest} if digest else set()
+            if tree.name in roots:
+                known.gone_roots.add(roots[tree.name])
+    for files, digest in facts.values():  # the trees kept
         if files is None:
-            sure = False
+            known.sure = False
             continue
-        live_files |= files
-        if digest:
-            live_trees.add(digest)
-    dropped_files = set().union(*(facts[n][0] or set() for n in gone)) - live_files
-    dropped_trees = {d for n in gone if (d := facts[n][1])} - live_trees
+        known.kept_files |= files
+        known.kept_trees |= {digest} if digest else set()
+    known.gone_trees -= known.kept_trees
     versions = current_versions()
     for store in found.stores:
-        if store.link and everything:
-            outcome.skipped.append((store.name, "a symlink: not followed"))
-            continue
         if store.link:
+            if everything:
+                outcome.skipped.append((store.name, "a symlink: not followed"))
             continue
         blob = _open_store(store, outcome)
         if blob is None:
             continue
-        rows = [key for key, _ in blob.sizes()]
-        wanted = versions[store.name]
-        stale = _stale_keys(
-            rows, wanted, blob, everything, sure, live_files, dropped_files, dropped_trees
-        )
+        stale = _stale_keys(blob, versions[store.name], known, everything)
         if stale:
             blob.delete_many(stale)
             _shrink(store, blob, outcome, f"{len(stale)} entries")
@@ -613,51 +620,37 @@ def _drop_trees(
 
 
 def _stale_keys(
-    keys: list[str],
-    wanted: dict[str, str],
-    blob: db.BlobStore,
-    everything: bool,
-    sure: bool,
-    live_files: set[str],
-    dropped_files: set[str],
-    dropped_trees: set[str],
+    blob: db.BlobStore, wanted: dict[str, str], known: _Known, everything: bool
 ) -> list[str]:
-    """The keys to remove: about the trees removed, and (`everything`) those the current
+    """The keys to remove: about the trees removed (their files no kept tree holds,
+    their whole tree, their stat caches), and (`everything`) those the current
     driftaudit cannot use."""
-    live_stats = _live_stats(keys, blob) if everything else set()
-    if everything and sure:
-        live_files = live_files | _stat_digests(blob, live_stats)
+    keys = [key for key, _ in blob.sizes()]
+    stats = {key: key.split(":", 2)[2] for key in keys if key.startswith(f"{_STATS}:")}
+    live_stats = {k for k, root in stats.items() if root and os.path.isdir(root)}
+    gone_stats = {k for k, root in stats.items() if root in known.gone_roots}
+    walked = _stat_digests(blob, live_stats)  # the files of the trees read by a walk
+    gone_files = (known.gone_files | _stat_digests(blob, gone_stats)) - known.kept_files - walked
+    live_files = known.kept_files | walked
     stale = []
     for key in keys:
         parts = key.split(":")
         namespace, version = parts[0], parts[1] if len(parts) > 1 else ""
         if everything and wanted.get(namespace) != version:
             stale.append(key)  # another version's, or no namespace this driftaudit has
-        elif namespace == _STATS and everything and key not in live_stats:
+        elif key in gone_stats or (everything and key in stats and key not in live_stats):
             stale.append(key)  # the stat cache of a directory that is gone
         elif namespace in _PER_FILE and (
-            parts[-1] in dropped_files or (everything and sure and parts[-1] not in live_files)
+            parts[-1] in gone_files or (everything and known.sure and parts[-1] not in live_files)
         ):
             stale.append(key)  # about a file no tree in the cache holds
-        elif dropped_trees and not dropped_trees.isdisjoint(parts[2:]):
+        elif known.gone_trees and not known.gone_trees.isdisjoint(parts[2:]):
             stale.append(key)  # about a removed release's whole tree
     return stale
 
 
-def _live_stats(keys: list[str], blob: db.BlobStore) -> set[str]:
-    """The stat caches' keys whose directory still exists."""
-    live = set()
-    for key in keys:
-        namespace, _, rest = key.partition(":")
-        if namespace == _STATS:
-            root = rest.partition(":")[2]
-            if root and os.path.isdir(root):
-                live.add(key)
-    return live
-
-
 def _stat_digests(blob: db.BlobStore, keys: set[str]) -> set[str]:
-    """The file digests the live stat caches hold (the trees read by a walk)."""
+    """The file digests these stat caches hold (of trees read by a walk)."""
     digests: set[str] = set()
     for data in blob.get_many(sorted(keys)).values():
         try:
