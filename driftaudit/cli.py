@@ -26,7 +26,6 @@ from driftaudit.progress import progress
 from driftaudit.report.escape import terminal, terminal_lines
 from driftaudit.sources import configure_sources
 from driftaudit.store.db import default_cache_dir
-from driftaudit.store.maintenance import DEFAULT_KEEP_DAYS
 from driftaudit.usage.files import ConsumerFiles
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -187,9 +186,8 @@ def _parser() -> argparse.ArgumentParser:
     prune.add_argument(
         "--keep-days",
         type=_count,
-        default=DEFAULT_KEEP_DAYS,
         metavar="N",
-        help=f"remove releases and exports not used for N days (default {DEFAULT_KEEP_DAYS})",
+        help="remove releases and exports not used for N days (default 30)",
     )
     prune.add_argument(
         "--keep",
@@ -663,7 +661,8 @@ def _cache(args, cache_dir: Path) -> int:
     if args.action == "clean":
         outcome = maintenance.clean(cache_dir, args.releases)
     else:
-        outcome = maintenance.prune(cache_dir, args.keep_days, args.keep)
+        keep_days = maintenance.DEFAULT_KEEP_DAYS if args.keep_days is None else args.keep_days
+        outcome = maintenance.prune(cache_dir, keep_days, args.keep)
     for line in maintenance.outcome_lines(
         outcome, lambda freed: f"freed {maintenance.human(freed)} in {cache_dir}"
     ):

@@ -481,3 +481,17 @@ def test_a_git_export_is_listed_and_removed_with_its_stat_cache(tmp_path, cache_
         f"stats:{stats}:{other}",
         f"module:{module}:i:d-shared",  # the checkout still holds that file
     }
+
+
+def test_the_help_states_the_default_policy(capsys):
+    with pytest.raises(SystemExit):
+        main(["cache", "prune", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"(default {maintenance.DEFAULT_KEEP_DAYS})" in text
+
+
+def test_a_warm_run_does_not_import_the_maintenance_module():
+    """`driftaudit.cli` is imported by every run: `cache` loads its module when asked."""
+    code = "import sys, driftaudit.cli; print('driftaudit.store.maintenance' in sys.modules)"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert found.stdout.strip() == "False"

@@ -42,6 +42,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.version import Version
+
 from driftaudit.errors import DriftauditError
 from driftaudit.sources import in_use
 from driftaudit.sources.index import COMPLETE, MANIFEST, release_version, verify_release
@@ -277,6 +279,8 @@ def _layout(cache_dir: Path) -> Inventory:
                     found.unknown.append(f"{SOURCES}/{entry.name}")
     elif sources.is_symlink():
         found.unknown.append(f"{SOURCES} (a symlink: not followed)")
+    elif sources.exists():
+        found.unknown.append(f"{SOURCES} (not a directory)")
     for name in STORES:
         path = cache_dir / name
         if path.is_symlink():
@@ -296,8 +300,6 @@ def inventory(cache_dir: Path, now: float | None = None) -> Inventory:
         tree.size = disk_size(tree.path)
         if not tree.link:
             tree.last_used = in_use.last_used(tree.path, COMPLETE)
-    from packaging.version import Version
-
     releases = [t for t in found.trees if t.kind == "release"]
     releases.sort(key=lambda t: Version(t.version or "0"), reverse=True)
     exports = sorted((t for t in found.trees if t.kind == "git"), key=lambda t: -(t.last_used or 0))
@@ -494,8 +496,10 @@ def _named(found: Inventory, names: list[str]) -> list[Tree]:
         if want.startswith("git-"):
             tree = next((t for t in found.trees if t.name == want), None)
         else:
-            version = release_version(want)
-            tree = next((t for t in found.trees if t.version == version), None)
+            version = Version(release_version(want))  # 0.5.4.post1 is 0.5.4-post1
+            tree = next(
+                (t for t in found.trees if t.version and Version(t.version) == version), None
+            )
         if tree is None:
             cached = ", ".join(t.version or t.name for t in found.trees) or "none"
             raise DriftauditError(f"{name!r} is not in the cache (cached: {cached})")
