@@ -495,3 +495,15 @@ def test_a_warm_run_does_not_import_the_maintenance_module():
     code = "import sys, driftaudit.cli; print('driftaudit.store.maintenance' in sys.modules)"
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert found.stdout.strip() == "False"
+
+
+def test_every_store_file_the_code_opens_is_known():
+    """A new `*.sqlite` beside the three would be listed as not driftaudit's, and never
+    cleaned: it must be added to `maintenance.STORES` (and its namespaces)."""
+    named = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if re.fullmatch(r"[\w.-]+\.sqlite", node.value):
+                    named.add(node.value)
+    assert named == set(maintenance.STORES) == set(maintenance.current_versions())
