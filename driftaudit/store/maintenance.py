@@ -769,6 +769,7 @@ def info_json(found: Inventory) -> dict:
                 "path": str(s.path),
                 "bytes": s.size,
                 "entries": s.entries,
+                "schema": s.schema,
                 "problem": s.problem,
                 "namespaces": [
                     {
