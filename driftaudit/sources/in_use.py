@@ -103,8 +103,8 @@ def claim(tree: Path) -> Hold | None:
     caller moves the tree aside while it holds the claim, then releases it."""
     fd = os.open(tree / USED, _FLAGS, 0o644)
     try:
-        if not _lock(fd, exclusive=True):
-            os.close(fd)
+        if not _lock(fd, exclusive=True) or not _same_file(fd, tree / USED):
+            os.close(fd)  # held; or replaced meanwhile (a damaged tree fetched again)
             return None
     except OSError:
         os.close(fd)
