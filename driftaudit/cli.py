@@ -162,9 +162,54 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", choices=CHANGE_FORMATS, default="console")
     diff.add_argument("--output", type=Path)
 
+    cache = commands.add_parser(
+        "cache", parents=[common], help="the cache directory: info, clean, prune"
+    )
+    actions = cache.add_subparsers(dest="action", required=True)
+    info = actions.add_parser(
+        "info", parents=[common], help="what the cache holds: each part, its size, the total"
+    )
+    info.add_argument("--format", choices=("console", "json"), default="console")
+    clean = actions.add_parser(
+        "clean",
+        parents=[common],
+        help="remove everything driftaudit cached, or the named releases only",
+    )
+    clean.add_argument(
+        "releases", nargs="*", metavar="RELEASE", help="a version (0.5.14) or a git-<sha> export"
+    )
+    prune = actions.add_parser(
+        "prune",
+        parents=[common],
+        help="remove what this driftaudit cannot use and releases not used lately",
+    )
+    prune.add_argument(
+        "--keep-days",
+        type=_count,
+        metavar="N",
+        help="remove releases and exports not used for N days (default 30)",
+    )
+    prune.add_argument(
+        "--keep",
+        type=_count,
+        metavar="N",
+        help="keep at most the N most recently used releases and exports",
+    )
+
     rule = commands.add_parser("rule", help="explain a code (DA102), or list them all")
     rule.add_argument("code", nargs="?")
     return parser
+
+
+def _count(text: str) -> int:
+    """A whole number, 0 or more (argparse's error otherwise: exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
+    return value
 
 
 def _selection_options(command: argparse.ArgumentParser) -> None:
@@ -232,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     configure_sources(getattr(args, "index_url", None), getattr(args, "offline", False))
     try:
         cache_dir = _cache_dir(args)
+        if args.command == "cache":  # reads or removes, never creates: its own checks
+            return _cache(args, cache_dir)
         if args.command != "rule":
             _check_cache_dir(cache_dir)
         if args.command in ("compare", "check"):
@@ -611,6 +658,32 @@ def _diff(args, cache_dir: Path) -> int:
         _emit(report.changes_html(changes, old.tree, new.tree), args)
     else:
         _emit(lambda console: report.render_changes(console, changes, old.tree, new.tree), args)
+    return EXIT_OK
+
+
+def _cache(args, cache_dir: Path) -> int:
+    """`driftaudit cache info|clean|prune` (store/maintenance.py)."""
+    from driftaudit.store import maintenance
+
+    if args.action == "info":
+        found = maintenance.inventory(cache_dir)
+        if args.format == "json":
+            import json
+
+            sys.stdout.write(json.dumps(maintenance.info_json(found), indent=2) + "\n")
+        else:
+            for line in maintenance.info_lines(found):
+                print(terminal(line))
+        return EXIT_OK
+    if args.action == "clean":
+        outcome = maintenance.clean(cache_dir, args.releases)
+    else:
+        keep_days = maintenance.DEFAULT_KEEP_DAYS if args.keep_days is None else args.keep_days
+        outcome = maintenance.prune(cache_dir, keep_days, args.keep)
+    for line in maintenance.outcome_lines(
+        outcome, lambda freed: f"freed {maintenance.human(freed)} in {cache_dir}"
+    ):
+        print(terminal(line))
     return EXIT_OK
 
 

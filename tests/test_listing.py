@@ -31,7 +31,7 @@ FILES = {
 def test_the_manifest_lists_what_a_walk_lists(tmp_path):
     root = write_tree(tmp_path / "release", FILES)
     index.write_manifest(root)
-    manifest = root / index._MANIFEST  # listed backwards: the order comes from the listing
+    manifest = root / index.MANIFEST  # listed backwards: the order comes from the listing
     entries = json.loads(manifest.read_text())
     manifest.write_text(json.dumps(dict(reversed(list(entries.items())))))
     manifest = index.check_manifest(root)

@@ -37,11 +37,22 @@ def list_tree(
 ) -> Listing:
     """`salt`: what else the tree's digest depends on (the model's version);
     `unreadable(path, error)`: told of each file that cannot be read."""
-    listing = Listing()
     if tree.manifest is not None:
-        _from_manifest(tree.manifest.files, listing)
-    else:
-        _by_walk(tree, store, listing, unreadable)
+        return from_manifest(tree.manifest.files, salt)
+    listing = Listing()
+    _by_walk(tree, store, listing, unreadable)
+    return _digested(listing, salt)
+
+
+def from_manifest(files: dict[str, list], salt: str) -> Listing:
+    """The listing of a release from its manifest alone (also what the store's entries
+    about it are keyed by, for `driftaudit cache`: `store/maintenance.py`)."""
+    listing = Listing()
+    _from_manifest(files, listing)
+    return _digested(listing, salt)
+
+
+def _digested(listing: Listing, salt: str) -> Listing:
     tree_hash = hashlib.sha1(salt.encode())
     for name, digest in listing.digests.items():
         tree_hash.update(f"{name}\0{digest}\n".encode())

@@ -30,9 +30,9 @@ from packaging.version import InvalidVersion, Version
 
 from driftaudit import children
 from driftaudit.errors import DriftauditError
-from driftaudit.sources.index import publish
+from driftaudit.sources import in_use
+from driftaudit.sources.index import COMPLETE, publish
 
-_COMPLETE = ".driftaudit-complete"
 _SAFE_CONFIG = (
     "-c", "core.hooksPath=/dev/null",
     "-c", "core.fsmonitor=false",
@@ -71,8 +71,11 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def export_ref(spec: str, cache_dir: Path, consumer: Path | None = None) -> tuple[Path, str | None]:
-    """(the export's root, the version sglang's build gives the ref, if its tags tell)."""
+def export_ref(
+    spec: str, cache_dir: Path, consumer: Path | None = None
+) -> tuple[Path, str | None, in_use.Hold | str | None]:
+    """(the export's root, the version sglang's build gives the ref, if its tags tell,
+    this run's hold on the export: `in_use.hold`)."""
     repo, ref = parse_git_spec(spec)
     repo = repo.absolute()  # git runs elsewhere (children.py)
     if not repo.is_dir():
@@ -86,9 +89,11 @@ def export_ref(spec: str, cache_dir: Path, consumer: Path | None = None) -> tupl
         raise DriftauditError(f"unknown ref {ref!r} in git repository {str(repo)!r}")
     sha = rev.stdout.decode().strip()
     target = cache_dir / "sources" / f"git-{sha}"
-    if (target / _COMPLETE).is_file():
-        recorded = _recorded_version(target / _COMPLETE)
-        return target, recorded if recorded is not None else tag_version(repo, sha)
+    if (target / COMPLETE).is_file():
+        held = in_use.hold(target)
+        if held != in_use.GONE:  # else removed meanwhile by `driftaudit cache`: exported again
+            recorded = _recorded_version(target / COMPLETE)
+            return target, recorded if recorded is not None else tag_version(repo, sha), held
     prefix = _package_prefix(repo, sha)
     version = tag_version(repo, sha)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -96,9 +101,15 @@ def export_ref(spec: str, cache_dir: Path, consumer: Path | None = None) -> tupl
         staging = Path(tmp) / "tree"
         staging.mkdir()
         _write_blobs(repo, sha, prefix, staging)
-        (staging / _COMPLETE).write_text(json.dumps({"sha": sha, "version": version}) + "\n")
+        (staging / COMPLETE).write_text(json.dumps({"sha": sha, "version": version}) + "\n")
+        staged = in_use.hold(staging)  # held across the move: no remover takes it meanwhile
         publish(staging, target)
-    return target, version
+        held = in_use.hold(target)
+        if isinstance(staged, in_use.Hold):
+            staged.release()
+    if held == in_use.GONE:
+        raise DriftauditError(f"the export of {sha[:12]} was removed while it was written")
+    return target, version, held
 
 
 def _recorded_version(record: Path) -> str | None:

@@ -25,11 +25,12 @@ from packaging.version import InvalidVersion, Version
 
 from driftaudit.errors import DriftauditError
 from driftaudit.progress import step
+from driftaudit.sources import in_use
 from driftaudit.sources.tree import Manifest
 
 PROJECT = "sglang"
-_COMPLETE = ".driftaudit-complete"  # {"version", "wheel", "sha256", "manifest"}
-_MANIFEST = ".driftaudit-manifest.json"  # relpath -> [size, mtime_ns, sha256] of the unpack
+COMPLETE = ".driftaudit-complete"  # {"version", "wheel", "sha256", "manifest"}
+MANIFEST = ".driftaudit-manifest.json"  # relpath -> [size, mtime_ns, sha256] of the unpack
 # Only decides "is this meant as a version?" (a cheap, linear test: no nested repetition);
 # `release_version` validates it with packaging.
 _LOOKS_LIKE_VERSION_RE = re.compile(r"^v?\d[\w.!+-]*$")
@@ -57,9 +58,12 @@ def release_dir(cache_dir: Path, version: str) -> Path:
     return cache_dir / "sources" / f"sglang-{version}"
 
 
-def fetch_release(version: str, cache_dir: Path) -> tuple[Path, Manifest | None]:
-    """Unpacked root of sglang==version (holds `sglang/`) and the manifest its files were
-    just verified against; offline once cached.
+def fetch_release(
+    version: str, cache_dir: Path
+) -> tuple[Path, Manifest | None, in_use.Hold | str | None]:
+    """Unpacked root of sglang==version (holds `sglang/`), the manifest its files were
+    just verified against, and this run's hold on it (`in_use.hold`: marked used now,
+    not removed by `driftaudit cache` while held); offline once cached.
 
     A cached release is checked against the manifest written when it was unpacked
     (sizes and mtimes; a file is hashed only when they differ) and against the release
@@ -68,18 +72,19 @@ def fetch_release(version: str, cache_dir: Path) -> tuple[Path, Manifest | None]
     """
     version = release_version(version)
     target = release_dir(cache_dir, version)
-    if (target / _COMPLETE).is_file() and (target / "sglang").is_dir():
-        checked = check_manifest(target)
-        problem = (
-            checked if isinstance(checked, str) else _binding_problem(target, version, checked)
-        )
-        if problem is None and not isinstance(checked, str):
-            return target, checked
-        print(
-            f"driftaudit: warning: cached sglang {version} is damaged ({problem}); "
-            "fetching it again",
-            file=sys.stderr,
-        )
+    if (target / COMPLETE).is_file() and (target / "sglang").is_dir():
+        held = in_use.hold(target)  # first: a tree being removed is not verified as kept
+        if held != in_use.GONE:
+            verified, problem = verify_release(target, version)
+            if problem is None:
+                return target, verified, held
+            print(
+                f"driftaudit: warning: cached sglang {version} is damaged ({problem}); "
+                "fetching it again",
+                file=sys.stderr,
+            )
+            if isinstance(held, in_use.Hold):
+                held.release()  # this run replaces it
     if offline():
         raise DriftauditError(
             f"sglang {version} is not in the cache ({target.parent}) and --offline "
@@ -103,12 +108,17 @@ def fetch_release(version: str, cache_dir: Path) -> tuple[Path, Manifest | None]
         manifest = write_manifest(staging)
         record = {"version": version, "wheel": wheel.name, "sha256": sha256,
                   "manifest": manifest}  # fmt: skip
-        (staging / _COMPLETE).write_text(json.dumps(record) + "\n")
+        (staging / COMPLETE).write_text(json.dumps(record) + "\n")
+        staged = in_use.hold(staging)  # held across the move: no remover takes it meanwhile
         publish(staging, target)
+        held = in_use.hold(target)
+        if isinstance(staged, in_use.Hold):
+            staged.release()
     checked = check_manifest(target)  # its listing, for the snapshot (stats: no hashing)
-    if isinstance(checked, str):
-        raise DriftauditError(f"sglang {version} changed while it was unpacked ({checked})")
-    return target, checked
+    if isinstance(checked, str) or held == in_use.GONE:
+        why = "it was removed" if held == in_use.GONE else checked
+        raise DriftauditError(f"sglang {version} changed while it was unpacked ({why})")
+    return target, checked, held
 
 
 def _differs(found: str, version: str) -> bool:
@@ -124,12 +134,22 @@ def _unpacked_version(root: Path) -> str | None:
     return read_version(root)
 
 
+def verify_release(root: Path, version: str) -> tuple[Manifest | None, str | None]:
+    """(its manifest, None) when the unpack at `root` is sglang `version` as it was
+    unpacked (its files, its manifest, its record); else (None, what is wrong)."""
+    checked = check_manifest(root)
+    if isinstance(checked, str):
+        return None, checked
+    problem = _binding_problem(root, version, checked)
+    return (checked, None) if problem is None else (None, problem)
+
+
 def _binding_problem(root: Path, version: str, manifest: Manifest | None) -> str | None:
     """None if the verified tree at `root` is sglang `version`, else what says otherwise:
     its record (written at unpack: a JSON object, or, from older driftaudit, the wheel's
     name alone), or the version its METADATA (else version.py) names."""
     try:
-        text = (root / _COMPLETE).read_text(encoding="utf-8", errors="replace").strip()
+        text = (root / COMPLETE).read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return "its record is unreadable"
     try:
@@ -161,7 +181,7 @@ def publish(staging: Path, target: Path) -> None:
     try:
         staging.rename(target)
     except OSError:
-        if not (target / _COMPLETE).is_file():
+        if not (target / COMPLETE).is_file():
             raise
 
 
@@ -215,7 +235,7 @@ def write_manifest(root: Path) -> str:
         stat = os.stat(path)
         manifest[rel] = [stat.st_size, stat.st_mtime_ns, _sha256(path)]
     text = json.dumps(manifest, separators=(",", ":")).encode()
-    (root / _MANIFEST).write_bytes(text)
+    (root / MANIFEST).write_bytes(text)
     return hashlib.sha256(text).hexdigest()
 
 
@@ -227,11 +247,11 @@ def check_manifest(root: Path) -> Manifest | str | None:
     None when it cannot be written (a read-only cache: still usable, listed by a walk).
     """
     try:
-        text = (root / _MANIFEST).read_bytes()
+        text = (root / MANIFEST).read_bytes()
     except FileNotFoundError:
         try:
             write_manifest(root)
-            text = (root / _MANIFEST).read_bytes()
+            text = (root / MANIFEST).read_bytes()
         except OSError:
             return None
     except OSError:

@@ -20,8 +20,7 @@ from driftaudit.sources import index
 
 LATEST = "latest"
 MAX_AGE_SECONDS = 24 * 60 * 60
-_CACHE_FILE = "latest-sglang.json"
-_COMPLETE = ".driftaudit-complete"  # how sources/index.py marks a finished unpack
+CACHE_FILE = "latest-sglang.json"
 
 
 def newest_release(versions: list[str]) -> str | None:
@@ -45,7 +44,7 @@ def cached_releases(cache_dir: Path) -> list[str]:
     return [
         d.name.removeprefix("sglang-")
         for d in sources.glob("sglang-*")
-        if (d / "sglang").is_dir() and (d / _COMPLETE).is_file()
+        if (d / "sglang").is_dir() and (d / index.COMPLETE).is_file()
     ]
 
 
@@ -56,7 +55,7 @@ def latest_release(cache_dir: Path, offline: bool = False, now: float | None = N
         if version is None:
             raise DriftauditError("--offline: no sglang release in the cache to take as 'latest'")
         return version
-    record = cache_dir / _CACHE_FILE
+    record = cache_dir / CACHE_FILE
     source = index.source()
     cached = _cached(record, source, now)
     if cached is not None:

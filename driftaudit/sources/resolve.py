@@ -32,9 +32,10 @@ def resolve_spec(
     if spec.startswith("git:"):
         from driftaudit.sources.git import export_ref  # subprocess, tempfile: git specs only
 
-        root, tagged = export_ref(spec, cache_dir, consumer)
+        root, tagged, held = export_ref(spec, cache_dir, consumer)
         tree = tree_from_root(spec, "git", root)
         tree.version = tree.version or tagged  # what the tree states first
+        tree.in_use = held
         return tree
     path = Path(spec).expanduser()
     if allow_paths and path.is_dir():
@@ -51,9 +52,10 @@ def resolve_spec(
 
 
 def _release(spec: str, version: str, cache_dir: Path) -> SourceTree:
-    root, manifest = fetch_release(version, cache_dir)
+    root, manifest, held = fetch_release(version, cache_dir)
     tree = tree_from_root(spec, "index", root, manifest)
     tree.version = tree.version or version
+    tree.in_use = held
     return tree
 
 

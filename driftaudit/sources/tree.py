@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,6 +61,8 @@ class SourceTree:
     manifest: Manifest | None = None  # a release from the index: its verified files
     # where the spec was written (a compare sets it; a diff does not)
     provenance: Provenance | None = None
+    # a tree in the cache: this run's hold on it (`sources/in_use.py`), kept while it lives
+    in_use: object = field(default=None, repr=False, compare=False)
 
     @property
     def package_dir(self) -> Path:

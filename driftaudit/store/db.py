@@ -23,6 +23,8 @@ def default_cache_dir() -> Path:
 
 
 SCHEMA_VERSION = 2  # bump when the table layout or the meaning of its keys changes
+_TIMEOUT = 30  # seconds a connection waits for another's write
+_LOG_WAIT_MS = 2000  # how long `compact` waits for readers before leaving the log as it is
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -30,7 +32,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     still never corrupts the database; a crash may only lose the last entries written,
     which a cache computes again. (A cold run commits a few hundred times: on a laptop's
     disk, a sync each costs more than the writes.)"""
-    db = sqlite3.connect(path, timeout=30, check_same_thread=False)
+    db = sqlite3.connect(path, timeout=_TIMEOUT, check_same_thread=False)
     db.execute("PRAGMA synchronous=NORMAL")
     return db
 
@@ -169,3 +171,51 @@ class BlobStore:
 
     def put(self, key: str, data: bytes) -> None:
         self.put_many([(key, data)])
+
+    # ---- upkeep (`driftaudit cache`: store/maintenance.py) ------------------------------
+
+    def sizes(self) -> list[tuple[str, int]]:
+        """(key, stored bytes) of every entry."""
+        return list(self._db.execute("SELECT key, length(data) FROM blobs"))
+
+    def delete_many(self, keys: list[str]) -> None:
+        """Remove these entries, in one transaction (a run reading them meanwhile finds
+        them missing: computed again)."""
+        with self._db:
+            self._db.executemany("DELETE FROM blobs WHERE key = ?", [(k,) for k in keys])
+
+    def clear(self) -> None:
+        with self._db:
+            self._db.execute("DELETE FROM blobs")
+
+    def compact(self) -> bool:
+        """Give the free pages back to the file system: VACUUM (it waits for other
+        connections' writes, as any writer, up to the connection's timeout), then the
+        write-ahead log copied in and truncated. False when a reader kept the log from
+        being truncated (waited for 2 s, not the writers' 30: a run may read for long;
+        SQLite's next checkpoint copies it in)."""
+        self._db.execute("VACUUM")
+        self._db.execute(f"PRAGMA busy_timeout = {_LOG_WAIT_MS}")
+        try:
+            busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {_TIMEOUT * 1000}")
+        return not busy
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def entry_sizes(path: Path) -> tuple[int, list[tuple[str, int]]]:
+    """(the schema version, [(key, stored bytes)]) of the store file at `path`, read
+    only: nothing is checked, emptied or created (`driftaudit cache info`)."""
+    db = _connect(path)
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            rows = list(db.execute("SELECT key, length(data) FROM blobs"))
+        except sqlite3.OperationalError:  # no table: a store of another layout, or empty
+            rows = []
+        return version, rows
+    finally:
+        db.close()
