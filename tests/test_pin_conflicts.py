@@ -107,7 +107,9 @@ def test_a_post_release_is_another_release(tmp_path):
     assert places(tmp_path, "0.5.6") == [("requirements.txt", 2, "error")]
 
 
-def test_the_projects_own_dependency_meets_every_environment(tmp_path):
+def test_a_requirements_file_of_its_own_is_another_way_to_install(tmp_path):
+    """`requirements-rocm.txt` beside the project's metadata (SpecForge's layout): an
+    environment of its own, not one install with the project's dependencies."""
     write_tree(
         tmp_path,
         {
@@ -116,5 +118,18 @@ def test_the_projects_own_dependency_meets_every_environment(tmp_path):
         },
     )
     (found,) = pin_conflict_findings(read_pins(tmp_path), "0.5.9")
-    assert (found.path, found.severity) == ("requirements-rocm.txt", "error")
-    assert "the project's dependencies go wherever it is installed" in found.message
+    assert (found.path, found.severity) == ("requirements-rocm.txt", "warning")
+    assert "this audit does not cover it" in found.message
+
+
+def test_the_projects_metadata_files_are_one_install(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "x"\ndependencies = ["sglang==0.5.9"]\n',
+            "setup.py": 'from setuptools import setup\nsetup(install_requires=["sglang==0.5.4"])\n',
+        },
+    )
+    (found,) = pin_conflict_findings(read_pins(tmp_path), "0.5.9")
+    assert (found.path, found.severity) == ("setup.py", "error")
+    assert "both are the project's metadata" in found.message

@@ -11,7 +11,8 @@ drops its pin (as DA507).
 
 Severity by consequence, per place: a pin installed together with the one it disagrees
 with (`pins.installed_together`: one requirements file or `-r` component, the project's
-main dependencies, an extra with them) is an error: pip cannot resolve both, or the
+main dependencies and an extra with them; not a requirements file or Dockerfile of its
+own beside the project's metadata) is an error: pip cannot resolve both, or the
 later install replaces the other, and the audit may be of a release that never runs. A
 pin of a separate environment (another Dockerfile, another extra, a requirements file
 of its own) is a warning: a second supported release is legitimate, but this audit
@@ -68,8 +69,18 @@ def _reference(sglang: list[Pin], old_version: str | None) -> Pin | None:
     return None
 
 
+def _one_install(a: Pin, b: Pin) -> bool:
+    """Installed together for certain: `installed_together`, less its assumption that the
+    project's main dependencies go everywhere (right for DA507, which asks what may meet
+    sglang; not to call a conflict an error). A requirements file or Dockerfile of its
+    own beside the project's metadata (`requirements-rocm.txt`) is another way to install
+    it, not the same install."""
+    project = [p.path in PROJECT_FILES for p in (a, b)]
+    return installed_together(a, b) and (project[0] == project[1])
+
+
 def _finding(pin: Pin, against: list[Pin], old_version: str | None, audited: bool) -> Finding:
-    together = [o for o in against if installed_together(pin, o)]
+    together = [o for o in against if _one_install(pin, o)]
     shown = together or against
     others = ", ".join(f"`sglang{o.specifier}` at {o.where}{_extra(o)}" for o in shown)
     if audited:  # one pin: the reference
@@ -98,8 +109,8 @@ def _finding(pin: Pin, against: list[Pin], old_version: str | None, audited: boo
 
 
 def _why_together(a: Pin, b: Pin) -> str:
-    if any(p.path in PROJECT_FILES and p.group is None for p in (a, b)):
-        return "the project's dependencies go wherever it is installed"
+    if all(p.path in PROJECT_FILES for p in (a, b)) and a.path != b.path:
+        return "both are the project's metadata"
     if a.path == b.path:
         return "one file" if a.group == b.group else "an extra installs with the dependencies"
     if any(p.path.rpartition("/")[2].startswith("Dockerfile") for p in (a, b)):
