@@ -23,7 +23,7 @@ from driftaudit.confined import in_tree, write_bytes
 from driftaudit.errors import DriftauditError
 from driftaudit.findings import at_or_above, group_facts
 from driftaudit.progress import progress
-from driftaudit.report.escape import terminal, terminal_lines
+from driftaudit.report.escape import json_text, terminal, terminal_lines
 from driftaudit.sources import configure_sources
 from driftaudit.store.db import default_cache_dir
 from driftaudit.usage.files import ConsumerFiles
@@ -668,9 +668,10 @@ def _cache(args, cache_dir: Path) -> int:
     if args.action == "info":
         found = maintenance.inventory(cache_dir)
         if args.format == "json":
-            import json
+            from driftaudit.report.json_report import opening
 
-            sys.stdout.write(json.dumps(maintenance.info_json(found), indent=2) + "\n")
+            document = opening() | maintenance.info_json(found)
+            sys.stdout.write(json_text(document))
         else:
             for line in maintenance.info_lines(found):
                 print(terminal(line))

@@ -28,6 +28,7 @@ from driftaudit.store import maintenance
 from driftaudit.store.db import BlobStore
 
 from .conftest import FIXTURES, write_tree
+from .report_schemas import assert_valid
 
 PACKAGE = Path(__file__).resolve().parents[1] / "driftaudit"
 DAY = 86400.0
@@ -96,6 +97,8 @@ def test_info_shows_each_part_its_size_and_the_total(fake_index, cache_dir, caps
     code, out, _ = _run(capsys, "cache", "--cache-dir", str(cache_dir), "info", "--format", "json")
     assert code == 0
     info = json.loads(out)
+    assert_valid("cache", info)
+    assert info["schema_version"] == 1
     assert info["cache_dir"] == str(cache_dir)
     assert [r["version"] for r in info["releases"]] == ["1.1.0", "1.0.0"]
     assert all(r["bytes"] > 0 for r in info["releases"])

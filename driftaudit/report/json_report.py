@@ -24,17 +24,15 @@ def opening() -> dict:
 
 
 def _head(old: SourceTree, new: SourceTree) -> dict:
-    """A document about two trees: its opening, then both trees."""
-    return opening() | {"old": old.describe(), "new": new.describe()}
+    """A document about two trees: its opening, then both trees, with where each spec
+    was written (`source`; `pin`: the file and line of the consumer's sglang pin --old
+    was read from, else null) when a compare knows it."""
+    return opening() | {"old": old.report(), "new": new.report()}
 
 
 def findings_json(findings: list[Finding], old: SourceTree, new: SourceTree, consumer: str) -> str:
     numbers = fact_numbers(findings)
-    document = opening() | {
-        # with where each spec was written (`source`; `pin`: the file and line of the
-        # consumer's sglang pin --old was read from, else null)
-        "old": old.report(),
-        "new": new.report(),
+    document = _head(old, new) | {
         "consumer": consumer,
         # every place; `fact` numbers the fact it belongs to (places of one fact share it)
         "findings": [f.as_dict() | {"fact": numbers[id(f)]} for f in findings],

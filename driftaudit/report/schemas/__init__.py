@@ -1,8 +1,9 @@
 """The JSON Schemas (draft 2020-12) of the JSON documents driftaudit writes: the report
 contract, one file per document kind, shipped inside the package (`setup.py`'s package
 data): `findings` (compare and check, `--format json`), `statistics` (`--statistics
---format json`), `changes` (diff, `--format json`). Every document says the version of
-its schema in a top-level `schema_version`, `VERSION` here."""
+--format json`), `changes` (diff, `--format json`), `cache` (`cache info --format
+json`). Every document says the version of its schema in a top-level `schema_version`,
+`VERSION` here."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 from importlib import resources
 
 VERSION = 1
-KINDS = ("findings", "statistics", "changes")
+KINDS = ("findings", "statistics", "changes", "cache")
 
 
 def schema(kind: str) -> dict:
