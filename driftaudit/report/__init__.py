@@ -11,6 +11,8 @@ _HOMES = {
     "findings_statistics": "statistics",
     "fixes_summary": "statistics",
     "findings_html": "html",
+    "history_json": "symbol_history",
+    "render_history": "symbol_history",
     "changes_html": "html",
     "changes_json": "json_report",
     "findings_json": "json_report",
@@ -33,8 +35,10 @@ __all__ = [
     "findings_sarif",
     "findings_statistics",
     "fixes_summary",
+    "history_json",
     "render_changes",
     "render_console",
+    "render_history",
 ]
 
 

@@ -127,6 +127,10 @@ def _result(
         properties["newLocation"] = finding.new_location
     if finding.fix:
         properties["fix"] = finding.fix.description
+    if finding.introduced or finding.dated:
+        properties["introduced"] = finding.introduced
+    if finding.dated:
+        properties["deprecated"] = finding.deprecated
     result = {
         "ruleId": finding.code.code,
         "ruleIndex": rule_index[finding.code.code],
