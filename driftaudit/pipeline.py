@@ -525,17 +525,16 @@ def _audit_contents(
 
 
 def _dated_range(old: SourceTree, new: SourceTree) -> bool:
-    """Releases lie between the two trees: both name a version of the index's kind."""
-    from driftaudit.sources.index import looks_like_version
-
-    return all(t.version and looks_like_version(t.version) for t in (old, new))
+    """Both trees are releases of the index (a directory or git ref is not one of the
+    range whatever version it states)."""
+    return all(t.origin == "index" and t.version for t in (old, new))
 
 
 def date_findings(
     findings: list[Finding], old: SourceTree, new: SourceTree, cache_dir: Path, offline: bool
 ) -> None:
     """Each finding's `introduced` and `deprecated` (history/dating.py), from the
-    releases between old and new; nothing when a side is not a release."""
+    releases between old and new; nothing when a side is not a release of the index."""
     if not findings or not _dated_range(old, new):
         return
     from driftaudit.history.dating import date_findings as dating
@@ -566,7 +565,7 @@ def run_history(
     from driftaudit.history.timeline import Timeline
     from driftaudit.sources.index import looks_like_version, release_version
     from driftaudit.sources.latest import resolve_latest
-    from driftaudit.sources.releases import fetch_releases, releases_between
+    from driftaudit.sources.releases import releases_between
 
     if spelling_kind(name) is None:
         raise DriftauditError(
@@ -590,12 +589,11 @@ def run_history(
     low = release_version(specs[0])
     step(f"listing sglang releases from {low} to {high}")
     versions = releases_between(low, high, cache_dir, offline, include_old=True)
-    timeline = Timeline.of_trees(fetch_releases(versions, cache_dir), cache_dir)
+    timeline = Timeline(list(versions), cache_dir)
     rows = timeline.rows(name)
     if not any(row.state.present for row in rows):
         raise DriftauditError(
             f"{name!r} is found in no sglang release from {low} to {high} "
             f"({len(rows)} releases read)"
         )
-    trees = [s.tree for s in timeline.snapshots]
-    return HistoryResult(name, trees[0], trees[-1], rows)
+    return HistoryResult(name, timeline.resolved(0), timeline.resolved(-1), rows)

@@ -108,6 +108,23 @@ def test_history_of_a_parameter_removed_in_the_second_release(releases, tmp_path
     assert rows["1.0.0"]["location"] == "sglang/srt/api.py:1"
 
 
+def test_a_warm_history_opens_no_release(releases, tmp_path, capsys, monkeypatch):
+    from driftaudit.snapshot import snapshot
+
+    cache = tmp_path / "cache"
+    span = ("--old", "1.0.0", "--new", "1.3.0", "--format", "json", "-q")
+    _, first, _ = _history(cache, capsys, "sglang.srt.api.run", *span)
+    downloads = len(releases.downloads())
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a warm history read a release's tree")
+
+    monkeypatch.setattr(snapshot.Snapshot, "__init__", refuse)
+    code, again, _ = _history(cache, capsys, "sglang.srt.api.run", *span)
+    assert code == 0 and json.loads(again)["releases"] == json.loads(first)["releases"]
+    assert len(releases.downloads()) == downloads == 4
+
+
 def test_history_of_a_class_that_moves_and_of_one_parameter(releases, tmp_path, capsys):
     cache = tmp_path / "cache"
     span = ("--old", "1.0.0", "--new", "1.3.0", "--format", "json", "-q")

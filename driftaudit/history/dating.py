@@ -87,7 +87,7 @@ def date_findings(findings: list[Finding], timeline: Timeline) -> None:
     wanted = list(dict.fromkeys(name for f in findings for name in subjects(f)))
     releases = len(timeline.versions)
     step(f"dating {len(findings)} findings: {len(wanted)} names in {releases} releases")
-    states = {name: timeline.states(name) for name in wanted}
+    states = timeline.states(wanted)
     versions = timeline.versions
     for finding in findings:
         own = {name: states[name] for name in subjects(finding)}

@@ -22,6 +22,7 @@ an aspect differs;
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -102,18 +103,19 @@ def spelling_kind(name: str) -> str | None:
     return None
 
 
-def state_of(snapshot: Snapshot, name: str) -> State:
-    """The state of `name` in the snapshot's tree, kept in its store."""
+def state_entry(tree_key: str, name: str, snapshot: Callable[[], Snapshot]) -> Entry[State]:
+    """The store entry of `name`'s state in a tree; `tree_key` stands for the tree (a
+    release's identity, else its snapshot's digest); `snapshot()` opens it, only when
+    the state is computed."""
     from driftaudit.snapshot.surfaces.registry import SURFACES_VERSION
     from driftaudit.snapshot.surfaces.serverargs import EXTRACTOR_VERSION as ARGS_VERSION
 
     version = f"{STATES_VERSION}.{EXTRACTOR_VERSION}.{ARGS_VERSION}.{SURFACES_VERSION}"
-    entry: Entry[State] = Entry(
-        key("symstate", version, snapshot.digest, question(name)),
-        lambda: _compute(snapshot, name),
+    return Entry(
+        key("symstate", version, tree_key, question(name)),
+        lambda: _compute(snapshot(), name),
         Json(State.from_json, State.to_json),
     )
-    return snapshot.store.get(entry)
 
 
 def _compute(snapshot: Snapshot, name: str) -> State:

@@ -116,7 +116,7 @@ def _result(
     prefix: str,
     fixes: dict[int, FileChange],
 ) -> dict:
-    properties = {
+    properties: dict[str, str | int | None] = {
         "symbol": finding.symbol,
         "confidence": finding.confidence,
         "kind": finding.code.kind,
