@@ -28,24 +28,29 @@ _ARGS = (
     "    tp_size: int = {tp}\n\n    @staticmethod\n    def add_cli_args(parser):\n"
     '        parser.add_argument("--tp-size", type=int, default=ServerArgs.tp_size)\n'
 )
+_ENV = 'import os\n\n{pad}FOO = os.environ.get("SGLANG_FOO", "{default}")\n'
 RELEASES = {
     "1.0.0": {
+        "sglang/srt/utils.py": _ENV.format(pad="", default="1"),
         "sglang/srt/api.py": _API_1,
         "sglang/srt/engine.py": _ENGINE,
         "sglang/srt/server_args.py": _ARGS.format(tp=1),
     },
     "1.1.0": {
+        "sglang/srt/utils.py": _ENV.format(pad="# moved down a line\n", default="1"),
         "sglang/srt/api.py": _API_2,
         "sglang/srt/engine.py": _ENGINE,
         "sglang/srt/server_args.py": _ARGS.format(tp=1),
     },
     "1.2.0": {
+        "sglang/srt/utils.py": _ENV.format(pad="", default="2"),
         "sglang/srt/api.py": _API_2,
         "sglang/srt/runtime/__init__.py": "",
         "sglang/srt/runtime/engine.py": _ENGINE,
         "sglang/srt/server_args.py": _ARGS.format(tp=2),
     },
     "1.3.0": {
+        "sglang/srt/utils.py": _ENV.format(pad="", default="2"),
         "sglang/srt/api.py": _API_4,
         "sglang/srt/runtime/__init__.py": "",
         "sglang/srt/runtime/engine.py": _ENGINE,
@@ -150,6 +155,22 @@ def test_history_of_a_server_args_field_and_its_flag(releases, tmp_path, capsys)
         assert document["changed_in"] == ["1.2.0"], name
         assert "default" in document["releases"][2]["changed_aspects"]
         assert "int = 2" in document["releases"][2]["text"]
+
+
+def test_history_of_an_env_var_reads_only_the_files_that_changed(releases, tmp_path, capsys):
+    cache = tmp_path / "cache"
+    span = ("--old", "1.0.0", "--new", "1.3.0", "--format", "json", "-q")
+    _, out, _ = _history(cache, capsys, "SGLANG_FOO", *span)
+    document = json.loads(out)
+    assert document["changed_in"] == ["1.2.0"]
+    rows = document["releases"]
+    assert [r["location"] for r in rows] == [
+        "sglang/srt/utils.py:3",
+        "sglang/srt/utils.py:4",  # the file 1.1.0 changed: read from its own tree
+        "sglang/srt/utils.py:3",
+        "sglang/srt/utils.py:3",
+    ]
+    assert rows[1]["changed_aspects"] == [] and rows[2]["changed_aspects"] == ["default"]
 
 
 def test_history_refuses_bad_input_in_one_line(releases, tmp_path, capsys):

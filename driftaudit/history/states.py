@@ -26,22 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from driftaudit.snapshot.api_model import (
-    EXTRACTOR_VERSION,
-    KEYWORD_ONLY,
-    VAR_KEYWORD,
-    VAR_POSITIONAL,
-    Attribute,
-    Class,
-    Function,
-    Module,
-    Param,
-)
 from driftaudit.store import Entry, Json, key
 from driftaudit.store.keys import question
 
 if TYPE_CHECKING:
     from driftaudit.snapshot import Snapshot
+    from driftaudit.snapshot.api_model import Function, Param
     from driftaudit.snapshot.resolution import Resolved
 
 STATES_VERSION = "2"  # bump when what a state holds changes
@@ -103,34 +93,42 @@ def spelling_kind(name: str) -> str | None:
     return None
 
 
-def state_entry(tree_key: str, name: str, snapshot: Callable[[], Snapshot]) -> Entry[State]:
+def state_entry(
+    tree_key: str,
+    name: str,
+    snapshot: Callable[[], Snapshot],
+    references: Callable[[], list[Snapshot]] = list,
+) -> Entry[State]:
     """The store entry of `name`'s state in a tree; `tree_key` stands for the tree (a
     release's identity, else its snapshot's digest); `snapshot()` opens it, only when
-    the state is computed."""
-    from driftaudit.snapshot.surfaces.registry import SURFACES_VERSION
-    from driftaudit.snapshot.surfaces.serverargs import EXTRACTOR_VERSION as ARGS_VERSION
+    the state is computed; `references()`: other releases' snapshots whose identical
+    files need not be read again (see `_env_files`)."""
+    from driftaudit.findings_cache import tool_digest
 
-    version = f"{STATES_VERSION}.{EXTRACTOR_VERSION}.{ARGS_VERSION}.{SURFACES_VERSION}"
+    # keyed by driftaudit's own code (the extractors a state is read with): the stages
+    # are not imported to read a kept state
     return Entry(
-        key("symstate", version, tree_key, question(name)),
-        lambda: _compute(snapshot(), name),
+        key("symstate", STATES_VERSION, tool_digest(), tree_key, question(name)),
+        lambda: _compute(snapshot(), name, references),
         Json(State.from_json, State.to_json),
     )
 
 
-def _compute(snapshot: Snapshot, name: str) -> State:
-    state = _read(snapshot, name)
+def _compute(
+    snapshot: Snapshot, name: str, references: Callable[[], list[Snapshot]] = list
+) -> State:
+    state = _read(snapshot, name, references)
     if state.deprecated:  # a deprecation is a change of its own
         state.aspects["deprecated"] = state.deprecated
     return state
 
 
-def _read(snapshot: Snapshot, name: str) -> State:
+def _read(snapshot: Snapshot, name: str, references: Callable[[], list[Snapshot]]) -> State:
     kind = spelling_kind(name)
     if kind == "flag":
         return _flag(snapshot, name)
     if kind == "env":
-        return _env(snapshot, name)
+        return _env(snapshot, name, references())
     if kind == "parameter":
         match = _PARAMETER.match(name)
         assert match is not None
@@ -146,6 +144,8 @@ def _read(snapshot: Snapshot, name: str) -> State:
 
 
 def param_text(param: Param) -> str:
+    from driftaudit.snapshot.api_model import VAR_KEYWORD, VAR_POSITIONAL
+
     text = param.name
     if param.kind == VAR_POSITIONAL:
         text = "*" + text
@@ -160,6 +160,8 @@ def param_text(param: Param) -> str:
 
 def signature_text(fn: Function) -> str:
     """`(a, b: int = 1, *, c=None) -> T`, as Python spells it."""
+    from driftaudit.snapshot.api_model import KEYWORD_ONLY, VAR_POSITIONAL
+
     parts, starred = [], False
     for param in fn.params:
         if param.kind == VAR_POSITIONAL:
@@ -189,9 +191,9 @@ def _param_aspects(fn: Function) -> dict[str, str]:
 
 
 def _api(snapshot: Snapshot, name: str) -> State:
-    from driftaudit.drift.deprecations import deprecation_note
     from driftaudit.drift.differ import callable_signature, function_location
     from driftaudit.drift.serverarg_changes import SERVER_ARGS
+    from driftaudit.snapshot.api_model import Attribute, Class, Function, Module
 
     found = snapshot.resolve(name)
     if found is None:
@@ -212,7 +214,7 @@ def _api(snapshot: Snapshot, name: str) -> State:
     if isinstance(obj, Function):
         location = function_location(found, obj)
         aspects.update(_param_aspects(obj), returns=obj.returns or "")
-        note = deprecation_note(snapshot.tree.root, location)
+        note = _deprecation(snapshot, found, location)
         text = f"def {short}{signature_text(obj)}"
         return State("function", text, location, aspects, note)
     if isinstance(obj, Class):
@@ -223,7 +225,7 @@ def _api(snapshot: Snapshot, name: str) -> State:
         if init is not None:
             aspects.update(_param_aspects(init))
             text += f"  constructor {signature_text(init)}"
-        note = deprecation_note(snapshot.tree.root, location)
+        note = _deprecation(snapshot, found, location)
         return State("class", text, location, aspects, note)
     if isinstance(obj, Attribute):
         aspects.update(annotation=obj.annotation or "", value=obj.value or "")
@@ -231,6 +233,21 @@ def _api(snapshot: Snapshot, name: str) -> State:
         text += f" = {obj.value}" if obj.value is not None else ""
         return State("attribute", text, location, aspects)
     return State(obj.kind, short, location, aspects)
+
+
+def _deprecation(snapshot: Snapshot, found: Resolved, location: str | None) -> str | None:
+    """`deprecations.deprecation_note` of the definition at `location`, kept per file
+    content (releases that share the file share the answer)."""
+    from driftaudit.drift.deprecations import DEPRECATIONS_VERSION, deprecation_note
+
+    digest = snapshot.file_digest(found.module.name) if found.module else None
+    if digest is None or location is None:
+        return deprecation_note(snapshot.tree.root, location)
+    return snapshot.kept(
+        key("deprecation", DEPRECATIONS_VERSION, digest, location.rpartition(":")[2]),
+        lambda: deprecation_note(snapshot.tree.root, location),
+        lambda data: data if data is None else str(data),
+    )
 
 
 def _callable(snapshot: Snapshot, name: str) -> tuple[Resolved, Function] | None:
@@ -300,8 +317,15 @@ def _flag(snapshot: Snapshot, flag: str) -> State:
 # ---- environment variables and requirements ---------------------------------------------
 
 
-def _env(snapshot: Snapshot, name: str) -> State:
-    var = snapshot.env_vars([name]).get(name)
+def _env(snapshot: Snapshot, name: str, references: list[Snapshot]) -> State:
+    from driftaudit.snapshot.surfaces import envs
+
+    files = _env_files(snapshot, name, references)
+    if files is None:  # no manifest to compare by: the tree's own index of names
+        var = snapshot.env_vars([name]).get(name)
+    else:
+        index = envs.EnvIndex(files, {n: list(range(len(files))) for n in envs.scope_of([name])})
+        var = envs.extract_env_vars(snapshot.tree.root, [name], index).get(name)
     if var is None:
         return State()
     aspects = {
@@ -314,6 +338,73 @@ def _env(snapshot: Snapshot, name: str) -> State:
     if var.retired:
         text += f"  (retired: {var.retired})"
     return State("env", text, var.location, aspects, var.deprecated)
+
+
+def _env_files(snapshot: Snapshot, name: str, references: list[Snapshot]) -> list[str] | None:
+    """The files of a release that spell `name` (or its other spelling), in the order
+    the tree is read, without reading the whole tree: a file whose content a reference
+    release has (the same sha256 in both manifests) spells it where the reference's
+    index says so; the others are indexed once per release (`_changed_files_index`). A
+    variable is read anywhere in a tree: an intermediate release would otherwise cost a
+    read of its every file for each name (None: no manifest or no reference)."""
+    from driftaudit.snapshot.surfaces import envs
+
+    known = [r for r in references if r.tree.manifest is not None]
+    scope = envs.scope_of([name])
+    if snapshot.tree.manifest is None or not known:
+        return None
+    if not all(envs._NAME_RE.fullmatch(n) for n in scope):
+        return None  # a name the index does not list (as `envs._env_sources`)
+    changed = _changed_files_index(snapshot, known)
+    found, read = set(changed.files_spelling(scope)), set(changed.files)
+    for reference in known:
+        for rel in reference.env_index().files_spelling(scope):
+            if rel not in read and _digest(snapshot, rel) == _digest(reference, rel):
+                found.add(rel)
+    # the order of a walk with sorted folders: a folder's files before its subfolders
+    return sorted(found, key=lambda rel: (*rel.split("/")[:-1], "\0" + rel.split("/")[-1]))
+
+
+def _changed_files_index(snapshot: Snapshot, references: list[Snapshot]):
+    """The `EnvIndex` of the release's source files that no reference has as they are
+    (by sha256), kept in the store per release and references."""
+    from driftaudit.pysource import read_bytes
+    from driftaudit.snapshot.surfaces import envs
+    from driftaudit.snapshot.surfaces._files import _SKIP_DIRS, is_test_file
+
+    def compute() -> dict:
+        assert snapshot.tree.manifest is not None
+        files: list[str] = []
+        names: dict[str, list[int]] = {}
+        for rel, entry in snapshot.tree.manifest.files.items():
+            *folders, base = rel.split("/")
+            if not (folders[:1] == ["sglang"] and base.endswith(".py")) or is_test_file(base):
+                continue
+            if any(f in _SKIP_DIRS or f.startswith(".") for f in folders):
+                continue  # as the tree's walk (`_files._candidates`)
+            if any(_digest(r, rel) == entry[2] for r in references):
+                continue
+            try:
+                text = read_bytes(snapshot.tree.root / rel).decode("utf-8", errors="replace")
+            except OSError:
+                continue
+            for spelled in dict.fromkeys(envs._NAME_RE.findall(text)):
+                names.setdefault(spelled, []).append(len(files))
+            files.append(rel)
+        return envs.EnvIndex(files, names).to_json()
+
+    others = question(*(r.digest for r in references))
+    return snapshot.kept(
+        key("envdelta", STATES_VERSION, snapshot.digest, others),
+        compute,
+        envs.EnvIndex.from_json,
+    )
+
+
+def _digest(snapshot: Snapshot, rel: str) -> str | None:
+    manifest = snapshot.tree.manifest
+    entry = manifest.files.get(rel) if manifest is not None else None
+    return entry[2] if entry else None
 
 
 def _requirement(snapshot: Snapshot, name: str) -> State:

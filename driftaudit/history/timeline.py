@@ -90,7 +90,13 @@ class Timeline:
 
     def _entry(self, index: int, name: str) -> Entry[State]:
         tree_key = self.identities[index] or self._snapshot(index).digest
-        return state_entry(tree_key, name, lambda: self._snapshot(index))
+        last = len(self.versions) - 1
+        return state_entry(
+            tree_key,
+            name,
+            lambda: self._snapshot(index),
+            lambda: [self._snapshot(0), self._snapshot(last)],
+        )
 
     def _fetch(self, indexes: list[int]) -> None:
         """Resolve the releases at `indexes` not resolved yet, several at once."""
