@@ -99,6 +99,7 @@ def test_history_of_a_parameter_removed_in_the_second_release(releases, tmp_path
     assert lines[3].startswith("~ 1.3.0")  # it warns from 1.3.0 on
     assert "sglang/srt/api.py:1" in out and "sglang/srt/api.py:4" in out
     assert "changed in 1.1.0, 1.3.0" in out
+    assert "changed: -b\n" in out
 
     code, out, _ = _history(
         cache, capsys, name, "--old", "1.0.0", "--new", "1.3.0", "--format", "json", "-q"
@@ -108,7 +109,7 @@ def test_history_of_a_parameter_removed_in_the_second_release(releases, tmp_path
     assert document["changed_in"] == ["1.1.0", "1.3.0"]
     rows = {row["version"]: row for row in document["releases"]}
     assert list(rows) == ["1.0.0", "1.1.0", "1.2.0", "1.3.0"]  # 1.4.0rc1 is no release
-    assert rows["1.1.0"]["changed_aspects"] == ["param:b"]
+    assert rows["1.1.0"]["changed_aspects"] == ["param:b", "position:b"]
     assert rows["1.3.0"]["deprecated"] and rows["1.2.0"]["deprecated"] is None
     assert rows["1.0.0"]["location"] == "sglang/srt/api.py:1"
 

@@ -54,7 +54,7 @@ def _relevant(finding: Finding, states: dict[str, list[State]]) -> list[tuple[st
         (name, aspect)
         for name, aspect in changed
         if (name in quoted and spelling_kind(name) in ("flag", "env"))
-        or (aspect.startswith("param:") and aspect[6:] in quoted)
+        or (aspect.startswith(("param:", "position:")) and aspect.partition(":")[2] in quoted)
     ]
     return named or changed
 

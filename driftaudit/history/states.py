@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from driftaudit.snapshot.api_model import Function, Param
     from driftaudit.snapshot.resolution import Resolved
 
-STATES_VERSION = "2"  # bump when what a state holds changes
+STATES_VERSION = "4"  # bump when what a state holds changes
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _PARAMETER = re.compile(r"^(sglang(?:\.\w+)+)\((\w+)\)$")
 _API = re.compile(r"^sglang(?:\.\w+)*$")
@@ -179,14 +179,14 @@ def signature_text(fn: Function) -> str:
 
 
 def _param_aspects(fn: Function) -> dict[str, str]:
-    """One aspect per parameter: its kind, its position (when passed by position), its
-    default and its type."""
+    """Per parameter, its kind, default and type (`param:NAME`) and, when it is passed
+    by position, its position (`position:NAME`: a parameter inserted before it moves it,
+    which only a positional caller sees)."""
     aspects = {}
     for index, param in enumerate(fn.params):
-        where = f"#{index}" if param.positional else ""
-        aspects[f"param:{param.name}"] = (
-            f"{param.kind}{where} = {param.default} : {param.annotation}"
-        )
+        aspects[f"param:{param.name}"] = f"{param.kind} = {param.default} : {param.annotation}"
+        if param.positional:
+            aspects[f"position:{param.name}"] = str(index)
     return aspects
 
 
@@ -269,7 +269,7 @@ def _parameter(snapshot: Snapshot, function: str, name: str) -> State:
     if found is None or param is None:
         return State()
     location = function_location(*found)
-    aspects = {k: v for k, v in _param_aspects(found[1]).items() if k == f"param:{name}"}
+    aspects = {k: v for k, v in _param_aspects(found[1]).items() if k.partition(":")[2] == name}
     text = f"{param_text(param)}  ({param.kind}, of {found[0].canonical})"
     deprecated = name in deprecated_params(snapshot.tree.root, location)
     note = "its function marks it deprecated" if deprecated else None
@@ -332,7 +332,8 @@ def _env(snapshot: Snapshot, name: str, references: list[Snapshot]) -> State:
         "present": var.kind,
         "type": var.type or "",
         "default": var.default or "",
-        "retired": var.retired or "",
+        # why it is retired, not where the notice stands (a line that moves is no change)
+        "retired": re.sub(r"\s*at \S+:\d+", "", var.retired or ""),
     }
     text = f"{name}: {var.type} = {var.default}"
     if var.retired:

@@ -12,10 +12,26 @@ from driftaudit.report.escape import json_text, terminal
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from driftaudit.history.states import State
     from driftaudit.history.timeline import Row
     from driftaudit.pipeline import HistoryResult
 
 SCHEMA_VERSION = 1
+
+
+def shown_changes(changed: list[str], before: State, after: State) -> str:
+    """The changed aspects in words: parameters added and removed by name, those whose
+    kind, default or type changed by name, those only moved counted."""
+    added = [a[6:] for a in changed if a.startswith("param:") and a not in before.aspects]
+    removed = [a[6:] for a in changed if a.startswith("param:") and a not in after.aspects]
+    other = [a[6:] for a in changed if a.startswith("param:") and a[6:] not in added + removed]
+    moved = [a for a in changed if a.startswith("position:") and a[9:] not in added + removed]
+    parts = [a for a in changed if not a.startswith(("param:", "position:"))]
+    parts += [f"+{name}" for name in added] + [f"-{name}" for name in removed]
+    parts += [f"{name} (kind, default or type)" for name in other]
+    if moved:
+        parts.append(f"{len(moved)} positions")
+    return ", ".join(parts)
 
 
 def changed_in(rows: list[Row]) -> list[str]:
@@ -64,7 +80,7 @@ def render_history(console: Console, result: HistoryResult) -> None:
         if state.deprecated:
             details.append(f"deprecated: {state.deprecated}")
         if index and row.changed and state.present and previous is not None and previous.present:
-            details.append("changed: " + ", ".join(row.changed))
+            details.append("changed: " + shown_changes(row.changed, previous, state))
         if details:
             console.print(Text(" " * (width + 4) + terminal("; ".join(details)), style="dim"))
         previous = state
