@@ -178,7 +178,9 @@ def _parser() -> argparse.ArgumentParser:
         help="sglang.x.Class.method, sglang.x.func(param), a ServerArgs field "
         "(sglang.srt.server_args.ServerArgs.tp_size), --flag, SGLANG_ENV_VAR, a requirement",
     )
-    history.add_argument("--old", help="the first release (default: ten releases before --new)")
+    history.add_argument(
+        "--old", help="the first release (default: the last ten releases up to --new)"
+    )
     history.add_argument("--new", default="latest", help="the last release (default: latest)")
     history.add_argument("--format", choices=("console", "json"), default="console")
     history.add_argument("--output", type=Path)

@@ -583,9 +583,7 @@ def run_history(
     high = release_version(specs[1] or new_spec)
     if specs[0] is None:
         earlier = [v for v in listed_releases(cache_dir, offline) if Version(v) <= Version(high)]
-        specs[0] = earlier[-HISTORY_SPAN] if len(earlier) >= HISTORY_SPAN else high
-        if earlier and len(earlier) < HISTORY_SPAN:
-            specs[0] = earlier[0]
+        specs[0] = earlier[-HISTORY_SPAN:][0] if earlier else high
     low = release_version(specs[0])
     step(f"listing sglang releases from {low} to {high}")
     versions = releases_between(low, high, cache_dir, offline, include_old=True)

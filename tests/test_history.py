@@ -131,6 +131,21 @@ def test_a_warm_history_opens_no_release(releases, tmp_path, capsys, monkeypatch
     assert len(releases.downloads()) == downloads == 4
 
 
+def test_a_kept_state_of_the_wrong_shape_is_read_again(releases, tmp_path, capsys):
+    import sqlite3
+
+    cache = tmp_path / "cache"
+    span = ("--old", "1.0.0", "--new", "1.3.0", "--format", "json", "-q")
+    _, first, _ = _history(cache, capsys, "sglang.srt.api.run", *span)
+    with sqlite3.connect(cache / "snapshots.sqlite") as db:
+        planted = db.execute(
+            "UPDATE blobs SET data = ? WHERE key LIKE 'symstate:%'", (b'{"kind": 3}',)
+        ).rowcount
+    assert planted == 4
+    code, again, _ = _history(cache, capsys, "sglang.srt.api.run", *span)
+    assert code == 0 and json.loads(again)["releases"] == json.loads(first)["releases"]
+
+
 def test_history_of_a_class_that_moves_and_of_one_parameter(releases, tmp_path, capsys):
     cache = tmp_path / "cache"
     span = ("--old", "1.0.0", "--new", "1.3.0", "--format", "json", "-q")
