@@ -540,7 +540,10 @@ def date_findings(
     from driftaudit.history.dating import date_findings as dating
     from driftaudit.history.timeline import Timeline
 
-    dating(findings, Timeline.between(old, new, cache_dir, offline))
+    try:
+        dating(findings, Timeline.between(old, new, cache_dir, offline))
+    except DriftauditError as exc:  # the findings stand without their dates
+        print(f"driftaudit: warning: no introduced/deprecated releases: {exc}", file=sys.stderr)
 
 
 @dataclass

@@ -250,3 +250,20 @@ def test_spellings():
     assert spelling_kind("sglang.srt.api.run") == "api"
     assert spelling_kind("transformers") == "requirement"
     assert spelling_kind("a b") is None
+
+
+def test_an_unreadable_listing_leaves_the_findings_undated(releases, tmp_path, capsys, monkeypatch):
+    from driftaudit.errors import DriftauditError
+    from driftaudit.sources import releases as listing
+
+    def unreachable(*args, **kwargs):
+        raise DriftauditError("cannot read the package index (refused)")
+
+    monkeypatch.setattr(listing, "listed_releases", unreachable)
+    consumer = write_tree(tmp_path / "consumer", CONSUMER)
+    argv = ["--cache-dir", str(tmp_path / "cache"), "compare", str(consumer)]
+    code = main([*argv, "--old", "1.0.0", "--new", "1.3.0", "--format", "json"])
+    out, err = capsys.readouterr()
+    findings = json.loads(out)["findings"]
+    assert code == 1 and findings and all("introduced" not in f for f in findings)
+    assert "warning: no introduced/deprecated releases: cannot read the package index" in err
