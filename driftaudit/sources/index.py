@@ -221,8 +221,13 @@ def _file_entries(root: Path) -> dict[str, os.DirEntry]:
 
 
 def _sha256(path: str) -> str:
+    """In chunks: releases are unpacked several at once (`releases.fetch_releases`), and
+    a wheel holds native libraries of tens of MB (hashlib.file_digest: Python 3.11)."""
+    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def write_manifest(root: Path) -> str:
