@@ -267,3 +267,26 @@ def test_an_unreadable_listing_leaves_the_findings_undated(releases, tmp_path, c
     findings = json.loads(out)["findings"]
     assert code == 1 and findings and all("introduced" not in f for f in findings)
     assert "warning: no introduced/deprecated releases: cannot read the package index" in err
+
+
+def test_a_definition_is_deprecated_by_its_decorator_or_its_own_warning(tmp_path):
+    from driftaudit.drift.deprecations import deprecation_note
+
+    source = (
+        "import warnings\nfrom typing_extensions import deprecated\n\n\n"
+        '@deprecated("use g")\ndef a(): ...\n\n\n'
+        "def b():\n    warnings.warn('b is going', FutureWarning)\n\n\n"
+        "class C:\n    def __init__(self):\n"
+        "        logger.warning('C is deprecated, use D')\n\n\n"
+        "def d(x=None):\n    if x is not None:\n"
+        "        warnings.warn('x is deprecated', DeprecationWarning)\n\n\n"
+        "def e():\n    warnings.warn('slow path', RuntimeWarning)\n"
+    )
+    write_tree(tmp_path, {"m.py": source})
+    lines = {name: i + 1 for i, line in enumerate(source.splitlines()) for name in "abCde"
+             if line.startswith((f"def {name}(", f"class {name}:"))}  # fmt: skip
+    notes = {name: deprecation_note(tmp_path, f"m.py:{line}") for name, line in lines.items()}
+    assert notes["a"] == "@deprecated"
+    assert notes["b"] and notes["C"]
+    assert notes["d"] is None  # a deprecated parameter, not the function
+    assert notes["e"] is None  # a warning, not a deprecation
