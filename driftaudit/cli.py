@@ -116,6 +116,12 @@ def _parser() -> argparse.ArgumentParser:
             help="write every current finding to the baseline and exit 0",
         )
         compare.add_argument(
+            "--no-timeline",
+            action="store_true",
+            help="do not read the releases between old and new for each finding's "
+            "introduced and deprecated releases",
+        )
+        compare.add_argument(
             "--trust-config-paths",
             action="store_true",
             help="let old/new in the consumer's config name a directory or git repository",
@@ -195,6 +201,23 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="keep at most the N most recently used releases and exports",
     )
+
+    history = commands.add_parser(
+        "history",
+        parents=[common, run],
+        help="a name's signature or presence in every release of a range",
+    )
+    history.add_argument(
+        "symbol",
+        help="sglang.x.Class.method, sglang.x.func(param), a ServerArgs field "
+        "(sglang.srt.server_args.ServerArgs.tp_size), --flag, SGLANG_ENV_VAR, a requirement",
+    )
+    history.add_argument(
+        "--old", help="the first release (default: the last ten releases up to --new)"
+    )
+    history.add_argument("--new", default="latest", help="the last release (default: latest)")
+    history.add_argument("--format", choices=("console", "json"), default="console")
+    history.add_argument("--output", type=Path)
 
     rule = commands.add_parser("rule", help="explain a code (DA102), or list them all")
     rule.add_argument("code", nargs="?")
@@ -285,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
             return _compare(args, cache_dir)
         if args.command == "diff":
             return _diff(args, cache_dir)
+        if args.command == "history":
+            return _history(args, cache_dir)
         if args.command == "fix":
             return _fix(args, cache_dir)
         return _rule(args)
@@ -400,6 +425,11 @@ def _compare(args, cache_dir: Path) -> int:
         gate.findings = [f for f in gate.findings if f.severity != "info" or _own(f)]
     # the one place the selection applies: after triage, as --min-confidence
     gate.findings, gate.accepted = selection.apply(gate.findings), selection.apply(gate.accepted)
+    if not (args.no_timeline or args.statistics or args.update_baseline):
+        from driftaudit.pipeline import date_findings
+
+        with progress(not args.quiet):
+            date_findings(gate.findings, result.old, result.new, cache_dir, args.offline)
     if args.update_baseline:
         gate.write_baseline()
         _note(args, f"wrote {len(gate.accepted)} findings to the baseline {gate.baseline_path}")
@@ -685,6 +715,19 @@ def _cache(args, cache_dir: Path) -> int:
         outcome, lambda freed: f"freed {maintenance.human(freed)} in {cache_dir}"
     ):
         print(terminal(line))
+    return EXIT_OK
+
+
+def _history(args, cache_dir: Path) -> int:
+    from driftaudit import report
+    from driftaudit.pipeline import run_history
+
+    with progress(not args.quiet):
+        result = run_history(args.symbol, args.old, args.new, cache_dir, args.offline)
+    if args.format == "json":
+        _emit(report.history_json(result), args)
+    else:
+        _emit(lambda console: report.render_history(console, result), args)
     return EXIT_OK
 
 

@@ -56,6 +56,8 @@ class Finding:
     # statement), when that is not line:column (a keyword, an attribute's name)
     anchor: tuple[int, int] | None = None
     introduced: str | None = None  # the release between old and new that made the change
+    deprecated: str | None = None  # the first release of the range that warned about it
+    dated: bool = False  # the timeline of the range was read (history/dating.py)
 
     def __post_init__(self) -> None:
         self.severity = self.severity or self.code.severity
@@ -100,7 +102,8 @@ class Finding:
                 else None,
             }
             | ({"details": self.details} if self.details is not None else {})
-            | ({"introduced": self.introduced} if self.introduced is not None else {})
+            | ({"introduced": self.introduced} if self.introduced is not None or self.dated else {})
+            | ({"deprecated": self.deprecated} if self.dated else {})
         )
 
 
@@ -132,6 +135,16 @@ def finding_at(
         end_column=span[3] if span else None,
         **kw,
     )
+
+
+def timeline_note(finding: Finding) -> str:
+    """ "introduced in 0.5.20, deprecated since 0.5.18" (what is known of it), or ""."""
+    parts = []
+    if finding.introduced:
+        parts.append(f"introduced in {finding.introduced}")
+    if finding.deprecated:
+        parts.append(f"deprecated since {finding.deprecated}")
+    return ", ".join(parts)
 
 
 def summarize(findings: list[Finding]) -> dict[str, int]:

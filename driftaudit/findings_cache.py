@@ -30,7 +30,7 @@ from driftaudit.findings import Finding, Fix
 from driftaudit.store import Entry, Json, Store
 from driftaudit.store.db import BlobStore
 
-SCHEMA_VERSION = 3  # bump when the stored form or the key's meaning changes
+SCHEMA_VERSION = 4  # bump when the stored form or the key's meaning changes
 DISABLE_ENV = "DRIFTAUDIT_NO_RESULT_CACHE"  # set (non-empty): never read or write it
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -179,6 +179,8 @@ def _encode(finding: Finding) -> dict:
         "details": finding.details,
         "anchor": None if finding.anchor is None else list(finding.anchor),
         "introduced": finding.introduced,
+        "deprecated": finding.deprecated,
+        "dated": finding.dated,
     }
 
 
@@ -205,6 +207,8 @@ def _decode(item: dict) -> Finding:
         details=item["details"],
         anchor=None if anchor is None else (anchor[0], anchor[1]),
         introduced=item["introduced"],
+        deprecated=item["deprecated"],
+        dated=item["dated"] is True,
     )
 
 

@@ -529,3 +529,79 @@ def _audit_contents(
         compare.consumer, old, new, after_files, read_pins(after_files), pack_dirs, prefixes, {}
     )
     return _Reaudit(after_files, findings)
+
+
+def _dated_range(old: SourceTree, new: SourceTree) -> bool:
+    """Both trees are releases of the index (a directory or git ref is not one of the
+    range whatever version it states)."""
+    return all(t.origin == "index" and t.version for t in (old, new))
+
+
+def date_findings(
+    findings: list[Finding], old: SourceTree, new: SourceTree, cache_dir: Path, offline: bool
+) -> None:
+    """Each finding's `introduced` and `deprecated` (history/dating.py), from the
+    releases between old and new; nothing when a side is not a release of the index."""
+    if not findings or not _dated_range(old, new):
+        return
+    from driftaudit.history.dating import date_findings as dating
+    from driftaudit.history.timeline import Timeline
+
+    try:
+        dating(findings, Timeline.between(old, new, cache_dir, offline))
+    except DriftauditError as exc:  # the findings stand without their dates
+        print(f"driftaudit: warning: no introduced/deprecated releases: {exc}", file=sys.stderr)
+
+
+@dataclass
+class HistoryResult:
+    name: str
+    old: SourceTree
+    new: SourceTree
+    rows: list  # of history.timeline.Row, oldest first
+
+
+# `history` without --old: this many releases up to --new
+HISTORY_SPAN = 10
+
+
+def run_history(
+    name: str, old_spec: str | None, new_spec: str, cache_dir: Path, offline: bool
+) -> HistoryResult:
+    """`name`'s state in every release from old (default: the last `HISTORY_SPAN`
+    releases up to new) to new (see history/states.py for how a name is spelled). An
+    error when no release of the range has it."""
+    from driftaudit.history.states import spelling_kind
+    from driftaudit.history.timeline import Timeline
+    from driftaudit.sources.index import looks_like_version, release_version
+    from driftaudit.sources.latest import resolve_latest
+    from driftaudit.sources.releases import releases_between
+
+    if spelling_kind(name) is None:
+        raise DriftauditError(
+            f"cannot read {name!r} as a name: expected sglang.x.y, sglang.x.f(param), "
+            "--flag, an ENV_VAR or a distribution name"
+        )
+    from packaging.version import Version
+
+    from driftaudit.sources.releases import listed_releases
+
+    specs = [resolve_latest(s, cache_dir, offline) for s in (old_spec, new_spec)]
+    for spec in specs:
+        if spec is not None and not looks_like_version(spec):
+            raise DriftauditError(f"history reads releases: {spec!r} is not a version")
+    high = release_version(specs[1] or new_spec)
+    if specs[0] is None:
+        earlier = [v for v in listed_releases(cache_dir, offline) if Version(v) <= Version(high)]
+        specs[0] = earlier[-HISTORY_SPAN:][0] if earlier else high
+    low = release_version(specs[0])
+    step(f"listing sglang releases from {low} to {high}")
+    versions = releases_between(low, high, cache_dir, offline, include_old=True)
+    timeline = Timeline(list(versions), cache_dir)
+    rows = timeline.rows(name)
+    if not any(row.state.present for row in rows):
+        raise DriftauditError(
+            f"{name!r} is found in no sglang release from {low} to {high} "
+            f"({len(rows)} releases read)"
+        )
+    return HistoryResult(name, timeline.resolved(0), timeline.resolved(-1), rows)

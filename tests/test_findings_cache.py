@@ -190,7 +190,7 @@ def test_findings_round_trip_exactly(tmp_path):
         code, "a.py", 3, 4, "sglang.f", "m", "old:1", "new:2",
         Fix("pad", {"kind": "pad-unpack", "slots": (1, [2, (3,)])}, "unsafe"),
         confidence="likely", end_line=3, end_column=9, details="diff", anchor=(3, 0),
-        introduced="0.5.13",
+        introduced="0.5.13", deprecated="0.5.12", dated=True,
     )  # fmt: skip
     covered = Finding(code, "b.py", 1, 1, "s", "m", fix=Fix("none here", None, "safe", "a.py:3"))
     cache.save("slot", "key", [finding, covered])

@@ -115,3 +115,68 @@ def _warns_deprecation(body: list[ast.stmt]) -> bool:
                             if _DEPRECATED.search(part.value):
                                 return True
     return False
+
+
+def deprecation_note(root: Path, location: str | None) -> str | None:
+    """How the function or class defined at `location` ("file:line" under `root`) says it
+    is deprecated, else None: a decorator whose name speaks of it (`@deprecated(...)`,
+    `@typing_extensions.deprecated`), or a statement of its body (a class: of its
+    `__init__`) that warns with a `DeprecationWarning`/`FutureWarning` or a message
+    speaking of a deprecation. A warning under an `if` (a deprecated parameter, see
+    `deprecated_params`) is not the definition's own."""
+    if not location or ":" not in location:
+        return None
+    file, _, line = location.rpartition(":")
+    if not line.isdigit():
+        return None
+    return _note_at(str(Path(root) / file), int(line))
+
+
+@lru_cache(maxsize=1024)
+def _note_at(path: str, line: int) -> str | None:
+    parsed = _parsed(path)
+    if parsed is None:
+        return None
+    for node in ast.walk(parsed[0]):
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.lineno == line
+        ):
+            return _definition_note(node)
+    return None
+
+
+def _definition_note(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str | None:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = dotted(target) or ""
+        if _DEPRECATED.search(name.rpartition(".")[2]):
+            return f"@{name}"
+    body = node.body
+    if isinstance(node, ast.ClassDef):
+        init = next(
+            (s for s in body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+        )
+        body = init.body if init is not None else []
+    for statement in body:
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            if _is_deprecation_warning(call):
+                return f"{dotted(call.func)}(...) on every call"
+    return None
+
+
+def _is_deprecation_warning(call: ast.Call) -> bool:
+    """`warnings.warn(msg, DeprecationWarning)`, a logger's warning speaking of a
+    deprecation, `deprecate(...)`-style helpers."""
+    name = dotted(call.func) or ""
+    if _DEPRECATED.search(name):
+        return True
+    if name.rpartition(".")[2] not in ("warn", "warning", "warning_once", "warn_once"):
+        return False
+    parts = [*call.args, *(k.value for k in call.keywords)]
+    for part in parts:
+        shown = dotted(part) or ""
+        if shown.rpartition(".")[2] in ("DeprecationWarning", "FutureWarning"):
+            return True
+    return _warns_deprecation([ast.Expr(call)])

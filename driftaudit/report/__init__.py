@@ -12,6 +12,8 @@ _HOMES = {
     "statistics_json": "json_report",
     "fixes_summary": "statistics",
     "findings_html": "html",
+    "history_json": "symbol_history",
+    "render_history": "symbol_history",
     "changes_html": "html",
     "changes_json": "json_report",
     "findings_json": "json_report",
@@ -34,9 +36,11 @@ __all__ = [
     "findings_sarif",
     "findings_statistics",
     "fixes_summary",
+    "history_json",
     "render_changes",
     "render_console",
     "statistics_json",
+    "render_history",
 ]
 
 

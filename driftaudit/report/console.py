@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from driftaudit.drift import Change
-from driftaudit.findings import Finding, facts_summary, group_facts
+from driftaudit.findings import Finding, facts_summary, group_facts, timeline_note
 from driftaudit.report.escape import terminal
 from driftaudit.sources import SourceTree
 
@@ -60,6 +60,9 @@ def render_console(
                 evidence.append(f"new {terminal(finding.new_location)}")
             if evidence:
                 console.print(Text("      sglang: " + ", ".join(evidence), style="dim"))
+            when = timeline_note(finding)
+            if when:
+                console.print(Text(f"      {terminal(when)}", style="dim"))
             if finding.fix:
                 applicability = finding.fix_applicability
                 tag = f" (autofixable, {applicability} fix)" if applicability else ""

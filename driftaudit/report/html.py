@@ -362,6 +362,8 @@ def _facts(findings, old, new, files, fixes) -> str:
             head += f" <code>{html_text(first.symbol)}</code>"
         if first.introduced:
             head += f" (since <code>{html_text(first.introduced)}</code>)"
+        if first.deprecated:
+            head += f" (deprecated since <code>{html_text(first.deprecated)}</code>)"
         block = [
             f'<section class="fact sev-{first.severity}" data-severity="{first.severity}"'
             f' data-code="{first.code.code}">',

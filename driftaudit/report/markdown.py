@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 
 from driftaudit.codes import SEVERITIES
 from driftaudit.drift import Change
-from driftaudit.findings import Finding, group_facts, summarize
+from driftaudit.findings import Finding, group_facts, summarize, timeline_note
 from driftaudit.report.escape import html_text, md_code, md_message, md_text
 from driftaudit.sources import SourceTree
 
@@ -157,6 +157,9 @@ def _fact_block(group: list[Finding]) -> str:
     evidence = [e for e in evidence if e]
     if evidence:
         lines += ["", "sglang evidence: " + ", ".join(evidence)]
+    when = timeline_note(first)
+    if when:
+        lines += ["", when[0].upper() + when[1:] + "."]
     if first.fix:
         tag = ""
         if first.fix.autofixable:

@@ -109,7 +109,7 @@ def _result(
     prefix: str,
     fixes: dict[int, list[Hunk]],
 ) -> dict:
-    properties = {
+    properties: dict[str, str | int | None] = {
         "symbol": finding.symbol,
         "confidence": finding.confidence,
         "kind": finding.code.kind,
@@ -120,6 +120,10 @@ def _result(
         properties["newLocation"] = finding.new_location
     if finding.fix:
         properties["fix"] = finding.fix.description
+    if finding.introduced or finding.dated:
+        properties["introduced"] = finding.introduced
+    if finding.dated:
+        properties["deprecated"] = finding.deprecated
     result = {
         "ruleId": finding.code.code,
         "ruleIndex": rule_index[finding.code.code],

@@ -176,6 +176,23 @@ def _binding_problem(root: Path, version: str, manifest: Manifest | None) -> str
     return None
 
 
+def release_identity(version: str, cache_dir: Path) -> str | None:
+    """What stands for cached release `version` without reading its tree: the sha256 of
+    the wheel its record says it was unpacked from (checked against the index's when it
+    was downloaded). An answer computed from the verified tree holds for the release
+    whatever becomes of the unpack later; None: no such record (not fetched yet)."""
+    try:
+        record = json.loads((release_dir(cache_dir, version) / _COMPLETE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("version") != version:
+        return None
+    sha256 = record.get("sha256")
+    if not isinstance(sha256, str) or re.fullmatch(r"[0-9a-f]{64}", sha256) is None:
+        return None
+    return f"{version}-{sha256}"
+
+
 def publish(staging: Path, target: Path) -> None:
     """Move a finished tree into place; another run that got there first wins."""
     try:
@@ -224,8 +241,13 @@ def _file_entries(root: Path) -> dict[str, os.DirEntry]:
 
 
 def _sha256(path: str) -> str:
+    """In chunks: releases are unpacked several at once (`releases.fetch_releases`), and
+    a wheel holds native libraries of tens of MB (hashlib.file_digest: Python 3.11)."""
+    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def write_manifest(root: Path) -> str:
