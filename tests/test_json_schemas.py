@@ -94,7 +94,7 @@ BROKEN = {
     "an unknown confidence": lambda d: d["findings"][0].update(confidence="possible"),
     "a fact as a float": lambda d: d["findings"][0].update(fact=0.5),
     "no fact": lambda d: d["findings"][0].pop("fact"),
-    "introduced null": lambda d: d["findings"][0].update(introduced=None),
+    "introduced a number": lambda d: d["findings"][0].update(introduced=13),
     "deprecated a number": lambda d: d["findings"][0].update(deprecated=5),
     "a pin without its line": lambda d: d["old"].update(pin={"path": "pyproject.toml"}),
     "a pin's line as a string": lambda d: d["old"].update(pin={"path": "a", "line": "3"}),
@@ -122,6 +122,9 @@ ADMITTED = {
     "deprecated": lambda d: d["findings"][0].update(deprecated="0.5.10"),
     "deprecated null": lambda d: d["findings"][0].update(deprecated=None),
     "introduced": lambda d: d["findings"][0].update(introduced="0.5.11"),
+    "introduced null (the timeline could not tell)": lambda d: d["findings"][0].update(
+        introduced=None
+    ),
     "details": lambda d: d["findings"][0].update(details="--- a\n+++ b\n"),
     "a tree without a version": lambda d: d["new"].update(version=None),
 }

@@ -182,7 +182,7 @@ def release_identity(version: str, cache_dir: Path) -> str | None:
     was downloaded). An answer computed from the verified tree holds for the release
     whatever becomes of the unpack later; None: no such record (not fetched yet)."""
     try:
-        record = json.loads((release_dir(cache_dir, version) / _COMPLETE).read_text("utf-8"))
+        record = json.loads((release_dir(cache_dir, version) / COMPLETE).read_text("utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict) or record.get("version") != version:

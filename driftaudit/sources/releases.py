@@ -22,7 +22,7 @@ from driftaudit.sources import index
 from driftaudit.sources.latest import MAX_AGE_SECONDS, cached_releases
 from driftaudit.sources.tree import SourceTree
 
-_CACHE_FILE = "releases-sglang.json"
+CACHE_FILE = "releases-sglang.json"
 # downloads are network-bound and an unpack's hashing and inflating release the GIL:
 # threads, a few at a time (each wheel is tens of MB)
 _FETCHERS = 4
@@ -46,7 +46,7 @@ def listed_releases(cache_dir: Path, offline: bool, now: float | None = None) ->
     if offline:
         return final_releases(cached_releases(cache_dir))
     now = time.time() if now is None else now
-    record = cache_dir / _CACHE_FILE
+    record = cache_dir / CACHE_FILE
     source = index.source()
     try:
         kept = json.loads(record.read_text(encoding="utf-8"))

@@ -48,6 +48,7 @@ from driftaudit.errors import DriftauditError
 from driftaudit.sources import in_use
 from driftaudit.sources.index import COMPLETE, MANIFEST, release_version, verify_release
 from driftaudit.sources.latest import CACHE_FILE as LATEST_FILE
+from driftaudit.sources.releases import CACHE_FILE as RELEASES_FILE
 from driftaudit.store import db
 
 SOURCES = "sources"
@@ -68,6 +69,7 @@ def current_versions() -> dict[str, dict[str, str]]:
     from driftaudit.drift.deprecations import DEPRECATIONS_VERSION
     from driftaudit.drift.pairs import NAMESPACE as PAIR
     from driftaudit.drift.pairs import PAIRS_VERSION
+    from driftaudit.history.states import STATES_VERSION
     from driftaudit.snapshot.api_model import EXTRACTOR_VERSION
     from driftaudit.snapshot.callgraph import CALLGRAPH_VERSION
     from driftaudit.snapshot.entries import NAMES_VERSION
@@ -94,6 +96,9 @@ def current_versions() -> dict[str, dict[str, str]]:
         "stats": STATS_VERSION,
         "selfreads": SELFREADS_VERSION,
         "deprecated": DEPRECATIONS_VERSION,
+        "deprecation": DEPRECATIONS_VERSION,
+        "symstate": STATES_VERSION,
+        "envdelta": STATES_VERSION,
         "global_attrs": GLOBAL_ATTRS_VERSION,
         PAIR: PAIRS_VERSION,
     }
@@ -262,7 +267,13 @@ def _layout(cache_dir: Path) -> Inventory:
     """What lies in the cache directory, sorted into driftaudit's parts and the rest
     (sizes not measured yet)."""
     found = Inventory(cache_dir, exists=True)
-    own = {SOURCES, LATEST_FILE, *STORES, *(s + side for s in STORES for side in _STORE_SIDES)}
+    own = {
+        SOURCES,
+        LATEST_FILE,
+        RELEASES_FILE,
+        *STORES,
+        *(s + side for s in STORES for side in _STORE_SIDES),
+    }
     with os.scandir(cache_dir) as entries:
         top = sorted(entries, key=lambda e: e.name)
     found.unknown = [e.name for e in top if e.name not in own]
@@ -404,12 +415,14 @@ def _remove_leftovers(found: Inventory, outcome: Outcome) -> None:
         outcome.removed.append((f"{SOURCES}/{path.name} (left by an interrupted run)", size))
 
 
-def _remove_latest(cache_dir: Path, outcome: Outcome) -> None:
-    latest = cache_dir / LATEST_FILE
-    if latest.is_symlink() or latest.is_file():
-        size = disk_size(latest)
-        latest.unlink(missing_ok=True)
-        outcome.removed.append((LATEST_FILE, size))
+def _remove_listings(cache_dir: Path, outcome: Outcome) -> None:
+    """The index's answers kept a day: `latest` and the releases of a range."""
+    for name in (LATEST_FILE, RELEASES_FILE):
+        listing = cache_dir / name
+        if listing.is_symlink() or listing.is_file():
+            size = disk_size(listing)
+            listing.unlink(missing_ok=True)
+            outcome.removed.append((name, size))
 
 
 def _open_store(store: StoreFile, outcome: Outcome) -> db.BlobStore | None:
@@ -467,7 +480,7 @@ def clean(cache_dir: Path, releases: list[str] | None = None) -> Outcome:
         outcome.skipped.append((f"{SOURCES}/{path.name}", "an unpack under way"))
     found.leftovers = [(p, disk_size(p)) for p, _ in found.leftovers if _stale(p, now)]
     _remove_leftovers(found, outcome)
-    _remove_latest(cache_dir, outcome)
+    _remove_listings(cache_dir, outcome)
     for store in found.stores:
         if store.link:
             for side in ("", *_STORE_SIDES):
