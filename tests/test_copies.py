@@ -78,3 +78,28 @@ def test_a_function_gone_everywhere_is_reported_gone(tmp_path) -> None:
     old, new = snapshots(tmp_path, {"sglang/srt/bench.py": "X = 1\n"})
     change = body_change(old, new, original(old))
     assert change.gone and change.diff == ""
+
+
+def test_a_change_in_new_modes_only_is_nothing_to_port(tmp_path) -> None:
+    # a block under a flag the old code never read, and a value that differs only under
+    # a new helper: a copy of the old code runs neither
+    changed = BODY.replace(
+        "    out = batch.model_runner",
+        "    if config.enable_overlap and total > 1:\n        batch.overlap = True\n"
+        "    mode = 'cp' if prefill_cp_enabled() else config.capture_hidden\n"
+        "    out = batch.model_runner",
+    ).replace("capture=config.capture_hidden)", "capture=mode)")
+    old, new = snapshots(tmp_path, {"sglang/srt/bench.py": changed})
+    assert body_change(old, new, original(old)) is None
+
+
+def test_a_new_branch_on_old_data_is_a_change(tmp_path) -> None:
+    # the condition reads what the old code read (a local, a known attribute): no new mode
+    changed = BODY.replace(
+        "    out = batch.model_runner",
+        "    if total > 1 and not config.chunked_prefill_size:\n        lens = lens[:1]\n"
+        "    out = batch.model_runner",
+    )
+    old, new = snapshots(tmp_path, {"sglang/srt/bench.py": changed})
+    change = body_change(old, new, original(old))
+    assert change is not None and change.changed_lines == {7}

@@ -3,17 +3,34 @@
 The body is compared normalised (`similarity.function_tokens`: comments, docstrings and
 formatting do not count); the diff shown is the plain unified diff of the two sources,
 with the line numbers of the real files, so it reads (and applies) like an upstream patch.
+
+What a copy has to port is smaller than the diff: the old lines the change touches
+(`changed_lines`) come from a diff of the normalised tokens (a renamed local or a reworded
+string is nothing to port), taken after the new code's new modes are turned off
+(`_new_modes_off`): a branch or a conditional expression that runs only when something the
+old function never read holds (a conjunct of its condition, not negated, reading a new
+flag, helper or argument: `if self.server_args.new_flag and ...`, `if new_helper():`,
+`x if new_arg is not None else ...`; a new local of the function is not a new mode, it
+carries old data) runs only in a mode the old code did not have, and a copy of the old
+code never runs it. Its else arm stays,
+and a local that the change introduced to carry such a value is put back in place, so
+`use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. When all
+that differs is new modes, there is nothing to port.
 """
 
 from __future__ import annotations
 
+import ast
+import copy
 import difflib
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from driftaudit import codes
+from driftaudit.astwalk import walk
 from driftaudit.drift.changes import Change, short_name
-from driftaudit.similarity import compare
+from driftaudit.similarity import FunctionNode, compare, function_tokens
 from driftaudit.snapshot.fingerprints import FunctionPrint, find_function
 
 MAX_MOVED_CANDIDATES = 10  # modules of the new tree defining the same top-level name
@@ -92,8 +109,12 @@ def body_change(old_snapshot, new_snapshot, original: FunctionPrint) -> BodyChan
     new, new_module, new_code = found
     if new.tokens == original.tokens:
         return None  # the same code (perhaps in another module): nothing to port
-    old_source = (old_snapshot.source(original.module) or "").splitlines()
+    old_code = old_snapshot.source(original.module) or ""
+    old_source = old_code.splitlines()
     new_path = new_snapshot.files[new_module]
+    ported = _to_port(original, old_code, new, new_code)
+    if ported is not None and not ported:
+        return None  # only new modes differ: nothing a copy of the old code runs
     diff, changed, added, removed = _unified(
         old_path,
         old_source[original.start - 1 : original.end],
@@ -107,7 +128,7 @@ def body_change(old_snapshot, new_snapshot, original: FunctionPrint) -> BodyChan
         old_location,
         f"{new_path}:{new.lineno}",
         diff=diff,
-        changed_lines=changed,
+        changed_lines=changed if ported is None else ported,
         added=added,
         removed=removed,
         moved_to=new_module if new_module != original.module else "",
@@ -133,3 +154,143 @@ def _in_new_tree(new_snapshot, original: FunctionPrint):
         if ratio >= MIN_MOVED_SIMILARITY and (best is None or ratio > best[0]):
             best = (ratio, candidate, module, code)
     return best[1:] if best else None
+
+
+def _to_port(original: FunctionPrint, old_code: str, new: FunctionPrint, new_code: str):
+    """The old lines a copy has to port (see the module docstring): the lines of the old
+    tokens the normalised diff replaces or deletes, and for an insertion the line of the
+    old token before it; an empty set when only new modes differ. None when a function
+    cannot be found again in its source (the textual diff then stands)."""
+    old_fn, new_fn = _node(old_code, original.lineno), _node(new_code, new.lineno)
+    if old_fn is None or new_fn is None:
+        return None
+    tokens, _ = function_tokens(_new_modes_off(new_fn, _identifiers(old_fn)))
+    old_tokens, old_lines = original.tokens, original.lines
+    changed: set[int] = set()
+    matcher = SequenceMatcher(None, old_tokens, tokens, autojunk=False)
+    for tag, i1, i2, _j1, _j2 in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            changed.update(old_lines[i1:i2])
+        elif tag == "insert" and old_lines:
+            changed.add(old_lines[max(i1 - 1, 0)])
+    return changed
+
+
+def _node(code: str, lineno: int) -> FunctionNode | None:
+    """The function defined at `lineno` (its `def` line) of a module's source."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    for node in walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == lineno:
+            return node
+    return None
+
+
+def _identifiers(node: ast.AST) -> set[str]:
+    """The names and attribute names an expression or a function reads or binds."""
+    found = set()
+    for part in walk(node):
+        if isinstance(part, ast.Name):
+            found.add(part.id)
+        elif isinstance(part, ast.Attribute):
+            found.add(part.attr)
+        elif isinstance(part, ast.alias):
+            found.add((part.asname or part.name).split(".")[0])
+    return found
+
+
+def _new_modes_off(fn: FunctionNode, old: set[str]) -> FunctionNode:
+    """A copy of `fn` with every branch whose condition reads a name outside `old` taken
+    to be false, then the locals and imports only those branches needed dropped: a local
+    of a new name bound once to a plain value (a name, an attribute, a constant) is
+    replaced by that value."""
+    fn = copy.deepcopy(fn)
+    _NewModesOff(old, _locals(fn)).visit(fn)
+    bound: dict[str, list[ast.AST]] = {}
+    for node in walk(fn):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.setdefault(node.id, []).append(node)
+    plain = {}
+    for node in walk(fn):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id not in old
+            and len(bound.get(node.targets[0].id, ())) == 1
+            and isinstance(node.value, (ast.Name, ast.Attribute, ast.Constant))
+        ):
+            plain[node.targets[0].id] = node
+    if plain:
+        fn = _Inlined(plain).visit(fn)
+    used = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return _UnusedImportsDropped(old, used).visit(fn)
+
+
+def _locals(fn: FunctionNode) -> set[str]:
+    """The parameters and the names the function's own code binds (imports aside: an
+    imported helper is as new as a global one)."""
+    args = fn.args
+    found = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    found |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    for node in walk(fn):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+    return found
+
+
+class _NewModesOff(ast.NodeTransformer):
+    def __init__(self, old: set[str], local: set[str]):
+        self.outside = old | local  # what a new mode's condition does not read alone
+
+    def _new(self, test: ast.expr) -> bool:
+        conjuncts = (
+            test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        )
+        for conjunct in conjuncts:
+            if (
+                isinstance(conjunct, ast.Compare)
+                and len(conjunct.ops) == 1
+                and isinstance(conjunct.ops[0], (ast.Eq, ast.In, ast.IsNot))
+            ):
+                conjunct = conjunct.left  # `new == "x"`, `new in (...)`, `new is not None`
+            if isinstance(conjunct, (ast.Name, ast.Attribute, ast.Call)):
+                if not _identifiers(conjunct) <= self.outside:
+                    return True
+        return False
+
+    def visit_If(self, node: ast.If):
+        self.generic_visit(node)
+        return node.orelse if self._new(node.test) else node
+
+    def visit_IfExp(self, node: ast.IfExp):
+        self.generic_visit(node)
+        return node.orelse if self._new(node.test) else node
+
+
+class _Inlined(ast.NodeTransformer):
+    def __init__(self, plain: dict[str, ast.Assign]):
+        self.plain = plain
+        self.dropped = {id(node) for node in plain.values()}
+
+    def visit_Assign(self, node: ast.Assign):
+        return None if id(node) in self.dropped else self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in self.plain:
+            return copy.deepcopy(self.plain[node.id].value)
+        return node
+
+
+class _UnusedImportsDropped(ast.NodeTransformer):
+    def __init__(self, old: set[str], used: set[str]):
+        self.keep = old | used
+
+    def _import(self, node: ast.Import | ast.ImportFrom):
+        names = [(a.asname or a.name).split(".")[0] for a in node.names]
+        return node if any(name in self.keep for name in names) else None
+
+    visit_Import = _import
+    visit_ImportFrom = _import
