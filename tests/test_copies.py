@@ -103,3 +103,23 @@ def test_a_new_branch_on_old_data_is_a_change(tmp_path) -> None:
     old, new = snapshots(tmp_path, {"sglang/srt/bench.py": changed})
     change = body_change(old, new, original(old))
     assert change is not None and change.changed_lines == {7}
+
+
+def test_a_branch_on_a_setting_on_by_default_is_a_change(tmp_path) -> None:
+    # the new flag is a ServerArgs field whose default is True: the new code runs it unasked
+    changed = BODY.replace(
+        "    out = batch.model_runner",
+        "    if config.enable_overlap and total > 1:\n        batch.overlap = True\n"
+        "    out = batch.model_runner",
+    )
+    server_args = (
+        "import dataclasses\n\n\n@dataclasses.dataclass\nclass ServerArgs:\n"
+        "    enable_overlap: bool = {}\n"
+    )
+    for default, changes in (("True", True), ("False", False)):
+        files = {
+            "sglang/srt/bench.py": changed,
+            "sglang/srt/server_args.py": server_args.format(default),
+        }
+        old, new = snapshots(tmp_path / default, files)
+        assert (body_change(old, new, original(old)) is not None) is changes

@@ -12,7 +12,9 @@ old function never read holds (a conjunct of its condition, not negated, reading
 flag, helper or argument: `if self.server_args.new_flag and ...`, `if new_helper():`,
 `x if new_arg is not None else ...`; a new local of the function is not a new mode, it
 carries old data) runs only in a mode the old code did not have, and a copy of the old
-code never runs it. Its else arm stays,
+code never runs it; unless what it reads is a setting on by default (`_on_by_default`: a
+ServerArgs field or an environment variable of the new tree whose default is not falsy or
+not known), which the new code runs unasked. Its else arm stays,
 and a local that the change introduced to carry such a value is put back in place, so
 `use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. When all
 that differs is new modes, there is nothing to port.
@@ -112,7 +114,7 @@ def body_change(old_snapshot, new_snapshot, original: FunctionPrint) -> BodyChan
     old_code = old_snapshot.source(original.module) or ""
     old_source = old_code.splitlines()
     new_path = new_snapshot.files[new_module]
-    ported = _to_port(original, old_code, new, new_code)
+    ported = _to_port(original, old_code, new, new_code, _on_by_default(new_snapshot))
     if ported is not None and not ported:
         return None  # only new modes differ: nothing a copy of the old code runs
     diff, changed, added, removed = _unified(
@@ -156,7 +158,13 @@ def _in_new_tree(new_snapshot, original: FunctionPrint):
     return best[1:] if best else None
 
 
-def _to_port(original: FunctionPrint, old_code: str, new: FunctionPrint, new_code: str):
+def _to_port(
+    original: FunctionPrint,
+    old_code: str,
+    new: FunctionPrint,
+    new_code: str,
+    on: frozenset[str] = frozenset(),
+):
     """The old lines a copy has to port (see the module docstring): the lines of the old
     tokens the normalised diff replaces or deletes, and for an insertion the line of the
     old token before it; an empty set when only new modes differ. None when a function
@@ -164,7 +172,7 @@ def _to_port(original: FunctionPrint, old_code: str, new: FunctionPrint, new_cod
     old_fn, new_fn = _node(old_code, original.lineno), _node(new_code, new.lineno)
     if old_fn is None or new_fn is None:
         return None
-    tokens, _ = function_tokens(_new_modes_off(new_fn, _identifiers(old_fn)))
+    tokens, _ = function_tokens(_new_modes_off(new_fn, _identifiers(old_fn), on))
     old_tokens, old_lines = original.tokens, original.lines
     changed: set[int] = set()
     matcher = SequenceMatcher(None, old_tokens, tokens, autojunk=False)
@@ -201,13 +209,32 @@ def _identifiers(node: ast.AST) -> set[str]:
     return found
 
 
-def _new_modes_off(fn: FunctionNode, old: set[str]) -> FunctionNode:
+_FALSY = frozenset({"False", "None", "0", "0.0", "''", '""', "[]", "{}", "()", "'0'", '"0"'})
+_FALSY |= {f"'{w}'" for w in ("false", "False", "none")} | {f'"{w}"' for w in ("false", "none")}
+
+
+def _on_by_default(snapshot) -> frozenset[str]:
+    """The settings of a tree on unless set off: ServerArgs fields and environment
+    variables whose default is not a falsy literal (or not known)."""
+    model = snapshot.server_args()
+    fields = model.fields.values() if model is not None else ()
+    envs = (snapshot.surface("env_vars") or {}).values()
+    return frozenset(
+        setting.name
+        for setting in (*fields, *envs)
+        if setting.default is None or setting.default.strip() not in _FALSY
+    )
+
+
+def _new_modes_off(
+    fn: FunctionNode, old: set[str], on: frozenset[str] = frozenset()
+) -> FunctionNode:
     """A copy of `fn` with every branch whose condition reads a name outside `old` taken
     to be false, then the locals and imports only those branches needed dropped: a local
     of a new name bound once to a plain value (a name, an attribute, a constant) is
     replaced by that value."""
     fn = copy.deepcopy(fn)
-    _NewModesOff(old, _locals(fn)).visit(fn)
+    _NewModesOff(old, _locals(fn), on).visit(fn)
     bound: dict[str, list[ast.AST]] = {}
     for node in walk(fn):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
@@ -242,8 +269,9 @@ def _locals(fn: FunctionNode) -> set[str]:
 
 
 class _NewModesOff(ast.NodeTransformer):
-    def __init__(self, old: set[str], local: set[str]):
+    def __init__(self, old: set[str], local: set[str], on: frozenset[str]):
         self.outside = old | local  # what a new mode's condition does not read alone
+        self.on = on
 
     def _new(self, test: ast.expr) -> bool:
         conjuncts = (
@@ -257,7 +285,9 @@ class _NewModesOff(ast.NodeTransformer):
             ):
                 conjunct = conjunct.left  # `new == "x"`, `new in (...)`, `new is not None`
             if isinstance(conjunct, (ast.Name, ast.Attribute, ast.Call)):
-                if not _identifiers(conjunct) <= self.outside:
+                new = _identifiers(conjunct) - self.outside
+                named = {c.value for c in walk(conjunct) if isinstance(c, ast.Constant)}
+                if new and not (new | named) & self.on:  # `get_bool_env_var("X", "1")`
                     return True
         return False
 
