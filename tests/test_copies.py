@@ -3,6 +3,8 @@ another module when the function moved."""
 
 from __future__ import annotations
 
+import ast
+
 from driftaudit.drift.copy_changes import body_change
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.fingerprints import extract_prints
@@ -123,3 +125,21 @@ def test_a_branch_on_a_setting_on_by_default_is_a_change(tmp_path) -> None:
         }
         old, new = snapshots(tmp_path / default, files)
         assert (body_change(old, new, original(old)) is not None) is changes
+
+
+def test_a_copy_keeps_only_the_arm_its_constants_pin(tmp_path) -> None:
+    from driftaudit.match.copies import consumer_functions
+
+    body = "".join(f"    x{i} = batch.step_{i}(config.value_{i}, total)\n" for i in range(12))
+    source = (
+        "USE_SPLIT = False\nTOGGLED = False\n\n\ndef toggle():\n    global TOGGLED\n"
+        "    TOGGLED = True\n\n\n"
+        "def pinned(batch, config, total):\n" + body + "    if USE_SPLIT:\n"
+        "        batch.split(total)\n    return x0\n\n\n"
+        "def toggled(batch, config, total):\n" + body + "    if TOGGLED:\n"
+        "        batch.split(total)\n    return x0\n"
+    )
+    found = {f.qualname: f for f in consumer_functions({"ours.py": (source, ast.parse(source))})}
+    assert found["pinned"].live is not None and ".split" not in found["pinned"].live
+    assert ".split" in found["pinned"].tokens
+    assert found["toggled"].live is None  # rebound by `global` elsewhere: not pinned

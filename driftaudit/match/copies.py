@@ -133,6 +133,14 @@ def _constants(statements: list[ast.stmt], outer: dict | None = None) -> dict[st
                 elif not (direct and values.get(name, _UNKNOWN) == truth):
                     values[name] = _UNKNOWN  # bound to something else too
                 seen.add(name)
+    for statement in statements:  # rebound elsewhere: by a walrus, a handler, `global`
+        for node in ast.walk(statement):
+            if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                values[node.target.id] = _UNKNOWN
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                values[node.name] = _UNKNOWN
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                values.update(dict.fromkeys(node.names, _UNKNOWN))
     return {k: v for k, v in values.items() if v is not _UNKNOWN}
 
 
