@@ -105,6 +105,13 @@ def test_a_new_branch_on_old_data_is_a_change(tmp_path) -> None:
     old, new = snapshots(tmp_path, {"sglang/srt/bench.py": changed})
     change = body_change(old, new, original(old))
     assert change is not None and change.changed_lines == {7}
+    # a new attribute of the function's own data is no new mode either
+    changed = BODY.replace(
+        "    out = batch.model_runner",
+        "    if ids.is_chunked:\n        lens = lens[:1]\n    out = batch.model_runner",
+    )
+    old, new = snapshots(tmp_path / "data", {"sglang/srt/bench.py": changed})
+    assert body_change(old, new, original(old)) is not None
 
 
 def test_a_branch_on_a_setting_on_by_default_is_a_change(tmp_path) -> None:

@@ -256,21 +256,30 @@ def _new_modes_off(
     return _UnusedImportsDropped(old, used).visit(fn)
 
 
-def _locals(fn: FunctionNode) -> set[str]:
-    """The parameters and the names the function's own code binds (imports aside: an
+def _locals(fn: FunctionNode) -> tuple[set[str], set[str]]:
+    """The parameters, and the names the function's own code binds (imports aside: an
     imported helper is as new as a global one)."""
     args = fn.args
-    found = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-    found |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    bound = set()
     for node in walk(fn):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            found.add(node.id)
-    return found
+            bound.add(node.id)
+    return params, bound - params
+
+
+def _root(node: ast.expr) -> ast.expr:
+    """`a` of `a.b.c`, `a.b()`, `a[0].b`."""
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
 
 
 class _NewModesOff(ast.NodeTransformer):
-    def __init__(self, old: set[str], local: set[str], on: frozenset[str]):
-        self.outside = old | local  # what a new mode's condition does not read alone
+    def __init__(self, old: set[str], locals_: tuple[set[str], set[str]], on: frozenset[str]):
+        params, self.data = locals_  # a body local holds data: what it reads is no mode
+        self.outside = old | params | self.data  # what a mode's condition does not read alone
         self.on = on
 
     def _new(self, test: ast.expr) -> bool:
@@ -284,6 +293,9 @@ class _NewModesOff(ast.NodeTransformer):
                 and isinstance(conjunct.ops[0], (ast.Eq, ast.In, ast.IsNot))
             ):
                 conjunct = conjunct.left  # `new == "x"`, `new in (...)`, `new is not None`
+            root = _root(conjunct)
+            if isinstance(root, ast.Name) and root.id in self.data:
+                continue  # `na.is_ipv6`: a property of the function's own data
             if isinstance(conjunct, (ast.Name, ast.Attribute, ast.Call)):
                 new = _identifiers(conjunct) - self.outside
                 named = {c.value for c in walk(conjunct) if isinstance(c, ast.Constant)}
