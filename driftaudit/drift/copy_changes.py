@@ -6,17 +6,17 @@ with the line numbers of the real files, so it reads (and applies) like an upstr
 
 What a copy has to port is smaller than the diff: the old lines the change touches
 (`changed_lines`) come from a diff of the normalised tokens (a renamed local or a reworded
-string is nothing to port), taken after the new code's new modes are turned off
+message is nothing to port), taken after the new code's new modes are turned off
 (`_new_modes_off`): a branch or a conditional expression that runs only when something the
 old function never read holds (a conjunct of its condition, not negated, reading a new
 flag, helper or argument: `if self.server_args.new_flag and ...`, `if new_helper():`,
 `x if new_arg is not None else ...`; a new local of the function is not a new mode, it
 carries old data) runs only in a mode the old code did not have, and a copy of the old
 code never runs it; unless what it reads is a setting on by default (`_on_by_default`: a
-ServerArgs field or an environment variable of the new tree whose default is not falsy or
-not known), which the new code runs unasked. Its else arm stays,
-and a local that the change introduced to carry such a value is put back in place, so
-`use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. When all
+ServerArgs field whose default is not falsy or not known, an environment variable of the
+new tree with a default that is not falsy), which the new code runs unasked. Its else arm
+stays, and a local that the change introduced to carry such a value is put back in place,
+so `use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. When all
 that differs is new modes, there is nothing to port.
 """
 
@@ -214,16 +214,15 @@ _FALSY |= {f"'{w}'" for w in ("false", "False", "none")} | {f'"{w}"' for w in ("
 
 
 def _on_by_default(snapshot) -> frozenset[str]:
-    """The settings of a tree on unless set off: ServerArgs fields and environment
-    variables whose default is not a falsy literal (or not known)."""
+    """The settings of a tree on unless set off: ServerArgs fields whose default is not a
+    falsy literal (or not known), environment variables whose default is not falsy (one
+    read without a default is unset: off)."""
     model = snapshot.server_args()
     fields = model.fields.values() if model is not None else ()
     envs = (snapshot.surface("env_vars") or {}).values()
-    return frozenset(
-        setting.name
-        for setting in (*fields, *envs)
-        if setting.default is None or setting.default.strip() not in _FALSY
-    )
+    on = {f.name for f in fields if f.default is None or f.default.strip() not in _FALSY}
+    on |= {e.name for e in envs if e.default is not None and e.default.strip() not in _FALSY}
+    return frozenset(on)
 
 
 def _new_modes_off(
