@@ -150,3 +150,26 @@ def test_a_copy_keeps_only_the_arm_its_constants_pin(tmp_path) -> None:
     assert found["pinned"].live is not None and ".split" not in found["pinned"].live
     assert ".split" in found["pinned"].tokens
     assert found["toggled"].live is None  # rebound by `global` elsewhere: not pinned
+
+
+def test_a_new_parameter_passed_on_is_plumbing_for_a_new_mode(tmp_path) -> None:
+    # `quant_config=None` is new: a caller of the old code leaves it off, so passing it on
+    # and the branch on it are nothing a copy of the old code runs
+    changed = (
+        BODY.replace(
+            "def prepare(batch, config):", "def prepare(batch, config, quant_config=None):"
+        )
+        .replace(
+            "capture=config.capture_hidden)", "capture=config.capture_hidden, quant=quant_config)"
+        )
+        .replace(
+            "    batch.output_ids = ",
+            "    if quant_config is not None:\n        out = quant_config.wrap(out)\n"
+            "    batch.output_ids = ",
+        )
+    )
+    old, new = snapshots(tmp_path, {"sglang/srt/bench.py": changed})
+    assert body_change(old, new, original(old)) is None
+    required = changed.replace("quant_config=None", "quant_config")  # every caller passes it
+    old, new = snapshots(tmp_path / "required", {"sglang/srt/bench.py": required})
+    assert body_change(old, new, original(old)) is not None

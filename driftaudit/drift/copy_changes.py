@@ -11,12 +11,14 @@ message is nothing to port), taken after the new code's new modes are turned off
 old function never read holds (a conjunct of its condition, not negated, reading a new
 flag, helper or argument: `if self.server_args.new_flag and ...`, `if new_helper():`,
 `x if new_arg is not None else ...`; a new local of the function is not a new mode, it
-carries old data) runs only in a mode the old code did not have, and a copy of the old
-code never runs it; unless what it reads is a setting on by default (`_on_by_default`: a
-ServerArgs field whose default is not falsy or not known, an environment variable of the
-new tree with a default that is not falsy), which the new code runs unasked. Its else arm
-stays, and a local that the change introduced to carry such a value is put back in place,
-so `use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. When all
+carries old data; a new parameter with a falsy default is a new mode's input, and passing
+it on, `f(..., quant_config=quant_config)`, is left out too) runs only in a mode the old
+code did not have, and a copy of the old code never runs it; unless what it reads is a
+setting on by default (`_on_by_default`: a ServerArgs field whose default is not falsy or
+not known, an environment variable of the new tree with a default that is not falsy),
+which the new code runs unasked. Its else arm stays, and a local that the change
+introduced to carry such a value is put back in place, so
+`use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. When all
 that differs is new modes, there is nothing to port.
 """
 
@@ -255,17 +257,26 @@ def _new_modes_off(
     return _UnusedImportsDropped(old, used).visit(fn)
 
 
-def _locals(fn: FunctionNode) -> tuple[set[str], set[str]]:
-    """The parameters, and the names the function's own code binds (imports aside: an
+def _locals(fn: FunctionNode) -> tuple[set[str], set[str], set[str]]:
+    """The parameters, those of them with a falsy default (a caller that never heard of
+    one leaves it off), and the names the function's own code binds (imports aside: an
     imported helper is as new as a global one)."""
     args = fn.args
-    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    positional = args.posonlyargs + args.args
+    params = {a.arg for a in positional + args.kwonlyargs}
     params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    defaults = list(
+        zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+    )
+    defaults += [
+        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    ]
+    off = {a.arg for a, d in defaults if isinstance(d, ast.Constant) and not d.value}
     bound = set()
     for node in walk(fn):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bound.add(node.id)
-    return params, bound - params
+    return params, off - bound, bound - params  # a parameter set again is data
 
 
 def _root(node: ast.expr) -> ast.expr:
@@ -276,9 +287,12 @@ def _root(node: ast.expr) -> ast.expr:
 
 
 class _NewModesOff(ast.NodeTransformer):
-    def __init__(self, old: set[str], locals_: tuple[set[str], set[str]], on: frozenset[str]):
-        params, self.data = locals_  # a body local holds data: what it reads is no mode
-        self.outside = old | params | self.data  # what a mode's condition does not read alone
+    def __init__(
+        self, old: set[str], locals_: tuple[set[str], set[str], set[str]], on: frozenset[str]
+    ):
+        params, off, self.data = locals_  # a body local holds data: what it reads is no mode
+        self.plumbed = off - old  # new parameters a caller of the old code leaves off
+        self.outside = old | (params - self.plumbed) | self.data  # no mode read alone
         self.on = on
 
     def _new(self, test: ast.expr) -> bool:
@@ -309,6 +323,16 @@ class _NewModesOff(ast.NodeTransformer):
     def visit_IfExp(self, node: ast.IfExp):
         self.generic_visit(node)
         return node.orelse if self._new(node.test) else node
+
+    def visit_Call(self, node: ast.Call):
+        """`f(..., quant_config=quant_config)`: a new parameter passed on, left off."""
+        self.generic_visit(node)
+        node.keywords = [
+            k
+            for k in node.keywords
+            if not (isinstance(k.value, ast.Name) and k.value.id in self.plumbed)
+        ]
+        return node
 
 
 class _Inlined(ast.NodeTransformer):
