@@ -32,7 +32,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import partial
 
-from driftaudit.astwalk import block_children
+from driftaudit.astwalk import block_children, walk
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.copy_changes import body_change
 from driftaudit.drift.pairs import MISSING, PairMemo
@@ -77,6 +77,7 @@ def consumer_functions(files: dict[str, tuple[str, ast.Module]]) -> list[Consume
     found = []
     for path, (text, tree) in files.items():
         lines = text.splitlines()
+        module = None  # the module's constants, read at its first function
         for qualname, fn in functions(tree):
             tokens, _ = function_tokens(fn)
             if len(tokens) < MIN_TOKENS:
@@ -88,7 +89,9 @@ def consumer_functions(files: dict[str, tuple[str, ast.Module]]) -> list[Consume
                 [ast.get_docstring(fn) or ""]
                 + [ln for ln in above + body if ln.lstrip().startswith("#")]
             )
-            live = _live(fn, _constants(tree.body))
+            if module is None:
+                module = _constants(tree.body)
+            live = _live(fn, module)
             found.append(
                 ConsumerFunction(path, qualname, fn.lineno, fn.col_offset + 1, tokens, note, live)
             )
@@ -169,22 +172,21 @@ def _live(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: dict[str, object])
     params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     constants = {k: v for k, v in _constants(fn.body, module).items() if k not in params}
-    pruned = _Pinned(constants)
-    live = pruned.visit(copy.deepcopy(fn))
-    return function_tokens(live)[0] if pruned.pinned else None
+    tests = (n.test for n in walk(fn) if isinstance(n, ast.If))
+    if all(_truth_value(test, constants) is _UNKNOWN for test in tests):
+        return None  # the usual case: no copy of the tree to make
+    return function_tokens(_Pinned(constants).visit(copy.deepcopy(fn)))[0]
 
 
 class _Pinned(ast.NodeTransformer):
     def __init__(self, constants: dict[str, object]):
         self.constants = constants
-        self.pinned = False
 
     def visit_If(self, node: ast.If):
         self.generic_visit(node)
         truth = _truth_value(node.test, self.constants)
         if truth is _UNKNOWN:
             return node
-        self.pinned = True
         return node.body if truth else node.orelse
 
 
