@@ -4,9 +4,10 @@ The body is compared normalised (`similarity.function_tokens`: comments, docstri
 formatting do not count); the diff shown is the plain unified diff of the two sources,
 with the line numbers of the real files, so it reads (and applies) like an upstream patch.
 
-What a copy has to port is smaller than the diff: the old lines the change touches
-(`changed_lines`) come from a diff of the normalised tokens (a renamed local or a reworded
-message is nothing to port), taken after the new code's new modes are turned off
+What a copy has to port is smaller than the diff: of the old lines the diff touches
+(`changed_lines`: a changed line, or the line before an insertion), those a diff of the
+normalised tokens also touches (a renamed local or a reworded message is nothing to port),
+taken after the new code's new modes are turned off
 (`_new_modes_off`): a branch or a conditional expression that runs only when something the
 old function never read holds (a conjunct of its condition, not negated, reading a new
 flag, helper or argument: `if self.server_args.new_flag and ...`, `if new_helper():`,
@@ -127,12 +128,16 @@ def body_change(old_snapshot, new_snapshot, original: FunctionPrint) -> BodyChan
         new_code.splitlines()[new.start - 1 : new.end],
         new.start,
     )
+    if ported is not None:
+        changed &= ported
+        if not changed:
+            return None  # what the text changes, the tokens do not: nothing to port
     return BodyChanged(
         original.symbol,
         old_location,
         f"{new_path}:{new.lineno}",
         diff=diff,
-        changed_lines=changed if ported is None else ported,
+        changed_lines=changed,
         added=added,
         removed=removed,
         moved_to=new_module if new_module != original.module else "",
@@ -167,9 +172,9 @@ def _to_port(
     new_code: str,
     on: frozenset[str] = frozenset(),
 ):
-    """The old lines a copy has to port (see the module docstring): the lines of the old
-    tokens the normalised diff replaces or deletes, and for an insertion the line of the
-    old token before it; an empty set when only new modes differ. None when a function
+    """The old lines the normalised diff touches (see the module docstring): the lines of
+    the old tokens it replaces or deletes, and for an insertion the lines of the old tokens
+    either side of it; an empty set when only new modes differ. None when a function
     cannot be found again in its source (the textual diff then stands)."""
     old_fn, new_fn = _node(old_code, original.lineno), _node(new_code, new.lineno)
     if old_fn is None or new_fn is None:
@@ -181,8 +186,8 @@ def _to_port(
     for tag, i1, i2, _j1, _j2 in matcher.get_opcodes():
         if tag in ("replace", "delete"):
             changed.update(old_lines[i1:i2])
-        elif tag == "insert" and old_lines:
-            changed.add(old_lines[max(i1 - 1, 0)])
+        elif tag == "insert":
+            changed.update(old_lines[max(i1 - 1, 0) : i1 + 1])
     return changed
 
 
