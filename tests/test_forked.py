@@ -87,5 +87,5 @@ def test_a_cold_run_forking_the_behaviour_checks_finds_the_same(code, tmp_path, 
     assert compare(case, tmp_path / "two-cores") == alone
     assert started  # the behaviour checks ran in a child
     assert any(f["rule"] == code for f in alone["findings"])
-    assert "copy-functions" in _derived_names(tmp_path / "two-cores")  # sent back, stored
+    assert "functions" in _derived_names(tmp_path / "two-cores")  # sent back and stored
     assert _derived_names(tmp_path / "two-cores") == _derived_names(tmp_path / "one-core")

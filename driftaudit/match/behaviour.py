@@ -69,7 +69,7 @@ def copy_half(usages: UsageSet, old, new, consumer: ConsumerFiles) -> list[Findi
     ours = []
     for path in sglang_paths(usages):
         file = consumer.get(path)
-        functions = None if file is None else file.derived("copy-functions", _functions(file), list)
+        functions = None if file is None else file.derived("functions", _functions(file), list)
         if functions is not None:  # parse errors are DA001 findings already
             ours += functions
     return copy_findings(usages, old, new, {}, ours)
