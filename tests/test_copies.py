@@ -3,6 +3,8 @@ another module when the function moved."""
 
 from __future__ import annotations
 
+import ast
+
 from driftaudit.drift.copy_changes import body_change
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.fingerprints import extract_prints
@@ -78,3 +80,96 @@ def test_a_function_gone_everywhere_is_reported_gone(tmp_path) -> None:
     old, new = snapshots(tmp_path, {"sglang/srt/bench.py": "X = 1\n"})
     change = body_change(old, new, original(old))
     assert change.gone and change.diff == ""
+
+
+def test_a_change_in_new_modes_only_is_nothing_to_port(tmp_path) -> None:
+    # a block under a flag the old code never read, and a value that differs only under
+    # a new helper: a copy of the old code runs neither
+    changed = BODY.replace(
+        "    out = batch.model_runner",
+        "    if config.enable_overlap and total > 1:\n        batch.overlap = True\n"
+        "    mode = 'cp' if prefill_cp_enabled() else config.capture_hidden\n"
+        "    out = batch.model_runner",
+    ).replace("capture=config.capture_hidden)", "capture=mode)")
+    old, new = snapshots(tmp_path, {"sglang/srt/bench.py": changed})
+    assert body_change(old, new, original(old)) is None
+
+
+def test_a_new_branch_on_old_data_is_a_change(tmp_path) -> None:
+    # the condition reads what the old code read (a local, a known attribute): no new mode
+    changed = BODY.replace(
+        "    out = batch.model_runner",
+        "    if total > 1 and not config.chunked_prefill_size:\n        lens = lens[:1]\n"
+        "    out = batch.model_runner",
+    )
+    old, new = snapshots(tmp_path, {"sglang/srt/bench.py": changed})
+    change = body_change(old, new, original(old))
+    assert change is not None and change.changed_lines == {7}
+    # a new attribute of the function's own data is no new mode either
+    changed = BODY.replace(
+        "    out = batch.model_runner",
+        "    if ids.is_chunked:\n        lens = lens[:1]\n    out = batch.model_runner",
+    )
+    old, new = snapshots(tmp_path / "data", {"sglang/srt/bench.py": changed})
+    assert body_change(old, new, original(old)) is not None
+
+
+def test_a_branch_on_a_setting_on_by_default_is_a_change(tmp_path) -> None:
+    # the new flag is a ServerArgs field whose default is True: the new code runs it unasked
+    changed = BODY.replace(
+        "    out = batch.model_runner",
+        "    if config.enable_overlap and total > 1:\n        batch.overlap = True\n"
+        "    out = batch.model_runner",
+    )
+    server_args = (
+        "import dataclasses\n\n\n@dataclasses.dataclass\nclass ServerArgs:\n"
+        "    enable_overlap: bool = {}\n"
+    )
+    for default, changes in (("True", True), ("False", False)):
+        files = {
+            "sglang/srt/bench.py": changed,
+            "sglang/srt/server_args.py": server_args.format(default),
+        }
+        old, new = snapshots(tmp_path / default, files)
+        assert (body_change(old, new, original(old)) is not None) is changes
+
+
+def test_a_copy_keeps_only_the_arm_its_constants_pin(tmp_path) -> None:
+    from driftaudit.match.copies import consumer_functions
+
+    body = "".join(f"    x{i} = batch.step_{i}(config.value_{i}, total)\n" for i in range(12))
+    source = (
+        "USE_SPLIT = False\nTOGGLED = False\n\n\ndef toggle():\n    global TOGGLED\n"
+        "    TOGGLED = True\n\n\n"
+        "def pinned(batch, config, total):\n" + body + "    if USE_SPLIT:\n"
+        "        batch.split(total)\n    return x0\n\n\n"
+        "def toggled(batch, config, total):\n" + body + "    if TOGGLED:\n"
+        "        batch.split(total)\n    return x0\n"
+    )
+    found = {f.qualname: f for f in consumer_functions({"ours.py": (source, ast.parse(source))})}
+    assert found["pinned"].live is not None and ".split" not in found["pinned"].live
+    assert ".split" in found["pinned"].tokens
+    assert found["toggled"].live is None  # rebound by `global` elsewhere: not pinned
+
+
+def test_a_new_parameter_passed_on_is_plumbing_for_a_new_mode(tmp_path) -> None:
+    # `quant_config=None` is new: a caller of the old code leaves it off, so passing it on
+    # and the branch on it are nothing a copy of the old code runs
+    changed = (
+        BODY.replace(
+            "def prepare(batch, config):", "def prepare(batch, config, quant_config=None):"
+        )
+        .replace(
+            "capture=config.capture_hidden)", "capture=config.capture_hidden, quant=quant_config)"
+        )
+        .replace(
+            "    batch.output_ids = ",
+            "    if quant_config is not None:\n        out = quant_config.wrap(out)\n"
+            "    batch.output_ids = ",
+        )
+    )
+    old, new = snapshots(tmp_path, {"sglang/srt/bench.py": changed})
+    assert body_change(old, new, original(old)) is None
+    required = changed.replace("quant_config=None", "quant_config")  # every caller passes it
+    old, new = snapshots(tmp_path / "required", {"sglang/srt/bench.py": required})
+    assert body_change(old, new, original(old)) is not None

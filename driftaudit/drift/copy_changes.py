@@ -3,17 +3,39 @@
 The body is compared normalised (`similarity.function_tokens`: comments, docstrings and
 formatting do not count); the diff shown is the plain unified diff of the two sources,
 with the line numbers of the real files, so it reads (and applies) like an upstream patch.
+
+What a copy has to port is smaller than the diff: of the old lines the diff touches
+(`changed_lines`: a changed line, or the line before an insertion), those a diff of the
+normalised tokens also touches (a renamed local or a reworded message is nothing to port),
+taken after the new code's new modes are turned off
+(`_new_modes_off`): a branch or a conditional expression that runs only when something the
+old function never read holds (a conjunct of its condition, not negated, reading a new
+flag, helper or argument: `if self.server_args.new_flag and ...`, `if new_helper():`,
+`x if new_arg is not None else ...`; a new local of the function is not a new mode, it
+carries old data; a new parameter with a falsy default is a new mode's input, and passing
+it on, `f(..., quant_config=quant_config)`, is left out too) runs only in a mode the old
+code did not have, and a copy of the old code never runs it; unless what it reads is a
+setting on by default (`_on_by_default`: a ServerArgs field whose default is not falsy or
+not known, an environment variable of the new tree with a default that is not falsy),
+which the new code runs unasked. Its else arm stays, and a local that the change
+introduced to carry such a value is put back in place, so
+`use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. When all
+that differs is new modes, there is nothing to port.
 """
 
 from __future__ import annotations
 
+import ast
+import copy
 import difflib
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from driftaudit import codes
+from driftaudit.astwalk import walk
 from driftaudit.drift.changes import Change, short_name
-from driftaudit.similarity import compare
+from driftaudit.similarity import FunctionNode, compare, function_tokens
 from driftaudit.snapshot.fingerprints import FunctionPrint, find_function
 
 MAX_MOVED_CANDIDATES = 10  # modules of the new tree defining the same top-level name
@@ -92,8 +114,12 @@ def body_change(old_snapshot, new_snapshot, original: FunctionPrint) -> BodyChan
     new, new_module, new_code = found
     if new.tokens == original.tokens:
         return None  # the same code (perhaps in another module): nothing to port
-    old_source = (old_snapshot.source(original.module) or "").splitlines()
+    old_code = old_snapshot.source(original.module) or ""
+    old_source = old_code.splitlines()
     new_path = new_snapshot.files[new_module]
+    ported = _to_port(original, old_code, new, new_code, _on_by_default(new_snapshot))
+    if ported is not None and not ported:
+        return None  # only new modes differ: nothing a copy of the old code runs
     diff, changed, added, removed = _unified(
         old_path,
         old_source[original.start - 1 : original.end],
@@ -102,6 +128,10 @@ def body_change(old_snapshot, new_snapshot, original: FunctionPrint) -> BodyChan
         new_code.splitlines()[new.start - 1 : new.end],
         new.start,
     )
+    if ported is not None:
+        changed &= ported
+        if not changed:
+            return None  # what the text changes, the tokens do not: nothing to port
     return BodyChanged(
         original.symbol,
         old_location,
@@ -133,3 +163,204 @@ def _in_new_tree(new_snapshot, original: FunctionPrint):
         if ratio >= MIN_MOVED_SIMILARITY and (best is None or ratio > best[0]):
             best = (ratio, candidate, module, code)
     return best[1:] if best else None
+
+
+def _to_port(
+    original: FunctionPrint,
+    old_code: str,
+    new: FunctionPrint,
+    new_code: str,
+    on: frozenset[str] = frozenset(),
+):
+    """The old lines the normalised diff touches (see the module docstring): the lines of
+    the old tokens it replaces or deletes, and for an insertion the lines of the old tokens
+    either side of it; an empty set when only new modes differ. None when a function
+    cannot be found again in its source (the textual diff then stands)."""
+    old_fn, new_fn = _node(old_code, original.lineno), _node(new_code, new.lineno)
+    if old_fn is None or new_fn is None:
+        return None
+    tokens, _ = function_tokens(_new_modes_off(new_fn, _identifiers(old_fn), on))
+    old_tokens, old_lines = original.tokens, original.lines
+    changed: set[int] = set()
+    matcher = SequenceMatcher(None, old_tokens, tokens, autojunk=False)
+    for tag, i1, i2, _j1, _j2 in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            changed.update(old_lines[i1:i2])
+        elif tag == "insert":
+            changed.update(old_lines[max(i1 - 1, 0) : i1 + 1])
+    return changed
+
+
+def _node(code: str, lineno: int) -> FunctionNode | None:
+    """The function defined at `lineno` (its `def` line) of a module's source."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    for node in walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == lineno:
+            return node
+    return None
+
+
+def _identifiers(node: ast.AST) -> set[str]:
+    """The names and attribute names an expression or a function reads or binds."""
+    found = set()
+    for part in walk(node):
+        if isinstance(part, ast.Name):
+            found.add(part.id)
+        elif isinstance(part, ast.Attribute):
+            found.add(part.attr)
+        elif isinstance(part, ast.alias):
+            found.add((part.asname or part.name).split(".")[0])
+    return found
+
+
+_FALSY = frozenset({"False", "None", "0", "0.0", "''", '""', "[]", "{}", "()", "'0'", '"0"'})
+_FALSY |= {f"'{w}'" for w in ("false", "False", "none")} | {f'"{w}"' for w in ("false", "none")}
+
+
+def _on_by_default(snapshot) -> frozenset[str]:
+    """The settings of a tree on unless set off: ServerArgs fields whose default is not a
+    falsy literal (or not known), environment variables whose default is not falsy (one
+    read without a default is unset: off)."""
+    model = snapshot.server_args()
+    fields = model.fields.values() if model is not None else ()
+    envs = (snapshot.surface("env_vars") or {}).values()
+    on = {f.name for f in fields if f.default is None or f.default.strip() not in _FALSY}
+    on |= {e.name for e in envs if e.default is not None and e.default.strip() not in _FALSY}
+    return frozenset(on)
+
+
+def _new_modes_off(
+    fn: FunctionNode, old: set[str], on: frozenset[str] = frozenset()
+) -> FunctionNode:
+    """A copy of `fn` with every branch whose condition reads a name outside `old` taken
+    to be false, then the locals and imports only those branches needed dropped: a local
+    of a new name bound once to a plain value (a name, an attribute, a constant) is
+    replaced by that value."""
+    fn = copy.deepcopy(fn)
+    _NewModesOff(old, _locals(fn), on).visit(fn)
+    bound: dict[str, list[ast.AST]] = {}
+    for node in walk(fn):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.setdefault(node.id, []).append(node)
+    plain = {}
+    for node in walk(fn):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id not in old
+            and len(bound.get(node.targets[0].id, ())) == 1
+            and isinstance(node.value, (ast.Name, ast.Attribute, ast.Constant))
+        ):
+            plain[node.targets[0].id] = node
+    if plain:
+        fn = _Inlined(plain).visit(fn)
+    used = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return _UnusedImportsDropped(old, used).visit(fn)
+
+
+def _locals(fn: FunctionNode) -> tuple[set[str], set[str], set[str]]:
+    """The parameters, those of them with a falsy default (a caller that never heard of
+    one leaves it off), and the names the function's own code binds (imports aside: an
+    imported helper is as new as a global one)."""
+    args = fn.args
+    positional = args.posonlyargs + args.args
+    params = {a.arg for a in positional + args.kwonlyargs}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    defaults = list(
+        zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+    )
+    defaults += [
+        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    ]
+    off = {a.arg for a, d in defaults if isinstance(d, ast.Constant) and not d.value}
+    bound = set()
+    for node in walk(fn):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+    return params, off - bound, bound - params  # a parameter set again is data
+
+
+def _root(node: ast.expr) -> ast.expr:
+    """`a` of `a.b.c`, `a.b()`, `a[0].b`."""
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+class _NewModesOff(ast.NodeTransformer):
+    def __init__(
+        self, old: set[str], locals_: tuple[set[str], set[str], set[str]], on: frozenset[str]
+    ):
+        params, off, self.data = locals_  # a body local holds data: what it reads is no mode
+        self.plumbed = off - old  # new parameters a caller of the old code leaves off
+        self.outside = old | (params - self.plumbed) | self.data  # no mode read alone
+        self.on = on
+
+    def _new(self, test: ast.expr) -> bool:
+        conjuncts = (
+            test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        )
+        for conjunct in conjuncts:
+            if (
+                isinstance(conjunct, ast.Compare)
+                and len(conjunct.ops) == 1
+                and isinstance(conjunct.ops[0], (ast.Eq, ast.In, ast.IsNot))
+            ):
+                conjunct = conjunct.left  # `new == "x"`, `new in (...)`, `new is not None`
+            root = _root(conjunct)
+            if isinstance(root, ast.Name) and root.id in self.data:
+                continue  # `na.is_ipv6`: a property of the function's own data
+            if isinstance(conjunct, (ast.Name, ast.Attribute, ast.Call)):
+                new = _identifiers(conjunct) - self.outside
+                named = {c.value for c in walk(conjunct) if isinstance(c, ast.Constant)}
+                if new and not (new | named) & self.on:  # `get_bool_env_var("X", "1")`
+                    return True
+        return False
+
+    def visit_If(self, node: ast.If):
+        self.generic_visit(node)
+        return node.orelse if self._new(node.test) else node
+
+    def visit_IfExp(self, node: ast.IfExp):
+        self.generic_visit(node)
+        return node.orelse if self._new(node.test) else node
+
+    def visit_Call(self, node: ast.Call):
+        """`f(..., quant_config=quant_config)`: a new parameter passed on, left off."""
+        self.generic_visit(node)
+        node.keywords = [
+            k
+            for k in node.keywords
+            if not (isinstance(k.value, ast.Name) and k.value.id in self.plumbed)
+        ]
+        return node
+
+
+class _Inlined(ast.NodeTransformer):
+    def __init__(self, plain: dict[str, ast.Assign]):
+        self.plain = plain
+        self.dropped = {id(node) for node in plain.values()}
+
+    def visit_Assign(self, node: ast.Assign):
+        return None if id(node) in self.dropped else self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in self.plain:
+            return copy.deepcopy(self.plain[node.id].value)
+        return node
+
+
+class _UnusedImportsDropped(ast.NodeTransformer):
+    def __init__(self, old: set[str], used: set[str]):
+        self.keep = old | used
+
+    def _import(self, node: ast.Import | ast.ImportFrom):
+        names = [(a.asname or a.name).split(".")[0] for a in node.names]
+        return node if any(name in self.keep for name in names) else None
+
+    visit_Import = _import
+    visit_ImportFrom = _import

@@ -14,17 +14,25 @@ normalised body changed in lines the copy took (a change elsewhere, e.g. in a br
 copy left out, leaves nothing to port); a partial copy (a provenance note naming sglang,
 and at least MIN_CONTAINMENT of the original copied in long runs) only when the change
 touches the lines it copied.
+
+The lines a copy took are counted on its live code (`ConsumerFunction.live`): a branch of
+the copy whose condition is pinned (a constant, or a name the copy's function or module
+binds to constants only, combined with `not`, `and`, `or`) keeps only the arm it takes,
+so an upstream change under a flag the copy kept but turned off is nothing to port. What
+counts as upstream's change is in `drift.copy_changes` (its new modes are left out).
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import partial
 
+from driftaudit.astwalk import block_children, walk
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.copy_changes import body_change
 from driftaudit.drift.pairs import MISSING, PairMemo
@@ -51,6 +59,7 @@ class ConsumerFunction:
     column: int
     tokens: list[str]
     note: str  # docstring and comments in and just above the function
+    live: list[str] | None = None  # the tokens without the arms it pins off, if any
 
     @property
     def provenance(self) -> bool:
@@ -68,6 +77,7 @@ def consumer_functions(files: dict[str, tuple[str, ast.Module]]) -> list[Consume
     found = []
     for path, (text, tree) in files.items():
         lines = text.splitlines()
+        module = None  # the module's constants, read at its first function
         for qualname, fn in functions(tree):
             tokens, _ = function_tokens(fn)
             if len(tokens) < MIN_TOKENS:
@@ -79,10 +89,105 @@ def consumer_functions(files: dict[str, tuple[str, ast.Module]]) -> list[Consume
                 [ast.get_docstring(fn) or ""]
                 + [ln for ln in above + body if ln.lstrip().startswith("#")]
             )
+            if module is None:
+                module = _constants(tree.body)
+            live = _live(fn, module)
             found.append(
-                ConsumerFunction(path, qualname, fn.lineno, fn.col_offset + 1, tokens, note)
+                ConsumerFunction(path, qualname, fn.lineno, fn.col_offset + 1, tokens, note, live)
             )
     return found
+
+
+_UNKNOWN = object()
+
+
+def _constants(statements: list[ast.stmt], outer: dict | None = None) -> dict[str, object]:
+    """The names `statements` bind (outside nested functions and classes) to constant
+    values only, all with the same truth, over `outer` (the module's, for a function)."""
+    values: dict[str, object] = dict(outer or {})
+    seen: set[str] = set()
+    todo = list(statements)
+    while todo:
+        node = todo.pop()
+        bound: list[tuple[ast.expr, object]] = []
+        if isinstance(node, ast.Assign):
+            truth = (
+                _truth_value(node.value, {}) if isinstance(node.value, ast.Constant) else _UNKNOWN
+            )
+            bound = [(target, truth) for target in node.targets]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            plain = isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Constant)
+            bound = [(node.target, _truth_value(node.value, {}) if plain else _UNKNOWN)]
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            bound = [(node.target, _UNKNOWN)]
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            bound = [(i.optional_vars, _UNKNOWN) for i in node.items if i.optional_vars]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound = [(ast.Name((a.asname or a.name).split(".")[0]), _UNKNOWN) for a in node.names]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = [(ast.Name(node.name), _UNKNOWN)]  # what it holds is its own scope's
+        else:
+            todo.extend(block_children(node))
+        for target, truth in bound:
+            for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                direct = isinstance(target, ast.Name)
+                if name not in seen and direct:
+                    values[name] = truth
+                elif not (direct and values.get(name, _UNKNOWN) == truth):
+                    values[name] = _UNKNOWN  # bound to something else too
+                seen.add(name)
+    for statement in statements:  # rebound elsewhere: by a walrus, a handler, `global`
+        for node in ast.walk(statement):
+            if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                values[node.target.id] = _UNKNOWN
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                values[node.name] = _UNKNOWN
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                values.update(dict.fromkeys(node.names, _UNKNOWN))
+    return {k: v for k, v in values.items() if v is not _UNKNOWN}
+
+
+def _truth_value(test: ast.expr, constants: dict[str, object]) -> object:
+    """The truth of a condition the copy pins, else _UNKNOWN."""
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, ast.Name):
+        return bool(constants[test.id]) if test.id in constants else _UNKNOWN
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _truth_value(test.operand, constants)
+        return _UNKNOWN if inner is _UNKNOWN else not inner
+    if isinstance(test, ast.BoolOp):
+        values = [_truth_value(v, constants) for v in test.values]
+        decisive = isinstance(test.op, ast.Or)  # True decides an `or`, False an `and`
+        if decisive in values:
+            return decisive
+        return _UNKNOWN if _UNKNOWN in values else not decisive
+    return _UNKNOWN
+
+
+def _live(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: dict[str, object]):
+    """The tokens of `fn` with each pinned branch reduced to the arm it takes; None when
+    it pins none."""
+    args = fn.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    constants = {k: v for k, v in _constants(fn.body, module).items() if k not in params}
+    tests = (n.test for n in walk(fn) if isinstance(n, ast.If))
+    if all(_truth_value(test, constants) is _UNKNOWN for test in tests):
+        return None  # the usual case: no copy of the tree to make
+    return function_tokens(_Pinned(constants).visit(copy.deepcopy(fn)))[0]
+
+
+class _Pinned(ast.NodeTransformer):
+    def __init__(self, constants: dict[str, object]):
+        self.constants = constants
+
+    def visit_If(self, node: ast.If):
+        self.generic_visit(node)
+        truth = _truth_value(node.test, self.constants)
+        if truth is _UNKNOWN:
+            return node
+        return node.body if truth else node.orelse
 
 
 def _module_of(snapshot, symbol: str) -> str | None:
@@ -226,11 +331,15 @@ def _display(original: FunctionPrint) -> str:
 
 def _finding(function: ConsumerFunction, original, similarity, near: bool, old, new, memo):
     # what became of an original depends on the two trees alone: kept per version pair
-    question = repr(("body", original.module, original.qualname, original.lineno))
+    question = repr(("body-to-port", original.module, original.qualname, original.lineno))
     change = memo.answer(question, partial(body_change, old, new, original))
     if change is None:
         return None
-    touched = len(change.changed_lines & similarity.copied_lines)
+    copied = similarity.copied_lines
+    if function.live is not None:  # the lines its live code took
+        live = compare(function.live, original.tokens, original.lines)
+        copied = live.copied_lines if live is not None else frozenset()
+    touched = len(change.changed_lines & copied)
     if not change.gone and not touched:
         return None  # the change lies outside what the consumer copied: nothing to port
     if not near and change.gone:
