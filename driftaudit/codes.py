@@ -141,7 +141,8 @@ PATCH_TARGET_REMOVED = _code(
     "`monkeypatch.setattr`).",
     "A plain assignment (or the builtin `setattr`) still runs but has no effect: sglang "
     "no longer reads that name (a warning). `mock.patch`, `patch.object` and "
-    "`monkeypatch.setattr` raise AttributeError (an error).",
+    "`monkeypatch.setattr` raise AttributeError (an error), unless told to create it "
+    "(`create=True`, `raising=False`: a warning).",
     "LogitsProcessor._get_logits = my_get_logits",
     "Patch what the new release calls instead.",
     origin="usage",
@@ -286,7 +287,8 @@ SERVER_ARG_REMOVED = _code(
     "error",
     "A ServerArgs field the consumer sets or reads was removed (keyword, attribute, "
     "a keyword dict splatted into ServerArgs(**kwargs), or a wrapped `sglang_<field>`).",
-    "TypeError for ServerArgs(field=...), AttributeError for server_args.field.",
+    "TypeError for ServerArgs(field=...), AttributeError for server_args.field. A "
+    "write `server_args.field = ...` still runs and nothing reads it (a warning).",
     "ServerArgs(enable_piecewise_cuda_graph=True)",
     "Drop it, or set the field that replaced it (the finding names it when a flag moved).",
     "safe: renamed to the field sglang itself maps it to (its flag moved, or a deprecation "

@@ -102,11 +102,13 @@ class SurfaceMatcher:
         passed: bool = True,
         at=None,
         rename: str | None = None,
+        write: bool = False,
     ) -> list[Finding]:
         """Findings for a field the consumer names; `passed`: it sets a value (a type
         change matters), else it only reads or wraps it (only a removal matters);
         `rename`: the edit that renames it at `place` (rename-keyword of the ServerArgs
-        call, rename-key of a keyword dict), when a field replaces it."""
+        call, rename-key of a keyword dict), when a field replaces it; `write`: an
+        attribute store on an instance (a removed field's is a no-op, not a crash)."""
         if self.server_args is None:
             return []
         findings = []
@@ -124,7 +126,12 @@ class SurfaceMatcher:
                 elif isinstance(change, ServerArgRedirected):
                     fix = Fix(f"set `{change.target}` instead")
                 message = f"{how}: {change.explain()}"
-                findings.append(finding_at(place, change, message, fix, at=at))
+                severity = ""
+                if write and isinstance(change, ServerArgFieldRemoved):
+                    # a dataclass takes any attribute: the store runs and nothing reads it
+                    message = f"{how} = ...: {change.explain()}, so the write does nothing"
+                    severity = "warning"
+                findings.append(finding_at(place, change, message, fix, at=at, severity=severity))
         return findings
 
     def server_args_findings(self, surfaces: SurfaceUsages | None) -> list[Finding]:
@@ -145,7 +152,9 @@ class SurfaceMatcher:
             elif isinstance(usage, MemberUsage) and usage.member in fields:
                 if SERVER_ARGS in self.members.classes_of(usage.receiver):
                     how = f"server_args.{usage.member}"
-                    findings += self._field(usage.member, usage, how, passed=usage.store)
+                    findings += self._field(
+                        usage.member, usage, how, passed=usage.store, write=usage.store
+                    )
             elif isinstance(usage, ClassFieldUsage):
                 name = usage.name.removeprefix("sglang_")
                 if name in fields:
