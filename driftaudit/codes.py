@@ -299,8 +299,9 @@ SERVER_ARG_TYPE_CHANGED = _code(
     "DA402",
     "server-arg-type-changed",
     "warning",
-    "A ServerArgs field the consumer uses changed type (e.g. bool -> Optional[bool]).",
-    "Values that were valid may now mean something else (None: resolve automatically).",
+    "A ServerArgs field the consumer sets changed type so that the value it passes may "
+    "no longer fit (e.g. Optional[int] -> int); not a widening (int -> Optional[int]).",
+    "Values that were valid may now be refused or mean something else.",
     "ServerArgs(enable_decoder_swa_bounded_replay=...)",
     "Check the values you pass and the new meaning of None.",
 )

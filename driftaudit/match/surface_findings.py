@@ -16,6 +16,7 @@ from driftaudit.drift.serverarg_changes import (
     ServerArgDefaultChanged,
     ServerArgFieldRemoved,
     ServerArgsDrift,
+    ServerArgTypeChanged,
 )
 from driftaudit.drift.surface_changes import (
     MetaInfoKeyRemoved,
@@ -103,18 +104,22 @@ class SurfaceMatcher:
         at=None,
         rename: str | None = None,
         write: bool = False,
+        value: str | None = None,
     ) -> list[Finding]:
         """Findings for a field the consumer names; `passed`: it sets a value (a type
         change matters), else it only reads or wraps it (only a removal matters);
         `rename`: the edit that renames it at `place` (rename-keyword of the ServerArgs
         call, rename-key of a keyword dict), when a field replaces it; `write`: an
-        attribute store on an instance (a removed field's is a no-op, not a crash)."""
+        attribute store on an instance (a removed field's is a no-op, not a crash);
+        `value`: the type of the value it sets, when known (a new type may still take it)."""
         if self.server_args is None:
             return []
         findings = []
         for change in self.server_args.by_field.get(name, []):
             if isinstance(change, ServerArgDefaultChanged):
                 continue  # only where the field is left unset (see _defaults)
+            if isinstance(change, ServerArgTypeChanged) and change.fits(value):
+                continue  # what it passes still fits the new type
             if isinstance(change, ServerArgFieldRemoved) or passed:
                 fix = None
                 if isinstance(change, ServerArgFieldRemoved):
@@ -144,7 +149,14 @@ class SurfaceMatcher:
             if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == SERVER_ARGS:
                 for keyword in usage.keywords:
                     how, at = f"ServerArgs({keyword}=...)", usage.places.get(keyword)
-                    findings += self._field(keyword, usage, how, at=at, rename="rename-keyword")
+                    findings += self._field(
+                        keyword,
+                        usage,
+                        how,
+                        at=at,
+                        rename="rename-keyword",
+                        value=usage.arg_types.get(keyword),
+                    )
                 if usage.star_kwargs:
                     splatted.append(usage)
                 else:
@@ -153,7 +165,12 @@ class SurfaceMatcher:
                 if SERVER_ARGS in self.members.classes_of(usage.receiver):
                     how = f"server_args.{usage.member}"
                     findings += self._field(
-                        usage.member, usage, how, passed=usage.store, write=usage.store
+                        usage.member,
+                        usage,
+                        how,
+                        passed=usage.store,
+                        write=usage.store,
+                        value=usage.value_type,
                     )
             elif isinstance(usage, ClassFieldUsage):
                 name = usage.name.removeprefix("sglang_")
