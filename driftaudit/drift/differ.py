@@ -30,6 +30,8 @@ from driftaudit.drift.changes import (
     SymbolRemoved,
 )
 from driftaudit.drift.deprecations import deprecated_in
+from driftaudit.drift.effective import effective_default
+from driftaudit.drift.literals import UNKNOWN, value_of
 from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
 from driftaudit.pysource import dotted
@@ -60,6 +62,33 @@ def callable_signature(obj: Obj | Module | None, snapshot: Snapshot | None = Non
         if "dataclass" in obj.labels:
             return dataclass_init(obj, snapshot)
     return None
+
+
+def _effective(snapshot: Snapshot, symbol: str, param: str, default: str) -> str | None:
+    """The value the callable `symbol` of `snapshot` uses for `param` left out at
+    `default` (its source text; None: not known)."""
+    found = snapshot.resolve(symbol)
+    if found is None or found.opaque or found.module is None:
+        return None
+    obj = found.obj
+    if isinstance(obj, Class):
+        init = obj.members.get("__init__")
+        if isinstance(init, Function):
+            obj = init
+        elif "dataclass" not in obj.labels:
+            return None  # a constructor inherited from elsewhere: not read here
+    source = snapshot.source(found.module.name)
+    if not isinstance(obj, (Function, Class)) or not obj.lineno or source is None:
+        return None
+    return effective_default(source, obj.lineno, obj.name, param, default)
+
+
+def _comparable(text: str) -> tuple:
+    """A value's key (`{}` and `dict()` are one value: its literal, else its text) and
+    its text."""
+    value = value_of(text, {})
+    key = ("text", text) if value is UNKNOWN else ("value", type(value).__name__, value)
+    return key, text
 
 
 def _dataclass_bases(cls: Class, snapshot: Snapshot | None, depth: int = 0) -> list[Class]:
@@ -302,16 +331,20 @@ class Differ:
                 before = self._constant(self.old, symbol, param.default)
                 after = self._constant(self.new, symbol, twin.default)
                 if before != after and not self._retired(param.name, after, new_loc):
-                    changes.append(
-                        DefaultChanged(
-                            symbol,
-                            old_loc,
-                            new_loc,
-                            param.name,
-                            _shown(param.default, before),
-                            _shown(twin.default, after),
-                        )
+                    used = self._effects(symbol, param.name, param.default, twin.default)
+                    if used is not None and used[0][0] == used[1][0]:
+                        continue  # both end up using the same value
+                    change = DefaultChanged(
+                        symbol,
+                        old_loc,
+                        new_loc,
+                        param.name,
+                        _shown(param.default, before),
+                        _shown(twin.default, after),
                     )
+                    if used is not None and used[1][1] not in (twin.default, after):
+                        change.new_value = used[1][1]
+                    changes.append(change)
         if shifted:
             first = shifted[0].name
             changes.append(
@@ -326,6 +359,18 @@ class Differ:
                 )
             )
         return changes
+
+    def _effects(self, symbol: str, param: str, old: str, new: str) -> tuple | None:
+        """What each release ends up using for `param` left out (a new None default the
+        code replaces by the old value, `x or {}`: see `effective`), as `_comparable`
+        gives it; None when either is not known."""
+        values = []
+        for snapshot, default in ((self.old, old), (self.new, new)):
+            value = _effective(snapshot, symbol, param, default)
+            if value is None:
+                return None
+            values.append(_comparable(self._constant(snapshot, symbol, value)))
+        return tuple(values)
 
     def _retired(self, name: str, new_default: str, new_loc: str | None) -> bool:
         """A parameter the new release deprecates, now defaulting to None (not passed):
