@@ -30,7 +30,7 @@ from driftaudit.drift.changes import (
     SymbolRemoved,
 )
 from driftaudit.drift.deprecations import deprecated_in
-from driftaudit.drift.effective import effective_default
+from driftaudit.drift.effective import effective_default, tree_reads
 from driftaudit.drift.literals import UNKNOWN, value_of
 from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
@@ -46,8 +46,10 @@ from driftaudit.snapshot.api_model import (
     Obj,
     Param,
 )
+from driftaudit.store import key
 
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
+ATTR_READS_VERSION = "1"
 
 
 def callable_signature(obj: Obj | Module | None, snapshot: Snapshot | None = None):
@@ -80,7 +82,21 @@ def _effective(snapshot: Snapshot, symbol: str, param: str, default: str) -> str
     source = snapshot.source(found.module.name)
     if not isinstance(obj, (Function, Class)) or not obj.lineno or source is None:
         return None
-    return effective_default(source, obj.lineno, obj.name, param, default)
+    return effective_default(
+        source, obj.lineno, obj.name, param, default, lambda h, a: _reads(snapshot, h, a)
+    )
+
+
+def _reads(snapshot: Snapshot, holder: str, attr: str) -> list[str] | None:
+    """`effective.tree_reads` of the tree, kept in the snapshot store."""
+    entry = key("attr_reads", ATTR_READS_VERSION, snapshot.digest, holder, attr)
+    return snapshot.kept(entry, lambda: tree_reads(snapshot.tree.root, holder, attr), _texts)
+
+
+def _texts(data) -> list[str] | None:
+    if data is not None and not (isinstance(data, list) and all(isinstance(t, str) for t in data)):
+        raise TypeError("not a list of expressions")
+    return data
 
 
 def _comparable(text: str) -> tuple:

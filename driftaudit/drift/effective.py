@@ -22,18 +22,31 @@ Hand-written: the forms are few and a data-flow library would not tell `x or D` 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
+from pathlib import Path
 
 from driftaudit.astwalk import walk
+from driftaudit.snapshot.surfaces._files import iter_sources
 
 _SELF = "self"
 
 
-def effective_default(source: str, lineno: int, name: str, param: str, default: str) -> str | None:
+Reads = Callable[[str, str], "list[str] | None"]
+
+
+def effective_default(
+    source: str, lineno: int, name: str, param: str, default: str, elsewhere: Reads | None = None
+) -> str | None:
     """The source text of the value the callable `name` defined at `lineno` of `source`
     (a function, or a class whose constructor it is) ends up using for `param` when a
-    call leaves it out at `default`; None when it cannot tell."""
+    call leaves it out at `default`; None when it cannot tell. `elsewhere(holder, attr)`:
+    the tree's reads of `<...>.<holder>.<attr>` (see `tree_reads`), for the attribute
+    the value is stored in, read through a name that spells its class."""
     tree = parsed(source)
-    return None if tree is None else effective_in(tree, lineno, name, param, default)
+    if tree is None:
+        return None
+    return effective_in(tree, lineno, name, param, default, elsewhere)
 
 
 def parsed(source: str) -> ast.Module | None:
@@ -43,7 +56,14 @@ def parsed(source: str) -> ast.Module | None:
         return None
 
 
-def effective_in(tree: ast.Module, lineno: int, name: str, param: str, default: str) -> str | None:
+def effective_in(
+    tree: ast.Module,
+    lineno: int,
+    name: str,
+    param: str,
+    default: str,
+    elsewhere: Reads | None = None,
+) -> str | None:
     """`effective_default` in a parsed module."""
     node = _find(tree, lineno, name)
     if node is None:
@@ -62,9 +82,56 @@ def effective_in(tree: ast.Module, lineno: int, name: str, param: str, default: 
         if flow.value is None:
             return None
         flow.run(body.body)
-    if flow.value is not None and flow.attr is not None and cls is not None:
-        flow.value = _read_back(cls, flow.attr, flow.value, {id(b) for b in bodies})
-    return flow.value
+    if flow.value is None or flow.attr is None or cls is None:
+        return flow.value
+    used = _read_back(cls, flow.attr, flow.value, {id(b) for b in bodies})
+    if used is None:
+        return flow.value
+    # outside the class, an instance is read through a name that spells it
+    # (`req.sampling_params.sampling_seed` for a `SamplingParams`)
+    reads = elsewhere(_snake(cls.name), flow.attr) if elsewhere is not None else []
+    if reads is None:
+        return flow.value
+    holder = _Flow(flow.value, None, flow.attr, _snake(cls.name))
+    for text in reads:
+        read = _parse(text)
+        used.add(None if read is None else holder._evaluate(read))
+    return used.pop() if len(used) == 1 and None not in used else flow.value
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def tree_reads(root: Path, holder: str, attr: str) -> list[str] | None:
+    """The expressions of a tree's non-test sources that read `<...>.<holder>.<attr>` or
+    `<holder>.<attr>`: the fallback around the read (`x.h.a or D`, a conditional
+    expression testing it), else the read itself; None when one writes it."""
+    needle = re.compile(rb"\b%s\.%s\b" % (re.escape(holder.encode()), re.escape(attr.encode())))
+    found: list[str] = []
+    flow = _Flow("None", None, attr, holder)
+    for _, text in iter_sources(root, needle):
+        tree = parsed(text)
+        if tree is None:
+            continue
+        parents = {id(c): n for n in walk(tree) for c in ast.iter_child_nodes(n)}
+        for node in walk(tree):
+            if not (isinstance(node, ast.Attribute) and flow.holds(node)):
+                continue
+            if not isinstance(node.ctx, ast.Load):
+                return None
+            around = _around(node, parents)
+            found.append(ast.unparse(around))
+    return found
+
+
+def _around(node: ast.expr, parents: dict[int, ast.AST]) -> ast.expr:
+    """The fallback expression a read sits in (`read or D`, `read if read is not None
+    else D`), else the read."""
+    parent = parents.get(id(node))
+    if isinstance(parent, (ast.Compare, ast.UnaryOp)):  # the test of a conditional
+        parent = parents.get(id(parent))
+    return parent if isinstance(parent, (ast.BoolOp, ast.IfExp)) else node
 
 
 def _find(tree: ast.Module, lineno: int, name: str) -> ast.FunctionDef | ast.ClassDef | None:
@@ -87,19 +154,21 @@ class _Flow:
     """The parameter's value (source text) along a body, and where it is kept: the
     local name `local` and/or the attribute `self.<attr>`."""
 
-    def __init__(self, value: str, local: str | None, attr: str | None):
+    def __init__(self, value: str, local: str | None, attr: str | None, owner: str = _SELF):
         self.value: str | None = value
         self.local, self.attr = local, attr
+        self.owner = owner  # the name the attribute is read through: self, or `holder`
 
     def holds(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
             return node.id == self.local
-        return (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == _SELF
-            and node.attr == self.attr
-        )
+        if not isinstance(node, ast.Attribute) or node.attr != self.attr:
+            return False
+        through = node.value
+        name = through.id if isinstance(through, ast.Name) else None
+        if self.owner != _SELF and isinstance(through, ast.Attribute):
+            name = through.attr  # `req.sampling_params.seed`: read through `holder`
+        return name == self.owner
 
     def run(self, body: list[ast.stmt]) -> None:
         for stmt in body:
@@ -256,40 +325,19 @@ def _is_none(text: str | None) -> bool | None:
     return False if isinstance(node, (ast.Call, ast.Lambda)) else None
 
 
-def _read_back(cls: ast.ClassDef, attr: str, value: str, done: set[int]) -> str | None:
-    """The value the class's methods use for `self.<attr>` holding `value`: the common
-    fallback of its reads when every read is one, else `value` itself."""
-    reads: list[ast.Attribute] = []
-    fallbacks: set[str] = set()
+def _read_back(cls: ast.ClassDef, attr: str, value: str, done: set[int]) -> set | None:
+    """The values the class's other methods use for `self.<attr>` holding `value`: a
+    read's fallback when it sits in one (`self.x or D`), else `value`; None (an
+    unknown value among them) when one writes it."""
+    used: set[str | None] = set()
     flow = _Flow(value, None, attr)
     for method in cls.body:
         if not isinstance(method, ast.FunctionDef) or id(method) in done:
             continue
-        parents: dict[int, ast.AST] = {}
-        for node in walk(method):
-            for child in ast.iter_child_nodes(node):
-                parents[id(child)] = node
+        parents = {id(c): n for n in walk(method) for c in ast.iter_child_nodes(n)}
         for node in walk(method):
             if isinstance(node, ast.Attribute) and flow.holds(node):
                 if not isinstance(node.ctx, ast.Load):
-                    return value  # written again: its reads are not all of this value
-                reads.append(node)
-                parent = parents.get(id(node))
-                fallback = _fallback(flow, parent, parents)
-                if fallback is None:
-                    return value
-                fallbacks.add(fallback)
-    if reads and len(fallbacks) == 1:
-        return fallbacks.pop()
-    return value
-
-
-def _fallback(flow: _Flow, parent: ast.AST | None, parents: dict[int, ast.AST]) -> str | None:
-    """The value an expression around a read of the attribute gives it (`x or D`,
-    `x if x is not None else D`); None when the read is not such a fallback."""
-    if isinstance(parent, ast.Compare):  # the test of a conditional expression
-        parent = parents.get(id(parent))
-    if isinstance(parent, (ast.BoolOp, ast.IfExp)):
-        found = flow._evaluate(parent)
-        return found if found is not None and found != flow.value else None
-    return None
+                    return None  # written again: its reads are not all of this value
+                used.add(flow._evaluate(_around(node, parents)))
+    return used
