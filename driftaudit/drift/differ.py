@@ -30,7 +30,7 @@ from driftaudit.drift.changes import (
     SymbolRemoved,
 )
 from driftaudit.drift.deprecations import deprecated_in
-from driftaudit.drift.effective import effective_default, tree_reads
+from driftaudit.drift.effective import effective_default, read_conditions, tree_reads
 from driftaudit.drift.literals import UNKNOWN, value_of
 from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
@@ -69,6 +69,18 @@ def callable_signature(obj: Obj | Module | None, snapshot: Snapshot | None = Non
 def _effective(snapshot: Snapshot, symbol: str, param: str, default: str) -> str | None:
     """The value the callable `symbol` of `snapshot` uses for `param` left out at
     `default` (its source text; None: not known)."""
+    found = _source_of(snapshot, symbol)
+    if found is None:
+        return None
+    source, obj = found
+    return effective_default(
+        source, obj.lineno or 0, obj.name, param, default, lambda h, a: _reads(snapshot, h, a)
+    )
+
+
+def _source_of(snapshot: Snapshot, symbol: str) -> tuple[str, Function | Class] | None:
+    """The source of the module defining the callable `symbol`, and what a call runs:
+    the function, a class's own `__init__`, or a dataclass."""
     found = snapshot.resolve(symbol)
     if found is None or found.opaque or found.module is None:
         return None
@@ -82,8 +94,17 @@ def _effective(snapshot: Snapshot, symbol: str, param: str, default: str) -> str
     source = snapshot.source(found.module.name)
     if not isinstance(obj, (Function, Class)) or not obj.lineno or source is None:
         return None
-    return effective_default(
-        source, obj.lineno, obj.name, param, default, lambda h, a: _reads(snapshot, h, a)
+    return source, obj
+
+
+def _conditions(snapshot: Snapshot, symbol: str, param: str) -> list[list[str]] | None:
+    """Where the callable `symbol` of `snapshot` reads `param`: `effective.read_conditions`."""
+    found = _source_of(snapshot, symbol)
+    if found is None:
+        return None
+    source, obj = found
+    return read_conditions(
+        source, obj.lineno or 0, obj.name, param, lambda h, a: _reads(snapshot, h, a)
     )
 
 
@@ -360,6 +381,7 @@ class Differ:
                     )
                     if used is not None and used[1][1] not in (twin.default, after):
                         change.new_value = used[1][1]
+                    change.conditions = _conditions(self.new, symbol, param.name)
                     changes.append(change)
         if shifted:
             first = shifted[0].name

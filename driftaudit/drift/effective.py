@@ -341,3 +341,276 @@ def _read_back(cls: ast.ClassDef, attr: str, value: str, done: set[int]) -> set 
                     return None  # written again: its reads are not all of this value
                 used.add(flow._evaluate(_around(node, parents)))
     return used
+
+
+# ---- where the parameter is read: the conditions a call must meet to use it ----------
+
+
+def read_conditions(
+    source: str, lineno: int, name: str, param: str, elsewhere: Reads | None = None
+) -> list[list[str]] | None:
+    """For each read of `param` in the callable `name` at `lineno` of `source` (and of
+    the attribute of `self` it is stored in, in the class's methods), the conditions
+    (source text) that must all hold for the read to run: the tests of the `if`s and
+    conditional expressions around it (negated in an `else`), and of the early exits
+    (`if test: return`) before it, each naming only parameters of the callable (a
+    `self.<attr>` stored from a parameter is written as that parameter); a read of that
+    attribute elsewhere in the tree (`elsewhere`) is under no condition. None when a read
+    cannot be followed."""
+    tree = parsed(source)
+    node = None if tree is None else _find(tree, lineno, name)
+    if tree is None or node is None:
+        return None
+    if isinstance(node, ast.ClassDef):
+        methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
+        init = methods.get("__init__")
+        cls: ast.ClassDef | None = node
+    else:
+        init, cls = node, _owner(tree, node)
+    if init is None:
+        return None
+    params = {a.arg for a in [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs]}
+    stored = _stored(init, params) if cls is not None else {}
+    reads: list[list[str]] = []
+    functions = [init] + [
+        m for m in (cls.body if cls is not None else []) if isinstance(m, ast.FunctionDef)
+    ]
+    attr = next((a for a, p in stored.items() if p == param), None)
+    for function in dict.fromkeys(functions):
+        flow = _Flow("None", param if function is init else None, attr)
+        found = _conditions(function.body, flow, [], stored, params if function is init else set())
+        if found is None or len(found) != _count(function, flow):
+            return None  # a read this does not place (in a `with`, a decorator...)
+        reads += found
+    if attr is not None and cls is not None and elsewhere is not None:
+        outside = elsewhere(_snake(cls.name), attr)
+        if outside is None:
+            return None
+        reads += [[] for _ in outside]
+    return reads
+
+
+def never_runs(reads: list[list[str]] | None, values: dict[str, str]) -> bool:
+    """Does every read fail one of its conditions where the parameters hold `values`
+    (source text of literals; a parameter not in it is unknown)? False without reads."""
+    return bool(reads) and all(
+        any(_holds(c, values) is False for c in read) for read in reads or []
+    )
+
+
+def _holds(text: str, values: dict[str, str]) -> object:
+    node = _parse(text)
+    return _UNKNOWN if node is None else _decide(node, values)
+
+
+def _decide(node: ast.expr, values: dict[str, str]) -> object:
+    """The value of a test over literals (comparisons, `and`, `or`, `not`); _UNKNOWN."""
+    if isinstance(node, ast.Name):
+        return _literal(values[node.id]) if node.id in values else _UNKNOWN
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp):
+        operand = _decide(node.operand, values)
+        if operand is _UNKNOWN:
+            return _UNKNOWN
+        if isinstance(node.op, ast.Not):
+            return not operand
+        return _literal(ast.unparse(node)) if isinstance(node.op, ast.USub) else _UNKNOWN
+    if isinstance(node, ast.BoolOp):
+        parts = [_decide(v, values) for v in node.values]
+        deciding = isinstance(node.op, ast.Or)  # a true part decides `or`, a false `and`
+        if any(p is not _UNKNOWN and bool(p) is deciding for p in parts):
+            return deciding
+        return _UNKNOWN if _UNKNOWN in parts else not deciding
+    if isinstance(node, ast.Compare):
+        left = _decide(node.left, values)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = _decide(right_node, values)
+            if left is _UNKNOWN or right is _UNKNOWN:
+                return _UNKNOWN
+            try:
+                if not _COMPARE[type(op)](left, right):
+                    return False
+            except (TypeError, KeyError):
+                return _UNKNOWN
+            left = right
+        return True
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return _literal(ast.unparse(node))
+    return _UNKNOWN
+
+
+_COMPARE = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Is: lambda a, b: a is b if b is None or a is None else a == b,
+    ast.IsNot: lambda a, b: a is not b if b is None or a is None else a != b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def _count(node: ast.AST, flow: _Flow) -> int:
+    """The reads of the parameter (or its attribute) below `node`, but for storing it."""
+    skipped = {id(n.value) for n in walk(node) if _storing(n, flow)}  # type: ignore[attr-defined]
+    return sum(
+        1
+        for n in walk(node)
+        if isinstance(n, (ast.Name, ast.Attribute))
+        and flow.holds(n)
+        and isinstance(n.ctx, ast.Load)
+        and id(n) not in skipped
+    )
+
+
+def _storing(node: ast.AST, flow: _Flow) -> bool:
+    """`self.attr = param`, the attribute being the one followed."""
+    return (
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Name)
+        and flow.holds(node.value)
+        and flow.attr is not None
+        and all(flow.holds(t) for t in node.targets)
+    )
+
+
+def _stored(init: ast.FunctionDef, params: set[str]) -> dict[str, str]:
+    """attribute -> parameter, for `self.attr = param` in `__init__` with no other write
+    of the attribute in the function."""
+    stored: dict[str, str] = {}
+    written: set[str] = set()
+    for node in walk(init):
+        for target in _targets(node):
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == _SELF
+            ):
+                if target.attr in written:
+                    stored.pop(target.attr, None)
+                    continue
+                written.add(target.attr)
+                value = getattr(node, "value", None)
+                if isinstance(value, ast.Name) and value.id in params:
+                    stored[target.attr] = value.id
+    return stored
+
+
+def _targets(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return [node.target]
+    return []
+
+
+def _conditions(
+    body: list[ast.stmt],
+    flow: _Flow,
+    outer: list[str],
+    stored: dict[str, str],
+    params: set[str],
+) -> list[list[str]] | None:
+    reads: list[list[str]] = []
+    conditions = list(outer)
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            test = _named(stmt.test, stored, params)
+            found = _in_expr(stmt.test, flow, conditions, stored, params)
+            if found is None:
+                return None
+            reads += found
+            yes = [*conditions, test] if test else conditions
+            no = [*conditions, f"not ({test})"] if test else conditions
+            for branch, within in ((stmt.body, yes), (stmt.orelse, no)):
+                inner = _conditions(branch, flow, within, stored, params)
+                if inner is None:
+                    return None
+                reads += inner
+            if test and not stmt.orelse and _exits(stmt.body):
+                conditions = no  # what follows runs only when the test failed
+            continue
+        if _storing(stmt, flow):
+            continue  # `self.attr = param`: the attribute's reads are followed instead
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if any(flow.holds(n) for n in walk(stmt) if isinstance(n, ast.expr)):
+                return None  # read in a closure: when it runs is not followed
+            continue
+        nested = [getattr(stmt, f) for f in ("body", "orelse", "finalbody") if hasattr(stmt, f)]
+        for handler in getattr(stmt, "handlers", []):
+            nested.append(handler.body)
+        for block in nested:
+            inner = _conditions(block, flow, conditions, stored, params)
+            if inner is None:
+                return None
+            reads += inner
+        for node in ast.iter_child_nodes(stmt):
+            if isinstance(node, ast.expr):
+                found = _in_expr(node, flow, conditions, stored, params)
+                if found is None:
+                    return None
+                reads += found
+    return reads
+
+
+def _in_expr(
+    node: ast.expr, flow: _Flow, conditions: list[str], stored: dict[str, str], params: set[str]
+) -> list[list[str]] | None:
+    """The reads of the parameter in an expression, each under `conditions` and the
+    tests of the conditional expressions around it."""
+    if flow.holds(node):
+        return [conditions] if isinstance(getattr(node, "ctx", None), ast.Load) else []
+    reads: list[list[str]] = []
+    if isinstance(node, ast.IfExp):
+        test = _named(node.test, stored, params)
+        yes = [*conditions, test] if test else conditions
+        no = [*conditions, f"not ({test})"] if test else conditions
+        for part, within in ((node.test, conditions), (node.body, yes), (node.orelse, no)):
+            found = _in_expr(part, flow, within, stored, params)
+            if found is None:
+                return None
+            reads += found
+        return reads
+    if isinstance(node, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+        return [conditions] * _count(node, flow)
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.expr):
+            found_in = _in_expr(child, flow, conditions, stored, params)
+            if found_in is None:
+                return None
+            reads += found_in
+    return reads
+
+
+def _named(test: ast.expr, stored: dict[str, str], params: set[str]) -> str | None:
+    """A test's text in terms of the callable's parameters (`self.t` stored from `t` is
+    `t`); None when it reads anything else (a global, a call, another attribute)."""
+
+    class Rename(ast.NodeTransformer):
+        ok = True
+
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            if isinstance(node.value, ast.Name) and node.value.id == _SELF and node.attr in stored:
+                return ast.Name(stored[node.attr], ast.Load())
+            self.ok = False
+            return node
+
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            self.ok = self.ok and node.id in params
+            return node
+
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            self.ok = False
+            return node
+
+    renamer = Rename()
+    renamed = renamer.visit(ast.parse(ast.unparse(test), mode="eval"))
+    return ast.unparse(renamed.body) if renamer.ok else None
+
+
+def _exits(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
