@@ -198,8 +198,11 @@ DEFAULT_CHANGED = _code(
     "DA205",
     "default-changed",
     "warning",
-    "A parameter the call leaves out has a new default value (not a parameter the new "
-    "release deprecates and defaults to None: a caller that leaves it out sees no default).",
+    "A parameter the call leaves out has a new default value and the new code ends up "
+    "using another value than the old (not where it replaces the new default by the old "
+    "value: `x or {}`, `if x is None: x = OLD`, a fallback at every read; not where the "
+    "call's other arguments keep every read from running, e.g. a seed with "
+    "temperature=0; not a parameter the new release deprecates and defaults to None).",
     "The call still works but may behave differently.",
     "f()  # def f(x=1) became def f(x=2)",
     "Pass the old default explicitly if you depend on it.",
