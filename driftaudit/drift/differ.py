@@ -30,7 +30,12 @@ from driftaudit.drift.changes import (
     SymbolRemoved,
 )
 from driftaudit.drift.deprecations import deprecated_in
-from driftaudit.drift.effective import effective_default, read_conditions, tree_reads
+from driftaudit.drift.effective import (
+    effective_default,
+    never_runs,
+    read_conditions,
+    tree_reads,
+)
 from driftaudit.drift.literals import UNKNOWN, value_of
 from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
@@ -50,6 +55,8 @@ from driftaudit.store import key
 
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
 ATTR_READS_VERSION = "1"
+# a limit's default that means "no limit": a new default None may mean the same
+_UNBOUNDED = {"sys.maxsize", "math.inf", "float('inf')", 'float("inf")', "inf"}
 
 
 def callable_signature(obj: Obj | Module | None, snapshot: Snapshot | None = None):
@@ -371,6 +378,10 @@ class Differ:
                     used = self._effects(symbol, param.name, param.default, twin.default)
                     if used is not None and used[0][0] == used[1][0]:
                         continue  # both end up using the same value
+                    conditions = _conditions(self.new, symbol, param.name)
+                    if before in _UNBOUNDED and after == "None":
+                        if never_runs(conditions, {param.name: "None"}):
+                            continue  # None turns the limit off, as the old maximum did
                     change = DefaultChanged(
                         symbol,
                         old_loc,
@@ -381,7 +392,7 @@ class Differ:
                     )
                     if used is not None and used[1][1] not in (twin.default, after):
                         change.new_value = used[1][1]
-                    change.conditions = _conditions(self.new, symbol, param.name)
+                    change.conditions = conditions
                     changes.append(change)
         if shifted:
             first = shifted[0].name

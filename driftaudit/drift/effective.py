@@ -519,13 +519,12 @@ def _conditions(
     conditions = list(outer)
     for stmt in body:
         if isinstance(stmt, ast.If):
-            test = _named(stmt.test, stored, params)
             found = _in_expr(stmt.test, flow, conditions, stored, params)
             if found is None:
                 return None
             reads += found
-            yes = [*conditions, test] if test else conditions
-            no = [*conditions, f"not ({test})"] if test else conditions
+            test = _named(stmt.test, stored, params)
+            yes, no = _branches(stmt.test, conditions, stored, params)
             for branch, within in ((stmt.body, yes), (stmt.orelse, no)):
                 inner = _conditions(branch, flow, within, stored, params)
                 if inner is None:
@@ -564,16 +563,30 @@ def _in_expr(
     tests of the conditional expressions around it."""
     if flow.holds(node):
         return [conditions] if isinstance(getattr(node, "ctx", None), ast.Load) else []
+    if _none_test(node, flow):
+        # `x is None`: a read that matters as the test's outcome (with x None, `x is
+        # not None` keeps nothing running); written as itself when it names parameters
+        own = _named(node, stored, params)
+        return [[*conditions, own] if own else conditions]
     reads: list[list[str]] = []
     if isinstance(node, ast.IfExp):
-        test = _named(node.test, stored, params)
-        yes = [*conditions, test] if test else conditions
-        no = [*conditions, f"not ({test})"] if test else conditions
+        yes, no = _branches(node.test, conditions, stored, params)
         for part, within in ((node.test, conditions), (node.body, yes), (node.orelse, no)):
             found = _in_expr(part, flow, within, stored, params)
             if found is None:
                 return None
             reads += found
+        return reads
+    if isinstance(node, ast.BoolOp):  # each operand runs when the ones before did not decide
+        within = list(conditions)
+        for value in node.values:
+            found = _in_expr(value, flow, within, stored, params)
+            if found is None:
+                return None
+            reads += found
+            test = _named(value, stored, params)
+            if test:
+                within = [*within, test if isinstance(node.op, ast.And) else f"not ({test})"]
         return reads
     if isinstance(node, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
         return [conditions] * _count(node, flow)
@@ -584,6 +597,30 @@ def _in_expr(
                 return None
             reads += found_in
     return reads
+
+
+def _branches(
+    test: ast.expr, conditions: list[str], stored: dict[str, str], params: set[str]
+) -> tuple[list[str], list[str]]:
+    """The conditions under the test's true branch (each conjunct that names only
+    parameters) and under its false one (its negation, when all of it does)."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    named = [_named(p, stored, params) for p in parts]
+    whole = _named(test, stored, params)
+    yes = [*conditions, *(n for n in named if n)]
+    no = [*conditions, f"not ({whole})"] if whole else list(conditions)
+    return yes, no
+
+
+def _none_test(node: ast.expr, flow: _Flow) -> bool:
+    return (
+        isinstance(node, ast.Compare)
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], (ast.Is, ast.IsNot))
+        and flow.holds(node.left)
+        and isinstance(node.comparators[0], ast.Constant)
+        and node.comparators[0].value is None
+    )
 
 
 def _named(test: ast.expr, stored: dict[str, str], params: set[str]) -> str | None:
