@@ -258,9 +258,10 @@ RETURN_ARITY_CHANGED = _code(
 DEAD_OVERRIDE = _code(
     "DA304",
     "dead-override",
-    "error",
+    "warning",
     "A consumer subclass overrides a method that the sglang base class no longer has.",
-    "Nothing calls the override any more: the behaviour it added silently stops.",
+    "Nothing calls the override any more: the behaviour it added silently stops (a "
+    "warning; a `super().method()` inside it fails where it runs: its own DA301 error).",
     "class MyRunner(ModelRunner):\n      def init_cuda_graphs(self): ...  # gone from ModelRunner",
     "Override the method that replaced it (the finding names candidates).",
     origin="usage",
