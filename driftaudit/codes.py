@@ -409,7 +409,9 @@ REQUEST_FIELD_REMOVED = _code(
     "error",
     "A field the consumer sends to an sglang endpoint (a JSON payload key, or a keyword "
     "of an io_struct request such as GenerateReqInput) is gone from the request struct.",
-    "422 / TypeError, or the value is silently ignored.",
+    "TypeError for an io_struct keyword; a JSON key the server has no field for is "
+    "silently ignored (a warning), or refused with 422 where the struct forbids unknown "
+    "keys.",
     'requests.post(f"{url}/generate", json={"text": t, "stream_interval": 1})',
     "Drop the field or use its replacement.",
 )

@@ -61,6 +61,17 @@ _KWARG_KEY = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # snake_case: a field
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
+def _refuses_unknown(snapshot, struct) -> bool:
+    """Does the request struct refuse a key it has no field for? Dataclasses, msgspec
+    structs and pydantic models parse a JSON body dropping unknown keys unless told not
+    to (`extra="forbid"`, `forbid_unknown_fields=True`): read in the class's source."""
+    module = struct.file.removesuffix(".py").replace("/", ".")
+    source = snapshot.source(module) or ""
+    lines = source.splitlines()[max(struct.line - 1, 0) :]
+    end = next((i for i, t in enumerate(lines[1:], 1) if t[:1] not in ("", " ", "\t")), None)
+    return "forbid" in "\n".join(lines[:end])
+
+
 def _finding(code, place, symbol, message, old=None, new=None, fix=None, **kw) -> Finding:
     path, line, column = place
     return Finding(code, path, line, column, symbol, message, old, new, fix, **kw)
@@ -457,7 +468,13 @@ class SurfaceMatcher:
                             f"sends `{name}` to `{usage.route}`: `{struct}.{name}` was removed"
                         )
                         change = RequestFieldRemoved(f"{struct}.{name}", old_where, new_where)
-                        findings.append(finding_at(usage, change, message))
+                        severity = "warning"
+                        if _refuses_unknown(self.differ.new, new_structs[struct]):
+                            message += ", and the struct refuses unknown keys"
+                            severity = ""
+                        else:  # the server parses the body, dropping keys it has no field for
+                            message += ", so the new server ignores it"
+                        findings.append(finding_at(usage, change, message, severity=severity))
         return findings
 
     @staticmethod
