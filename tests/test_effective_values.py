@@ -22,11 +22,12 @@ def f(a, x=None, y=None, z=None, w=None, v=None):
 
 
 class C:
-    def __init__(self, seed=None, t=None, lora=False, backend="x"):
+    def __init__(self, seed=None, t=None, lora=False, backend="x", mode=False):
         self.seed = seed
         self.t = t
         self.lora = lora
         self.backend = backend
+        self.mode = mode
 
     def use(self):
         return self.seed if self.seed is not None else 42, self.t
@@ -34,8 +35,13 @@ class C:
     def start(self):
         if self.lora:
             return self.backend
+        if self.mode:
+            return self.backend
         with ctx(self.t):
             pass
+
+    def switch(self):
+        self.mode = True
 
 
 def g(prompt, temperature=1.0, seed=None, limit=None):
@@ -86,7 +92,8 @@ def test_a_read_elsewhere_in_the_tree_counts():
         ("g", "seed", {"temperature": "0.7"}, False),
         ("g", "seed", {}, False),  # temperature not known
         ("g", "limit", {"limit": "None"}, True),  # None switches the limit off
-        ("C", "backend", {"lora": "False"}, True),
+        ("C", "backend", {"lora": "False"}, False),  # `self.mode` is set again in switch()
+        ("C", "backend", {"lora": "False", "mode": "False"}, False),
         ("C", "backend", {"lora": "True"}, False),
         ("C", "seed", {}, False),  # no read in the class: nothing to judge
     ],
@@ -98,3 +105,21 @@ def test_reads_under_conditions(name, param, values, expected):
 
 def test_a_read_this_cannot_place_is_unknown():
     assert read_conditions(SOURCE, _line("C"), "C", "t") is None  # in a `with`
+
+
+def test_a_feature_setting_read_only_when_the_feature_is_on():
+    source = """\
+class Engine:
+    def __init__(self, enable_lora=False, lora_backend="csgmv"):
+        self.enable_lora = enable_lora
+        self.lora_backend = lora_backend
+
+    def start(self):
+        if not self.enable_lora:
+            return None
+        return self.lora_backend
+"""
+    reads = read_conditions(source, 1, "Engine", "lora_backend")
+    assert never_runs(reads, {"enable_lora": "False"})
+    assert not never_runs(reads, {"enable_lora": "True"})
+    assert not never_runs(reads, {})

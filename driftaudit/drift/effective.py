@@ -371,6 +371,12 @@ def read_conditions(
         return None
     params = {a.arg for a in [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs]}
     stored = _stored(init, params) if cls is not None else {}
+    for method in cls.body if cls is not None else []:
+        if isinstance(method, ast.FunctionDef) and method is not init:
+            # set again elsewhere: the attribute no longer stands for the parameter
+            for target in (t for n in walk(method) for t in _targets(n)):
+                if isinstance(target, ast.Attribute) and target.attr in stored:
+                    stored.pop(target.attr)
     reads: list[list[str]] = []
     functions = [init] + [
         m for m in (cls.body if cls is not None else []) if isinstance(m, ast.FunctionDef)
