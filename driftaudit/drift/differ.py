@@ -379,9 +379,16 @@ class Differ:
                     if used is not None and used[0][0] == used[1][0]:
                         continue  # both end up using the same value
                     conditions = _conditions(self.new, symbol, param.name)
-                    if before in _UNBOUNDED and after == "None":
-                        if never_runs(conditions, {param.name: "None"}):
-                            continue  # None turns the limit off, as the old maximum did
+                    if never_runs(conditions, {param.name: after}) and (
+                        before in _UNBOUNDED
+                        or never_runs(
+                            _conditions(self.old, symbol, param.name), {param.name: before}
+                        )
+                    ):
+                        # both defaults keep every use off (None -> "none" where each
+                        # release tests for its own), or None turns a limit off as the
+                        # old maximum did
+                        continue
                     change = DefaultChanged(
                         symbol,
                         old_loc,

@@ -569,9 +569,9 @@ def _in_expr(
     tests of the conditional expressions around it."""
     if flow.holds(node):
         return [conditions] if isinstance(getattr(node, "ctx", None), ast.Load) else []
-    if _none_test(node, flow):
-        # `x is None`: a read that matters as the test's outcome (with x None, `x is
-        # not None` keeps nothing running); written as itself when it names parameters
+    if _value_test(node, flow):
+        # `x is None`, `x != "none"`: a read that matters as the test's outcome (with x
+        # None, `x is not None` keeps nothing running); itself when it names parameters
         own = _named(node, stored, params)
         return [[*conditions, own] if own else conditions]
     reads: list[list[str]] = []
@@ -618,15 +618,16 @@ def _branches(
     return yes, no
 
 
-def _none_test(node: ast.expr, flow: _Flow) -> bool:
-    return (
-        isinstance(node, ast.Compare)
-        and len(node.ops) == 1
-        and isinstance(node.ops[0], (ast.Is, ast.IsNot))
-        and flow.holds(node.left)
-        and isinstance(node.comparators[0], ast.Constant)
-        and node.comparators[0].value is None
-    )
+def _value_test(node: ast.expr, flow: _Flow) -> bool:
+    """A comparison of the parameter with literals (`x is None`, `x == "none"`,
+    `x in ("a", "b")`)."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and flow.holds(node.left)):
+        return False
+    try:
+        ast.literal_eval(node.comparators[0])
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return False
+    return not isinstance(node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE))
 
 
 def _named(test: ast.expr, stored: dict[str, str], params: set[str]) -> str | None:
