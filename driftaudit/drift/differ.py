@@ -54,7 +54,7 @@ from driftaudit.snapshot.api_model import (
 from driftaudit.store import key
 
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
-ATTR_READS_VERSION = "1"
+ATTR_READS_VERSION = "2"
 # a limit's default that means "no limit": a new default None may mean the same
 _UNBOUNDED = {"sys.maxsize", "math.inf", "float('inf')", 'float("inf")', "inf"}
 
@@ -81,7 +81,7 @@ def _effective(snapshot: Snapshot, symbol: str, param: str, default: str) -> str
         return None
     source, obj = found
     return effective_default(
-        source, obj.lineno or 0, obj.name, param, default, lambda h, a: _reads(snapshot, h, a)
+        source, obj.lineno or 0, obj.name, param, default, _reader(snapshot, symbol)
     )
 
 
@@ -110,15 +110,22 @@ def _conditions(snapshot: Snapshot, symbol: str, param: str) -> list[list[str]] 
     if found is None:
         return None
     source, obj = found
-    return read_conditions(
-        source, obj.lineno or 0, obj.name, param, lambda h, a: _reads(snapshot, h, a)
-    )
+    return read_conditions(source, obj.lineno or 0, obj.name, param, _reader(snapshot, symbol))
 
 
-def _reads(snapshot: Snapshot, holder: str, attr: str) -> list[str] | None:
-    """`effective.tree_reads` of the tree, kept in the snapshot store."""
-    entry = key("attr_reads", ATTR_READS_VERSION, snapshot.digest, holder, attr)
-    return snapshot.kept(entry, lambda: tree_reads(snapshot.tree.root, holder, attr), _texts)
+def _reader(snapshot: Snapshot, symbol: str):
+    """`effective.tree_reads` of the tree, in the top-level package that defines `symbol`
+    (`sglang/srt`, `sglang/multimodal_gen`: separate programs, and a walk of one is a
+    fraction of the tree's), kept in the snapshot store."""
+    under = "/".join(symbol.split(".")[:2])
+
+    def reads(holder: str, attr: str) -> list[str] | None:
+        entry = key("attr_reads", ATTR_READS_VERSION, snapshot.digest, under, holder, attr)
+        return snapshot.kept(
+            entry, lambda: tree_reads(snapshot.tree.root, holder, attr, under), _texts
+        )
+
+    return reads
 
 
 def _texts(data) -> list[str] | None:

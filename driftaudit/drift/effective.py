@@ -103,14 +103,15 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-def tree_reads(root: Path, holder: str, attr: str) -> list[str] | None:
-    """The expressions of a tree's non-test sources that read `<...>.<holder>.<attr>` or
-    `<holder>.<attr>`: the fallback around the read (`x.h.a or D`, a conditional
-    expression testing it), else the read itself; None when one writes it."""
+def tree_reads(root: Path, holder: str, attr: str, under: str = "sglang") -> list[str] | None:
+    """The expressions of a tree's non-test sources below `under` that read
+    `<...>.<holder>.<attr>` or `<holder>.<attr>`: the fallback around the read (`x.h.a
+    or D`, a conditional expression testing it), else the read itself; None when one
+    writes it."""
     needle = re.compile(rb"\b%s\.%s\b" % (re.escape(holder.encode()), re.escape(attr.encode())))
     found: list[str] = []
     flow = _Flow("None", None, attr, holder)
-    for _, text in iter_sources(root, needle):
+    for _, text in iter_sources(root, needle, under):
         tree = parsed(text)
         if tree is None:
             continue
