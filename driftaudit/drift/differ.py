@@ -31,8 +31,9 @@ from driftaudit.drift.changes import (
 )
 from driftaudit.drift.deprecations import deprecated_in
 from driftaudit.drift.effective import (
-    effective_default,
+    effective_in,
     never_runs,
+    parsed,
     read_conditions,
     tree_reads,
 )
@@ -71,46 +72,6 @@ def callable_signature(obj: Obj | Module | None, snapshot: Snapshot | None = Non
         if "dataclass" in obj.labels:
             return dataclass_init(obj, snapshot)
     return None
-
-
-def _effective(snapshot: Snapshot, symbol: str, param: str, default: str) -> str | None:
-    """The value the callable `symbol` of `snapshot` uses for `param` left out at
-    `default` (its source text; None: not known)."""
-    found = _source_of(snapshot, symbol)
-    if found is None:
-        return None
-    source, obj = found
-    return effective_default(
-        source, obj.lineno or 0, obj.name, param, default, _reader(snapshot, symbol)
-    )
-
-
-def _source_of(snapshot: Snapshot, symbol: str) -> tuple[str, Function | Class] | None:
-    """The source of the module defining the callable `symbol`, and what a call runs:
-    the function, a class's own `__init__`, or a dataclass."""
-    found = snapshot.resolve(symbol)
-    if found is None or found.opaque or found.module is None:
-        return None
-    obj = found.obj
-    if isinstance(obj, Class):
-        init = obj.members.get("__init__")
-        if isinstance(init, Function):
-            obj = init
-        elif "dataclass" not in obj.labels:
-            return None  # a constructor inherited from elsewhere: not read here
-    source = snapshot.source(found.module.name)
-    if not isinstance(obj, (Function, Class)) or not obj.lineno or source is None:
-        return None
-    return source, obj
-
-
-def _conditions(snapshot: Snapshot, symbol: str, param: str) -> list[list[str]] | None:
-    """Where the callable `symbol` of `snapshot` reads `param`: `effective.read_conditions`."""
-    found = _source_of(snapshot, symbol)
-    if found is None:
-        return None
-    source, obj = found
-    return read_conditions(source, obj.lineno or 0, obj.name, param, _reader(snapshot, symbol))
 
 
 def _reader(snapshot: Snapshot, symbol: str):
@@ -232,6 +193,8 @@ class Differ:
         self.old = old
         self.new = new
         self._reference_cache: dict[str, Change | None] = {}
+        # a module's syntax tree, per tree and module, for the effective values
+        self._parsed: dict[tuple[str, str], ast.Module | None] = {}
 
     # ---- does the name still exist? ----------------------------------------------
 
@@ -385,11 +348,11 @@ class Differ:
                     used = self._effects(symbol, param.name, param.default, twin.default)
                     if used is not None and used[0][0] == used[1][0]:
                         continue  # both end up using the same value
-                    conditions = _conditions(self.new, symbol, param.name)
+                    conditions = self._conditions(self.new, symbol, param.name)
                     if never_runs(conditions, {param.name: after}) and (
                         before in _UNBOUNDED
                         or never_runs(
-                            _conditions(self.old, symbol, param.name), {param.name: before}
+                            self._conditions(self.old, symbol, param.name), {param.name: before}
                         )
                     ):
                         # both defaults keep every use off (None -> "none" where each
@@ -429,11 +392,53 @@ class Differ:
         gives it; None when either is not known."""
         values = []
         for snapshot, default in ((self.old, old), (self.new, new)):
-            value = _effective(snapshot, symbol, param, default)
+            value = self._effective(snapshot, symbol, param, default)
             if value is None:
                 return None
             values.append(_comparable(self._constant(snapshot, symbol, value)))
         return tuple(values)
+
+    def _effective(self, snapshot: Snapshot, symbol: str, param: str, default: str) -> str | None:
+        """The value the callable `symbol` of `snapshot` uses for `param` left out at
+        `default` (its source text; None: not known)."""
+        found = self._source_of(snapshot, symbol)
+        if found is None:
+            return None
+        tree, obj = found
+        reader = _reader(snapshot, symbol)
+        return effective_in(tree, obj.lineno or 0, obj.name, param, default, reader)
+
+    def _conditions(self, snapshot: Snapshot, symbol: str, param: str) -> list[list[str]] | None:
+        """Where the callable `symbol` of `snapshot` reads `param`: `read_conditions`."""
+        found = self._source_of(snapshot, symbol)
+        if found is None:
+            return None
+        tree, obj = found
+        return read_conditions(tree, obj.lineno or 0, obj.name, param, _reader(snapshot, symbol))
+
+    def _source_of(
+        self, snapshot: Snapshot, symbol: str
+    ) -> tuple[ast.Module, Function | Class] | None:
+        """The parsed module defining the callable `symbol`, and what a call runs: the
+        function, a class's own `__init__`, or a dataclass."""
+        found = snapshot.resolve(symbol)
+        if found is None or found.opaque or found.module is None:
+            return None
+        obj = found.obj
+        if isinstance(obj, Class):
+            init = obj.members.get("__init__")
+            if isinstance(init, Function):
+                obj = init
+            elif "dataclass" not in obj.labels:
+                return None  # a constructor inherited from elsewhere: not read here
+        if not isinstance(obj, (Function, Class)) or not obj.lineno:
+            return None
+        at = (snapshot.digest, found.module.name)
+        if at not in self._parsed:
+            source = snapshot.source(found.module.name)
+            self._parsed[at] = None if source is None else parsed(source)
+        tree = self._parsed[at]
+        return None if tree is None else (tree, obj)
 
     def _retired(self, name: str, new_default: str, new_loc: str | None) -> bool:
         """A parameter the new release deprecates, now defaulting to None (not passed):

@@ -348,7 +348,11 @@ def _read_back(cls: ast.ClassDef, attr: str, value: str, done: set[int]) -> set 
 
 
 def read_conditions(
-    source: str, lineno: int, name: str, param: str, elsewhere: Reads | None = None
+    source: str | ast.Module,
+    lineno: int,
+    name: str,
+    param: str,
+    elsewhere: Reads | None = None,
 ) -> list[list[str]] | None:
     """For each read of `param` in the callable `name` at `lineno` of `source` (and of
     the attribute of `self` it is stored in, in the class's methods), the conditions
@@ -358,7 +362,7 @@ def read_conditions(
     `self.<attr>` stored from a parameter is written as that parameter); a read of that
     attribute elsewhere in the tree (`elsewhere`) is under no condition. None when a read
     cannot be followed."""
-    tree = parsed(source)
+    tree = parsed(source) if isinstance(source, str) else source
     node = None if tree is None else _find(tree, lineno, name)
     if tree is None or node is None:
         return None
