@@ -155,7 +155,8 @@ PATCH_TARGET_REMOVED = _code(
     "`monkeypatch.setattr`).",
     "A plain assignment (or the builtin `setattr`) still runs but has no effect: sglang "
     "no longer reads that name (a warning). `mock.patch`, `patch.object` and "
-    "`monkeypatch.setattr` raise AttributeError (an error).",
+    "`monkeypatch.setattr` raise AttributeError (an error), unless told to create it "
+    "(`create=True`, `raising=False`: a warning).",
     "LogitsProcessor._get_logits = my_get_logits",
     "Patch what the new release calls instead.",
     origin="usage",
@@ -211,8 +212,11 @@ DEFAULT_CHANGED = _code(
     "DA205",
     "default-changed",
     "warning",
-    "A parameter the call leaves out has a new default value (not a parameter the new "
-    "release deprecates and defaults to None: a caller that leaves it out sees no default).",
+    "A parameter the call leaves out has a new default value and the new code ends up "
+    "using another value than the old (not where it replaces the new default by the old "
+    "value: `x or {}`, `if x is None: x = OLD`, a fallback at every read; not where the "
+    "call's other arguments keep every read from running, e.g. a seed with "
+    "temperature=0; not a parameter the new release deprecates and defaults to None).",
     "The call still works but may behave differently.",
     "f()  # def f(x=1) became def f(x=2)",
     "Pass the old default explicitly if you depend on it.",
@@ -268,9 +272,10 @@ RETURN_ARITY_CHANGED = _code(
 DEAD_OVERRIDE = _code(
     "DA304",
     "dead-override",
-    "error",
+    "warning",
     "A consumer subclass overrides a method that the sglang base class no longer has.",
-    "Nothing calls the override any more: the behaviour it added silently stops.",
+    "Nothing calls the override any more: the behaviour it added silently stops (a "
+    "warning; a `super().method()` inside it fails where it runs: its own DA301 error).",
     "class MyRunner(ModelRunner):\n      def init_cuda_graphs(self): ...  # gone from ModelRunner",
     "Override the method that replaced it (the finding names candidates).",
     origin="usage",
@@ -300,7 +305,8 @@ SERVER_ARG_REMOVED = _code(
     "error",
     "A ServerArgs field the consumer sets or reads was removed (keyword, attribute, "
     "a keyword dict splatted into ServerArgs(**kwargs), or a wrapped `sglang_<field>`).",
-    "TypeError for ServerArgs(field=...), AttributeError for server_args.field.",
+    "TypeError for ServerArgs(field=...), AttributeError for server_args.field. A "
+    "write `server_args.field = ...` still runs and nothing reads it (a warning).",
     "ServerArgs(enable_piecewise_cuda_graph=True)",
     "Drop it, or set the field that replaced it (the finding names it when a flag moved).",
     "safe: renamed to the field sglang itself maps it to (its flag moved, or a deprecation "
@@ -311,8 +317,9 @@ SERVER_ARG_TYPE_CHANGED = _code(
     "DA402",
     "server-arg-type-changed",
     "warning",
-    "A ServerArgs field the consumer uses changed type (e.g. bool -> Optional[bool]).",
-    "Values that were valid may now mean something else (None: resolve automatically).",
+    "A ServerArgs field the consumer sets changed type so that the value it passes may "
+    "no longer fit (e.g. Optional[int] -> int); not a widening (int -> Optional[int]).",
+    "Values that were valid may now be refused or mean something else.",
     "ServerArgs(enable_decoder_swa_bounded_replay=...)",
     "Check the values you pass and the new meaning of None.",
 )
@@ -416,7 +423,9 @@ REQUEST_FIELD_REMOVED = _code(
     "error",
     "A field the consumer sends to an sglang endpoint (a JSON payload key, or a keyword "
     "of an io_struct request such as GenerateReqInput) is gone from the request struct.",
-    "422 / TypeError, or the value is silently ignored.",
+    "TypeError for an io_struct keyword; a JSON key the server has no field for is "
+    "silently ignored (a warning), or refused with 422 where the struct forbids unknown "
+    "keys.",
     'requests.post(f"{url}/generate", json={"text": t, "stream_interval": 1})',
     "Drop the field or use its replacement.",
 )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from driftaudit.drift.annotations import accepts
+from driftaudit.drift.annotations import accepts, widens
 from driftaudit.drift.replacements import Replacements, _named_setting, _words
 from driftaudit.snapshot.surfaces.serverarg_redirects import Redirect, extract_redirects
 from driftaudit.snapshot.surfaces.serverargs import ServerArgField, ServerArgsModel
@@ -117,6 +117,27 @@ def _accepts(annotation: str, value: str):
 )
 def test_accepts(annotation, value, expected):
     assert _accepts(annotation, value) is expected
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("int", "Optional[int]", True),
+        ("int", "int | float", True),
+        ("List[int]", "Sequence[int]", True),
+        ("Dict[str, int]", "Mapping[str,int]", True),
+        ("Optional[str]", "str | None", True),
+        ("Config", "Optional[Config]", True),
+        ("List[int]", "Sequence[str]", False),  # other type arguments
+        ("Optional[int]", "int", False),  # None no longer fits
+        ("float", "int", False),
+        ("Config", "OtherConfig", False),  # classes are not compared
+        ("str", 'Literal["a"]', False),
+        ("Any", "int", False),
+    ],
+)
+def test_widens(old, new, expected):
+    assert widens(old, new) is expected
 
 
 def test_accepts_names_as_the_declaring_module_imports_them():

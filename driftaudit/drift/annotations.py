@@ -161,3 +161,70 @@ def _name(node: ast.expr) -> str | None:
         base = _name(node.value)
         return f"{base}.{node.attr}" if base else None
     return None
+
+
+def widens(old: str | None, new: str | None) -> bool:
+    """Does annotation `new` accept every value `old` accepts (`int -> Optional[int]`,
+    `int -> int | float`, `List[int] -> Sequence[int]`)? Member by member of the old
+    union: the same text in the new one, or a builtin whose every value type the new
+    annotation accepts (with the same type arguments, when both have them)."""
+    old_parts, new_parts = _members(old), _members(new)
+    if not old_parts or not new_parts:
+        return False
+    texts = {ast.unparse(p) for p in new_parts}
+    for part in old_parts:
+        if ast.unparse(part) in texts:
+            continue
+        head = part.value if isinstance(part, ast.Subscript) else part
+        name = _name(head) or ""
+        allowed = _BUILTINS.get(name.removeprefix("typing."))
+        if not allowed:  # not a builtin (or Any): nothing to compare value by value
+            return False
+        if isinstance(part, ast.Subscript) and not any(
+            isinstance(p, ast.Subscript) and ast.unparse(p.slice) == ast.unparse(part.slice)
+            for p in new_parts
+        ):
+            return False
+        if not all(_union(new_parts, value, _plain, _no_class, 0) is True for value in allowed):
+            return False
+    return True
+
+
+def _members(annotation: str | None) -> list[ast.expr]:
+    """The members of an annotation's union (`Optional[X]` is `X | None`)."""
+    try:
+        node = ast.parse((annotation or "").strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    return _flatten(node, 0)
+
+
+def _flatten(node: ast.expr, depth: int) -> list[ast.expr]:
+    if depth > 6:
+        return [node]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _flatten(node.left, depth + 1) + _flatten(node.right, depth + 1)
+    if isinstance(node, ast.Subscript):
+        tail = (_name(node.value) or "").rpartition(".")[2]
+        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if tail == "Optional":
+            return [*_flatten(args[0], depth + 1), ast.Constant(None)]
+        if tail == "Union":
+            return [m for a in args for m in _flatten(a, depth + 1)]
+        if tail == "Annotated":
+            return _flatten(args[0], depth + 1)
+    return [node]
+
+
+def accepts_as_written(annotation: str | None, value: str) -> bool | None:
+    """`accepts` with names taken as written and no class looked up: enough for builtin
+    value types against builtin and typing annotations."""
+    return accepts(annotation, value, _plain, _no_class)
+
+
+def _plain(name: str) -> str | None:
+    return name
+
+
+def _no_class(path: str) -> None:
+    return None  # only builtin members are compared value by value

@@ -204,13 +204,18 @@ class DefaultChanged(Change):
     param: str = ""
     old_default: str | None = None
     new_default: str | None = None
+    new_value: str | None = None  # what the new code turns the default into, if not it
+    # where the new code reads the parameter: per read, the conditions on the other
+    # parameters it runs under (`effective.read_conditions`); None when not known
+    conditions: list[list[str]] | None = None
 
     code = codes.DEFAULT_CHANGED
 
     def explain(self) -> str:
+        used = f" (the new code uses {self.new_value})" if self.new_value else ""
         return (
             f"default of `{self.param}` in `{short_name(self.symbol)}` changed from "
-            f"{self.old_default} to {self.new_default}"
+            f"{self.old_default} to {self.new_default}{used}"
         )
 
 

@@ -30,6 +30,14 @@ from driftaudit.drift.changes import (
     SymbolRemoved,
 )
 from driftaudit.drift.deprecations import deprecated_in
+from driftaudit.drift.effective import (
+    effective_in,
+    never_runs,
+    parsed,
+    read_conditions,
+    tree_reads,
+)
+from driftaudit.drift.literals import UNKNOWN, value_of
 from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
 from driftaudit.pysource import dotted
@@ -44,8 +52,12 @@ from driftaudit.snapshot.api_model import (
     Obj,
     Param,
 )
+from driftaudit.store import key
 
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
+ATTR_READS_VERSION = "2"
+# a limit's default that means "no limit": a new default None may mean the same
+_UNBOUNDED = {"sys.maxsize", "math.inf", "float('inf')", 'float("inf")', "inf"}
 
 
 def callable_signature(obj: Obj | Module | None, snapshot: Snapshot | None = None):
@@ -60,6 +72,35 @@ def callable_signature(obj: Obj | Module | None, snapshot: Snapshot | None = Non
         if "dataclass" in obj.labels:
             return dataclass_init(obj, snapshot)
     return None
+
+
+def _reader(snapshot: Snapshot, symbol: str):
+    """`effective.tree_reads` of the tree, in the top-level package that defines `symbol`
+    (`sglang/srt`, `sglang/multimodal_gen`: separate programs, and a walk of one is a
+    fraction of the tree's), kept in the snapshot store."""
+    under = "/".join(symbol.split(".")[:2])
+
+    def reads(holder: str, attr: str) -> list[str] | None:
+        entry = key("attr_reads", ATTR_READS_VERSION, snapshot.digest, under, holder, attr)
+        return snapshot.kept(
+            entry, lambda: tree_reads(snapshot.tree.root, holder, attr, under), _texts
+        )
+
+    return reads
+
+
+def _texts(data) -> list[str] | None:
+    if data is not None and not (isinstance(data, list) and all(isinstance(t, str) for t in data)):
+        raise TypeError("not a list of expressions")
+    return data
+
+
+def _comparable(text: str) -> tuple:
+    """A value's key (`{}` and `dict()` are one value: its literal, else its text) and
+    its text."""
+    value = value_of(text, {})
+    key = ("text", text) if value is UNKNOWN else ("value", type(value).__name__, value)
+    return key, text
 
 
 def _dataclass_bases(cls: Class, snapshot: Snapshot | None, depth: int = 0) -> list[Class]:
@@ -152,6 +193,8 @@ class Differ:
         self.old = old
         self.new = new
         self._reference_cache: dict[str, Change | None] = {}
+        # a module's syntax tree, per tree and module, for the effective values
+        self._parsed: dict[tuple[str, str], ast.Module | None] = {}
 
     # ---- does the name still exist? ----------------------------------------------
 
@@ -302,16 +345,32 @@ class Differ:
                 before = self._constant(self.old, symbol, param.default)
                 after = self._constant(self.new, symbol, twin.default)
                 if before != after and not self._retired(param.name, after, new_loc):
-                    changes.append(
-                        DefaultChanged(
-                            symbol,
-                            old_loc,
-                            new_loc,
-                            param.name,
-                            _shown(param.default, before),
-                            _shown(twin.default, after),
+                    used = self._effects(symbol, param.name, param.default, twin.default)
+                    if used is not None and used[0][0] == used[1][0]:
+                        continue  # both end up using the same value
+                    conditions = self._conditions(self.new, symbol, param.name)
+                    if never_runs(conditions, {param.name: after}) and (
+                        before in _UNBOUNDED
+                        or never_runs(
+                            self._conditions(self.old, symbol, param.name), {param.name: before}
                         )
+                    ):
+                        # both defaults keep every use off (None -> "none" where each
+                        # release tests for its own), or None turns a limit off as the
+                        # old maximum did
+                        continue
+                    change = DefaultChanged(
+                        symbol,
+                        old_loc,
+                        new_loc,
+                        param.name,
+                        _shown(param.default, before),
+                        _shown(twin.default, after),
                     )
+                    if used is not None and used[1][1] not in (twin.default, after):
+                        change.new_value = used[1][1]
+                    change.conditions = conditions
+                    changes.append(change)
         if shifted:
             first = shifted[0].name
             changes.append(
@@ -326,6 +385,60 @@ class Differ:
                 )
             )
         return changes
+
+    def _effects(self, symbol: str, param: str, old: str, new: str) -> tuple | None:
+        """What each release ends up using for `param` left out (a new None default the
+        code replaces by the old value, `x or {}`: see `effective`), as `_comparable`
+        gives it; None when either is not known."""
+        values = []
+        for snapshot, default in ((self.old, old), (self.new, new)):
+            value = self._effective(snapshot, symbol, param, default)
+            if value is None:
+                return None
+            values.append(_comparable(self._constant(snapshot, symbol, value)))
+        return tuple(values)
+
+    def _effective(self, snapshot: Snapshot, symbol: str, param: str, default: str) -> str | None:
+        """The value the callable `symbol` of `snapshot` uses for `param` left out at
+        `default` (its source text; None: not known)."""
+        found = self._source_of(snapshot, symbol)
+        if found is None:
+            return None
+        tree, obj = found
+        reader = _reader(snapshot, symbol)
+        return effective_in(tree, obj.lineno or 0, obj.name, param, default, reader)
+
+    def _conditions(self, snapshot: Snapshot, symbol: str, param: str) -> list[list[str]] | None:
+        """Where the callable `symbol` of `snapshot` reads `param`: `read_conditions`."""
+        found = self._source_of(snapshot, symbol)
+        if found is None:
+            return None
+        tree, obj = found
+        return read_conditions(tree, obj.lineno or 0, obj.name, param, _reader(snapshot, symbol))
+
+    def _source_of(
+        self, snapshot: Snapshot, symbol: str
+    ) -> tuple[ast.Module, Function | Class] | None:
+        """The parsed module defining the callable `symbol`, and what a call runs: the
+        function, a class's own `__init__`, or a dataclass."""
+        found = snapshot.resolve(symbol)
+        if found is None or found.opaque or found.module is None:
+            return None
+        obj = found.obj
+        if isinstance(obj, Class):
+            init = obj.members.get("__init__")
+            if isinstance(init, Function):
+                obj = init
+            elif "dataclass" not in obj.labels:
+                return None  # a constructor inherited from elsewhere: not read here
+        if not isinstance(obj, (Function, Class)) or not obj.lineno:
+            return None
+        at = (snapshot.digest, found.module.name)
+        if at not in self._parsed:
+            source = snapshot.source(found.module.name)
+            self._parsed[at] = None if source is None else parsed(source)
+        tree = self._parsed[at]
+        return None if tree is None else (tree, obj)
 
     def _retired(self, name: str, new_default: str, new_loc: str | None) -> bool:
         """A parameter the new release deprecates, now defaulting to None (not passed):

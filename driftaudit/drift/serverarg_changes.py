@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from driftaudit import codes
+from driftaudit.drift.annotations import accepts_as_written, widens
 from driftaudit.drift.changes import Change
 from driftaudit.drift.literals import UNKNOWN, under_defaults, value_of
 from driftaudit.drift.replacements import Replacements, ServerArgRedirected, Suggestion
@@ -43,6 +44,9 @@ class ServerArgTypeChanged(Change):
     field: str = ""
     old_type: str | None = None
     new_type: str | None = None
+    # the new type accepts every value the old one did (`int -> Optional[int]`): a
+    # value the consumer passes still fits; only `driftaudit diff` lists it
+    widened: bool = False
 
     code = codes.SERVER_ARG_TYPE_CHANGED
 
@@ -51,6 +55,12 @@ class ServerArgTypeChanged(Change):
             f"ServerArgs field `{self.field}` changed type from `{self.old_type}` "
             f"to `{self.new_type}`"
         )
+
+    def fits(self, value: str | None) -> bool:
+        """Does a value the consumer passes (its type, when known) still fit?"""
+        if self.widened:
+            return True
+        return value is not None and accepts_as_written(self.new_type, value) is True
 
 
 @dataclass
@@ -238,8 +248,11 @@ class ServerArgsDrift:
         if redirected is not None:
             changes.append(redirected)
         if _normal_type(field.annotation) != _normal_type(twin.annotation):
+            widened = widens(field.annotation, twin.annotation)
             changes.append(
-                ServerArgTypeChanged(symbol, *where, name, field.annotation, twin.annotation)
+                ServerArgTypeChanged(
+                    symbol, *where, name, field.annotation, twin.annotation, widened
+                )
             )
         if (field.default or "") != (twin.default or ""):
             change = self._default_change(symbol, where, name, field.default, twin.default)

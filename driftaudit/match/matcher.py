@@ -25,6 +25,7 @@ from driftaudit.drift.changes import (
     short_name,
 )
 from driftaudit.drift.differ import callable_signature, function_location
+from driftaudit.drift.effective import never_runs
 from driftaudit.drift.serverarg_changes import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import TypeMatcher
@@ -143,6 +144,19 @@ def _enum_rename(usage: Usage, symbol: str, change: MemberRemoved) -> dict | Non
         return None
     old, new = symbol.rpartition(".")[2], change.candidate.rpartition(".")[2]
     return {"kind": "rename-attribute", "old": old, "new": new}
+
+
+def _values(positional: list[str], shape, new_fn) -> dict[str, str]:
+    """The literal each parameter holds in a call: what it passes as a literal (by
+    position or keyword), else, when it does not pass it, its new default."""
+    passed = set(positional) | set(shape.keywords)
+    values = {p.name: p.default for p in new_fn.params if p.default and p.name not in passed}
+    for key, text in getattr(shape, "literals", {}).items():
+        if not key.isdigit():
+            values[key] = text
+        elif int(key) < len(positional):
+            values[positional[int(key)]] = text
+    return values
 
 
 class _Matcher:
@@ -313,6 +327,10 @@ class _Matcher:
             passed = set(before.positional) | set(shape.keywords)
             for change in changes:
                 if isinstance(change, DefaultChanged) and change.param not in passed:
+                    values = _values(before.positional, shape, new_fn)
+                    values.pop(change.param, None)  # its own tests see the old or the new default
+                    if never_runs(change.conditions, values):
+                        continue  # what the call passes keeps the new code from reading it
                     message = f"relies on the default of `{change.param}`: {change.explain()}"
                     keep = f"{change.param}={change.old_default}"
                     fix = Fix(f"pass `{keep}` to keep the old behaviour")

@@ -16,6 +16,7 @@ from driftaudit.drift.serverarg_changes import (
     ServerArgDefaultChanged,
     ServerArgFieldRemoved,
     ServerArgsDrift,
+    ServerArgTypeChanged,
 )
 from driftaudit.drift.surface_changes import (
     MetaInfoKeyRemoved,
@@ -60,6 +61,17 @@ _KWARG_KEY = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # snake_case: a field
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
+def _refuses_unknown(snapshot, struct) -> bool:
+    """Does the request struct refuse a key it has no field for? Dataclasses, msgspec
+    structs and pydantic models parse a JSON body dropping unknown keys unless told not
+    to (`extra="forbid"`, `forbid_unknown_fields=True`): read in the class's source."""
+    module = struct.file.removesuffix(".py").replace("/", ".")
+    source = snapshot.source(module) or ""
+    lines = source.splitlines()[max(struct.line - 1, 0) :]
+    end = next((i for i, t in enumerate(lines[1:], 1) if t[:1] not in ("", " ", "\t")), None)
+    return "forbid" in "\n".join(lines[:end])
+
+
 def _finding(code, place, symbol, message, old=None, new=None, fix=None, **kw) -> Finding:
     path, line, column = place
     return Finding(code, path, line, column, symbol, message, old, new, fix, **kw)
@@ -102,17 +114,23 @@ class SurfaceMatcher:
         passed: bool = True,
         at=None,
         rename: str | None = None,
+        write: bool = False,
+        value: str | None = None,
     ) -> list[Finding]:
         """Findings for a field the consumer names; `passed`: it sets a value (a type
         change matters), else it only reads or wraps it (only a removal matters);
         `rename`: the edit that renames it at `place` (rename-keyword of the ServerArgs
-        call, rename-key of a keyword dict), when a field replaces it."""
+        call, rename-key of a keyword dict), when a field replaces it; `write`: an
+        attribute store on an instance (a removed field's is a no-op, not a crash);
+        `value`: the type of the value it sets, when known (a new type may still take it)."""
         if self.server_args is None:
             return []
         findings = []
         for change in self.server_args.by_field.get(name, []):
             if isinstance(change, ServerArgDefaultChanged):
                 continue  # only where the field is left unset (see _defaults)
+            if isinstance(change, ServerArgTypeChanged) and change.fits(value):
+                continue  # what it passes still fits the new type
             if isinstance(change, ServerArgFieldRemoved) or passed:
                 fix = None
                 if isinstance(change, ServerArgFieldRemoved):
@@ -124,7 +142,12 @@ class SurfaceMatcher:
                 elif isinstance(change, ServerArgRedirected):
                     fix = Fix(f"set `{change.target}` instead")
                 message = f"{how}: {change.explain()}"
-                findings.append(finding_at(place, change, message, fix, at=at))
+                severity = ""
+                if write and isinstance(change, ServerArgFieldRemoved):
+                    # a dataclass takes any attribute: the store runs and nothing reads it
+                    message = f"{how} = ...: {change.explain()}, so the write does nothing"
+                    severity = "warning"
+                findings.append(finding_at(place, change, message, fix, at=at, severity=severity))
         return findings
 
     def server_args_findings(self, surfaces: SurfaceUsages | None) -> list[Finding]:
@@ -137,7 +160,14 @@ class SurfaceMatcher:
             if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == SERVER_ARGS:
                 for keyword in usage.keywords:
                     how, at = f"ServerArgs({keyword}=...)", usage.places.get(keyword)
-                    findings += self._field(keyword, usage, how, at=at, rename="rename-keyword")
+                    findings += self._field(
+                        keyword,
+                        usage,
+                        how,
+                        at=at,
+                        rename="rename-keyword",
+                        value=usage.arg_types.get(keyword),
+                    )
                 if usage.star_kwargs:
                     splatted.append(usage)
                 else:
@@ -145,7 +175,14 @@ class SurfaceMatcher:
             elif isinstance(usage, MemberUsage) and usage.member in fields:
                 if SERVER_ARGS in self.members.classes_of(usage.receiver):
                     how = f"server_args.{usage.member}"
-                    findings += self._field(usage.member, usage, how, passed=usage.store)
+                    findings += self._field(
+                        usage.member,
+                        usage,
+                        how,
+                        passed=usage.store,
+                        write=usage.store,
+                        value=usage.value_type,
+                    )
             elif isinstance(usage, ClassFieldUsage):
                 name = usage.name.removeprefix("sglang_")
                 if name in fields:
@@ -431,7 +468,13 @@ class SurfaceMatcher:
                             f"sends `{name}` to `{usage.route}`: `{struct}.{name}` was removed"
                         )
                         change = RequestFieldRemoved(f"{struct}.{name}", old_where, new_where)
-                        findings.append(finding_at(usage, change, message))
+                        severity = "warning"
+                        if _refuses_unknown(self.differ.new, new_structs[struct]):
+                            message += ", and the struct refuses unknown keys"
+                            severity = ""
+                        else:  # the server parses the body, dropping keys it has no field for
+                            message += ", so the new server ignores it"
+                        findings.append(finding_at(usage, change, message, severity=severity))
         return findings
 
     @staticmethod

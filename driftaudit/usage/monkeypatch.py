@@ -18,6 +18,20 @@ if TYPE_CHECKING:
 PATCHERS = {"patch"}  # mock.patch("sglang.x.y"), mocker.patch(...)
 
 
+# a patcher's keyword that makes it set a missing attribute instead of raising, with the
+# value that does (pytest's `monkeypatch.setattr(..., raising=False)`, mock's `create=True`)
+_TOLERANT = {"raising": False, "create": True}
+
+
+def _tolerant(node: ast.Call) -> bool:
+    return any(
+        k.arg in _TOLERANT
+        and isinstance(k.value, ast.Constant)
+        and k.value.value is _TOLERANT[k.arg]
+        for k in node.keywords
+    )
+
+
 class MonkeypatchMixin:
     """Part of `UsageVisitor` (it provides lookup, resolve_expr, infer, columns, usages
     and the deferred-body queues)."""
@@ -65,8 +79,10 @@ class MonkeypatchMixin:
             if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str)
             else None
         )
-        # the builtin setattr writes; the patchers look the target up and raise without it
+        # the builtin setattr writes; the patchers look the target up and raise without
+        # it, unless told not to (`raising=False`, `create=True`): then a plain write
         patcher = not (isinstance(node.func, ast.Name) and node.func.id == "setattr")
+        patcher = patcher and not _tolerant(node)
         if string and string.startswith(SGLANG + ".") and name in {"setattr", *PATCHERS}:
             focus = self.columns.span(args[0])  # mock.patch("sglang..."), monkeypatch.setattr
             self.usages.append(

@@ -55,6 +55,9 @@ class CallShape:
     places: dict[str, Span] = field(default_factory=dict)
     # the arguments whose value is never None: a literal, a `x or "auto"` fallback
     never_none: list[str] = field(default_factory=list)
+    # the arguments written as literals (`temperature=0`), by position or keyword: their
+    # source text, for the conditions the callee puts on its other parameters
+    literals: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -66,6 +69,7 @@ class CallUsage(Usage):
     arg_types: dict[str, str] = field(default_factory=dict)
     places: dict[str, Span] = field(default_factory=dict)
     never_none: list[str] = field(default_factory=list)
+    literals: dict[str, str] = field(default_factory=dict)
     via: str = ""  # a consumer subclass constructed (symbol: its sglang base)
 
 

@@ -104,3 +104,20 @@ def arguments(call: ast.Call, typed: Callable[[ast.expr], str | None]) -> dict[s
             if kind:
                 found[keyword.arg] = kind
     return found
+
+
+def literal_arguments(call: ast.Call) -> dict[str, str]:
+    """The arguments written as literals (`0`, `"greedy"`, `None`, `-1`, `(1, 2)`), as
+    source text: by position ("0", "1"...) up to the first `*args`, and by keyword."""
+    found: dict[str, str] = {}
+    named = [(str(i), a) for i, a in enumerate(call.args)]
+    stop = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), None)
+    named = named[:stop] if stop is not None else named
+    named += [(k.arg, k.value) for k in call.keywords if k.arg is not None]
+    for name, node in named:
+        try:
+            ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            continue
+        found[name] = ast.unparse(node)
+    return found

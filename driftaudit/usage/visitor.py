@@ -53,7 +53,7 @@ from driftaudit.usage.usages import (
     UnpackUsage,
     Usage,
 )
-from driftaudit.usage.valuetypes import arguments, value_type
+from driftaudit.usage.valuetypes import arguments, literal_arguments, value_type
 
 CONSUMER = "consumer:"  # prefix of a binding to a consumer module
 EXTERNAL = "external:"  # a name bound to something outside sglang
@@ -670,6 +670,7 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         if member and isinstance(func, ast.Attribute):
             shape.arg_types = arguments(node, self._value_type)  # only for sglang calls
             shape.never_none = self._never_none(node)
+            shape.literals = literal_arguments(node)
             self.visit(func.value)
         else:
             self.visit(func)
@@ -692,6 +693,7 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         if symbol is not None:
             shape.arg_types = arguments(node, self._value_type)
             shape.never_none = self._never_none(node)
+            shape.literals = literal_arguments(node)
             self.usages.append(
                 CallUsage(*self._at(node), symbol, **shape.__dict__, focus=self.columns.token(node))
             )

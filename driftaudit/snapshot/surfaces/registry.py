@@ -18,7 +18,7 @@ from driftaudit.snapshot.surfaces import (
     serverarg_resolutions,
 )
 
-SURFACES_VERSION = "5"  # bump when an extractor changes: invalidates the cache
+SURFACES_VERSION = "6"  # bump when an extractor changes: invalidates the cache
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,13 @@ Two shapes, both as sglang writes them:
 - a declared fallback: `swa_full_tokens_ratio: A[Optional[float], Arg(...,
   fallback=0.8)] = None` (0.5.2x: the value a None input takes when nothing resolves it);
 - a branch on the field being None that sets it to a value: `if self.x is None:
-  self.x = 2.0` (`__post_init__` up to 0.5.1x), or in a hook `if cfg.x is None and ...:
-  fields["x"] = ...`, `overrides["x"] = ...`, `declare_resolution(server_args, "...",
-  x=...)`, also in a nested branch. Every condition it runs under is kept (`when`: the
-  other conjuncts, `mode != "decode"`, the enclosing `if`s, the early exits before it),
-  for the differ to judge against the fields' defaults.
+  self.x = 2.0` (`__post_init__` up to 0.5.1x), or one expression that does
+  (`self.x = self.x or 2.0`, `self.x = 2.0 if self.x is None else self.x`), or in a
+  hook `if cfg.x is None and ...: fields["x"] = ...`, `overrides["x"] = ...`,
+  `declare_resolution(server_args, "...", x=...)`, also in a nested branch. Every
+  condition it runs under is kept (`when`: the other conjuncts, `mode != "decode"`, the
+  enclosing `if`s, the early exits before it), for the differ to judge against the
+  fields' defaults.
 
 Also the module constants of those files (`NAME = <literal>`), so a default written with
 one (`ENCODER_TRANSFER_BACKEND_CHOICES[0]`) can be compared by value.
@@ -112,6 +114,8 @@ def _walk(
             for name in sorted(unset):
                 for value in _sets(node, name):
                     _add(found, name, value, "if-none", relpath, " and ".join(conditions))
+            for name, value in _replaced(node):
+                _add(found, name, value, "if-none", relpath, " and ".join(conditions))
         elif isinstance(node, ast.If):
             test = ast.unparse(node.test)
             inner = unset | set(_unset(node.test))
@@ -169,6 +173,44 @@ def _unset(test: ast.expr) -> list[str]:
         and isinstance(part.left, ast.Attribute)
         and is_none(part.comparators[0])
     ]
+
+
+def _replaced(statement: ast.Assign | ast.Expr) -> list[tuple[str, ast.expr]]:
+    """A field set to what replaces its None in one expression: `x.f = x.f or v`,
+    `x.f = v if x.f is None else x.f`, `x.f = x.f if x.f is not None else v`."""
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return []
+    target, value = statement.targets[0], statement.value
+    if not isinstance(target, ast.Attribute):
+        return []
+    same = ast.dump(target.value)
+
+    def is_field(node: ast.expr) -> bool:
+        return (
+            isinstance(node, ast.Attribute)
+            and node.attr == target.attr
+            and ast.dump(node.value) == same
+        )
+
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and len(value.values) == 2:
+        if is_field(value.values[0]):
+            return [(target.attr, value.values[1])]
+    if isinstance(value, ast.IfExp) and isinstance(value.test, ast.Compare):
+        test = value.test
+        if (
+            len(test.ops) == 1
+            and is_field(test.left)
+            and is_none(test.comparators[0])
+            and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+        ):
+            kept, other = (
+                (value.orelse, value.body)
+                if isinstance(test.ops[0], ast.Is)
+                else (value.body, value.orelse)
+            )
+            if is_field(kept):
+                return [(target.attr, other)]
+    return []
 
 
 def _sets(statement: ast.Assign | ast.Expr, name: str) -> list[ast.expr]:

@@ -1,0 +1,125 @@
+"""drift/effective.py: the value a callable ends up using for a parameter left out, and
+the conditions its reads run under (issue 27, effective values)."""
+
+import pytest
+
+from driftaudit.drift.effective import effective_default, never_runs, read_conditions
+
+SOURCE = """\
+import sys
+
+DEFAULT = 42
+
+
+def f(a, x=None, y=None, z=None, w=None, v=None):
+    x = x or {}
+    if y is None:
+        y = DEFAULT
+    z = 7 if z is None else z
+    if cond():
+        w = 3
+    return x, y, z, w, v
+
+
+class C:
+    def __init__(self, seed=None, t=None, lora=False, backend="x", mode=False):
+        self.seed = seed
+        self.t = t
+        self.lora = lora
+        self.backend = backend
+        self.mode = mode
+
+    def use(self):
+        return self.seed if self.seed is not None else 42, self.t
+
+    def start(self):
+        if self.lora:
+            return self.backend
+        if self.mode:
+            return self.backend
+        with ctx(self.t):
+            pass
+
+    def switch(self):
+        self.mode = True
+
+
+def g(prompt, temperature=1.0, seed=None, limit=None):
+    if temperature == 0:
+        return prompt
+    if limit is not None and len(prompt) > limit:
+        prompt = prompt[:limit]
+    return prompt, seed
+"""
+
+
+def _line(name: str) -> int:
+    return next(
+        i
+        for i, text in enumerate(SOURCE.splitlines(), 1)
+        if text.lstrip().startswith((f"def {name}(", f"class {name}"))
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "param", "default", "expected"),
+    [
+        ("f", "x", "None", "{}"),  # x or {}
+        ("f", "x", "{'a': 1}", "{'a': 1}"),  # truthy: kept
+        ("f", "y", "None", "DEFAULT"),  # if y is None: y = DEFAULT
+        ("f", "y", "5", "5"),
+        ("f", "z", "None", "7"),  # 7 if z is None else z
+        ("f", "w", "None", None),  # written under a test this cannot judge
+        ("f", "v", "None", "None"),  # untouched
+        ("C", "seed", "None", "42"),  # every read falls back to 42
+        ("C", "t", "None", "None"),  # read as is
+    ],
+)
+def test_effective_default(name, param, default, expected):
+    assert effective_default(SOURCE, _line(name), name, param, default) == expected
+
+
+def test_a_read_elsewhere_in_the_tree_counts():
+    reads = {("c", "seed"): ["r.c.seed"]}  # a plain read through a name spelling `C`
+    found = effective_default(SOURCE, _line("C"), "C", "seed", "None", lambda h, a: reads[h, a])
+    assert found == "None"
+
+
+@pytest.mark.parametrize(
+    ("name", "param", "values", "expected"),
+    [
+        ("g", "seed", {"temperature": "0"}, True),  # greedy: returns before the read
+        ("g", "seed", {"temperature": "0.7"}, False),
+        ("g", "seed", {}, False),  # temperature not known
+        ("g", "limit", {"limit": "None"}, True),  # None switches the limit off
+        ("C", "backend", {"lora": "False"}, False),  # `self.mode` is set again in switch()
+        ("C", "backend", {"lora": "False", "mode": "False"}, False),
+        ("C", "backend", {"lora": "True"}, False),
+        ("C", "seed", {}, False),  # no read in the class: nothing to judge
+    ],
+)
+def test_reads_under_conditions(name, param, values, expected):
+    reads = read_conditions(SOURCE, _line(name), name, param)
+    assert never_runs(reads, values) is expected
+
+
+def test_a_read_this_cannot_place_is_unknown():
+    assert read_conditions(SOURCE, _line("C"), "C", "t") is None  # in a `with`
+
+
+def test_a_feature_setting_read_only_when_the_feature_is_on():
+    source = """\
+class Engine:
+    def __init__(self, enable_lora=False, lora_backend="csgmv"):
+        self.enable_lora = enable_lora
+        self.lora_backend = lora_backend
+
+    def start(self):
+        if not self.enable_lora:
+            return None
+        return self.lora_backend
+"""
+    reads = read_conditions(source, 1, "Engine", "lora_backend")
+    assert never_runs(reads, {"enable_lora": "False"})
+    assert not never_runs(reads, {"enable_lora": "True"})
+    assert not never_runs(reads, {})
