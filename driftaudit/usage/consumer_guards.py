@@ -14,46 +14,146 @@ A guard is a plain tuple:
   the same function (its own value, whatever sglang has);
 - ("version", op, version, line): a branch taken only when `sglang.__version__ <op>
   version` (op already negated for an `else`).
+
+Code after an `if` one branch of which always leaves (`if not hasattr(m, "x"): return`,
+`raise`, `continue`, `sys.exit()`) runs under the other branch's guards, as an `else:`
+would; a function body keeps the lasting guards (version, has, fallback) of the place
+it is defined.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from driftaudit.pysource import dotted, is_none
 
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 _OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+# calls that never return: `if not hasattr(...): pytest.skip(...)` exits like `raise`
+_NO_RETURN = {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.fail", "pytest.exit"}
+# the sglang release read from the installed metadata: `importlib.metadata.version("sglang")`
+_DISTRIBUTION_VERSION = {"version", "get_version", "metadata.version", "importlib.metadata.version"}
+_DEPTH = 3  # names followed to the value they were assigned (`NEW = parse(v) >= ...`)
+
+Guard = tuple
+# the expression a name was last assigned in the scopes visible here, or None
+ValueOf = Callable[[str], "ast.expr | None"]
 
 
-def branch_guards(test: ast.expr) -> tuple[tuple | None, tuple | None]:
-    """The guards of an `if`'s body and of its `else`."""
+def _no_value(name: str) -> ast.expr | None:
+    return None
+
+
+def branch_guards(
+    test: ast.expr, value_of: ValueOf = _no_value, resolve: Callable | None = None
+) -> tuple[tuple[Guard, ...], tuple[Guard, ...]]:
+    """The guards of an `if`'s body and of its `else`: `if A and B` holds every part's
+    guard in its body, `if A or B` every part's negation in its `else`."""
     negated = False
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, not negated
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        # `if A and B:` runs its body only where every part holds: any part's guard
-        guard = next(filter(None, map(condition_guard, test.values)), None)
-        if guard is None:
-            return None, None
-        return (None, guard) if negated else (guard, None)  # `not (A and B)`: its else
-    guard = condition_guard(test)
+    if isinstance(test, ast.BoolOp):
+        parts = [branch_guards(v, value_of, resolve) for v in test.values]
+        if isinstance(test.op, ast.And):  # true: every part holds; false: nothing known
+            holds: tuple[Guard, ...] = tuple(g for body, _ in parts for g in body)
+            fails: tuple[Guard, ...] = ()
+        else:  # `A or B` false: no part holds; true: nothing known
+            holds, fails = (), tuple(g for _, other in parts for g in other)
+        return (fails, holds) if negated else (holds, fails)
+    guard = condition_guard(test, value_of, resolve)
     if guard is None:
-        return None, None
+        guard, negated = _none_test(test, negated, resolve)
+    if guard is None:
+        return (), ()
     if guard[0] == "version":
         other = ("version", _NEGATE[guard[1]], *guard[2:])
-        return (other, guard) if negated else (guard, other)
-    return (None, guard) if negated else (guard, None)
+        return ((other,), (guard,)) if negated else ((guard,), (other,))
+    return ((), (guard,)) if negated else ((guard,), ())
 
 
-def condition_guard(test: ast.expr) -> tuple | None:
+def condition_guard(
+    test: ast.expr, value_of: ValueOf = _no_value, resolve: Callable | None = None, depth: int = 0
+) -> Guard | None:
     """The guard a condition sets up for what runs only when it holds: the body of an
     `if`, or the later operands of `A and B` (`parse(sglang.__version__) < parse("0.5")
-    and args.x`)."""
-    return _has_guard(test) or _version_guard(test)
+    and args.x`). A name stands for the value it was assigned (`if SGLANG_NEW:`)."""
+    if isinstance(test, ast.Name) and depth < _DEPTH:
+        value = value_of(test.id)
+        if value is not None:
+            if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+                return None  # a negated flag: its guard is in the `else`
+            return condition_guard(value, value_of, resolve, depth + 1)
+    return (
+        _has_guard(test)
+        or _version_guard(test, value_of)
+        or (_bound_guard(test, resolve) if resolve else None)
+    )
 
 
-def _has_guard(test: ast.expr) -> tuple | None:
+def _none_test(test: ast.expr, negated: bool, resolve) -> tuple[Guard | None, bool]:
+    """`X is None` for X bound to an sglang name: true where the name is missing (the
+    `except ImportError: X = None` fallback ran); its `else` holds the name."""
+    if (
+        resolve is not None
+        and isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and is_none(test.comparators[0])
+    ):
+        guard = _has_guard(test.left) or _bound_guard(test.left, resolve)
+        return guard, not negated
+    return None, negated
+
+
+def _bound_guard(test: ast.expr, resolve) -> Guard | None:
+    """`if X:` / `X is not None` for a name bound to an sglang path: the body runs only
+    where the name exists."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        if isinstance(test.ops[0], ast.IsNot) and is_none(test.comparators[0]):
+            test = test.left
+    if not isinstance(test, (ast.Name, ast.Attribute)):
+        return None
+    path = resolve(test)
+    return ("has", path.rpartition(".")[2], test.lineno) if path else None
+
+
+def exits(statements: list[ast.stmt]) -> bool:
+    """Does a block always leave (return, raise, continue, break, `sys.exit()`)?"""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+        return dotted(last.value.func) in _NO_RETURN
+    if isinstance(last, ast.If):
+        return exits(last.body) and exits(last.orelse)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return exits(last.body)
+    return False
+
+
+def after_guards(
+    statement: ast.stmt, value_of: ValueOf = _no_value, resolve: Callable | None = None
+) -> tuple[Guard, ...]:
+    """The guards the rest of a block runs under after an `if` one branch of which leaves:
+    `if <cond>: return` is the `else:` of the code after it (an `elif` chain adds each
+    test's negation)."""
+    if not isinstance(statement, ast.If):
+        return ()
+    body, other = branch_guards(statement.test, value_of, resolve)
+    body_exits, else_exits = exits(statement.body), exits(statement.orelse)
+    if body_exits and not else_exits:
+        rest = statement.orelse
+        nested = after_guards(rest[-1], value_of, resolve) if len(rest) == 1 else ()
+        return (*other, *nested)
+    if else_exits and not body_exits:
+        return body
+    return ()
+
+
+def _has_guard(test: ast.expr) -> Guard | None:
     """hasattr(X, "n"); getattr(X, "n", None) [is not None]; "n" in dir(X)."""
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         if isinstance(test.ops[0], ast.IsNot) and is_none(test.comparators[0]):
@@ -69,12 +169,15 @@ def _has_guard(test: ast.expr) -> tuple | None:
     return None
 
 
-def _version_guard(test: ast.expr) -> tuple | None:
-    """`sglang.__version__ >= "0.5.10"`, `Version(sglang.__version__) < Version("0.5")`."""
+def _version_guard(test: ast.expr, value_of: ValueOf = _no_value) -> Guard | None:
+    """`sglang.__version__ >= "0.5.10"`, `Version(sglang.__version__) < Version("0.5")`,
+    `version("sglang") >= "0.5"`, `SGL_VERSION < parse("0.5")` with `SGL_VERSION` a name
+    assigned one of these."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 or type(test.ops[0]) not in _OPS:
         return None
     op = _OPS[type(test.ops[0])]
-    left, right = _unwrap(test.left), _unwrap(test.comparators[0])
+    left = _unwrap(test.left, value_of)
+    right = _unwrap(test.comparators[0], value_of)
     if _is_version(left) and isinstance(right, str):
         return ("version", op, right, test.lineno)
     if _is_version(right) and isinstance(left, str):
@@ -83,18 +186,41 @@ def _version_guard(test: ast.expr) -> tuple | None:
     return None
 
 
-def _unwrap(node: ast.expr):
-    """A version string, the `__version__` name, through `parse(...)`/`Version(...)`."""
+def _unwrap(node: ast.expr, value_of: ValueOf = _no_value, depth: int = 0):
+    """A version string, or the expression naming sglang's version, through
+    `parse(...)`/`Version(...)`, `str(...)`, and names assigned one of them."""
+    if _is_version(node):
+        return node
+    if isinstance(node, ast.Name) and depth < _DEPTH:
+        value = value_of(node.id)
+        if value is not None:
+            return _unwrap(value, value_of, depth + 1)
     if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
-        node = node.args[0]
+        return _unwrap(node.args[0], value_of, depth + 1) if depth < _DEPTH else node
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     return node
 
 
 def _is_version(node) -> bool:
-    name = dotted(node) if isinstance(node, ast.expr) else None
+    """`sglang.__version__`, `SGLANG_VERSION`, `importlib.metadata.version("sglang")`,
+    `pkg_resources.get_distribution("sglang").version`."""
+    if not isinstance(node, ast.expr):
+        return False
+    if isinstance(node, ast.Attribute) and node.attr == "version":
+        node = node.value  # get_distribution("sglang").version
+    if isinstance(node, ast.Call) and len(node.args) == 1:
+        arg = node.args[0]
+        named = isinstance(arg, ast.Constant) and arg.value == "sglang"
+        function = dotted(node.func) or ""
+        return named and (
+            function in _DISTRIBUTION_VERSION or function.endswith("get_distribution")
+        )
+    name = dotted(node)
     return name is not None and (name.endswith("__version__") or name.endswith("SGLANG_VERSION"))
+
+
+LASTING = {"version", "has", "fallback"}  # what still holds when a function defined here runs
 
 
 def caught(handlers: list[ast.ExceptHandler]) -> frozenset[str]:
