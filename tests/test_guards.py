@@ -85,3 +85,54 @@ def test_deprecated_parameters() -> None:
 '''
     fn = ast.parse(code).body[0]
     assert _in_function(fn, code.splitlines()) == {"a", "b", "c", "d"}
+
+
+def _exit_guards(code: str, params=("mode",)) -> list[list]:
+    from driftaudit.snapshot.branch_conditions import exit_facts
+
+    return exit_facts(ast.parse(code).body, "self", set(params))
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        # the rest of the block runs only where the leaving branch's test failed
+        ("if not self.on:\n    return\na()\nb()\n", [[3, 4, "self.on", "truthy", []]]),
+        ("if self.x is None:\n    raise E\na()\n", [[3, 3, "self.x", "not in", [None]]]),
+        ('if mode != "f":\n    return 1\nelse:\n    pass\na()\n', [[5, 5, "mode", "in", ["f"]]]),
+        # an `elif` chain: every test that leads to an exit failed
+        (
+            'if not self.on:\n    return\nelif mode == "f":\n    raise E\na()\n',
+            [[5, 5, "self.on", "truthy", []], [5, 5, "mode", "not in", ["f"]]],
+        ),
+        # the else branch leaves: the rest runs only where the test held
+        ("if self.on:\n    a()\nelse:\n    return\nb()\n", [[5, 5, "self.on", "truthy", []]]),
+        # near misses: no branch leaves, both leave, `A and B` false says nothing
+        ("if not self.on:\n    a()\nb()\n", []),
+        ("if self.on:\n    return 1\nelse:\n    return 2\n", []),
+        ("if self.on and mode:\n    return\na()\n", []),
+    ],
+)
+def test_exit_guards(code: str, expected: list) -> None:
+    assert _exit_guards(code) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ('if not hasattr(m, "x"):\n    return\n', [("has", "x", 1)]),
+        ('if not hasattr(m, "x"):\n    pytest.skip("old")\n', [("has", "x", 1)]),
+        ('if getattr(m, "x", None) is None:\n    raise E\n', [("has", "x", 1)]),
+        ('if sglang.__version__ >= "0.5.10":\n    return\n', [("version", "<", "0.5.10", 1)]),
+        (
+            'if version("sglang") < "0.5":\n    return\nelif not hasattr(m, "y"):\n    continue\n',
+            [("version", ">=", "0.5", 1), ("has", "y", 3)],
+        ),
+        ('if not hasattr(m, "x"):\n    log()\n', []),
+        ('if hasattr(m, "x"):\n    return\n', []),
+    ],
+)
+def test_consumer_after_guards(code: str, expected: list) -> None:
+    from driftaudit.usage.consumer_guards import after_guards
+
+    assert list(after_guards(ast.parse(code).body[0])) == expected

@@ -26,12 +26,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from driftaudit.pysource import dotted, is_none
+from driftaudit.pysource import dotted, is_none, leaves
 
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 _OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
-# calls that never return: `if not hasattr(...): pytest.skip(...)` exits like `raise`
-_NO_RETURN = {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.fail", "pytest.exit"}
 # the sglang release read from the installed metadata: `importlib.metadata.version("sglang")`
 _DISTRIBUTION_VERSION = {"version", "get_version", "metadata.version", "importlib.metadata.version"}
 _DEPTH = 3  # names followed to the value they were assigned (`NEW = parse(v) >= ...`)
@@ -92,16 +90,16 @@ def condition_guard(
 
 
 def _none_test(test: ast.expr, negated: bool, resolve) -> tuple[Guard | None, bool]:
-    """`X is None` for X bound to an sglang name: true where the name is missing (the
-    `except ImportError: X = None` fallback ran); its `else` holds the name."""
+    """`X is None` for X bound to an sglang name (or `getattr(m, "x", None) is None`):
+    true where the name is missing (the `except ImportError: X = None` fallback ran);
+    its `else` holds the name."""
     if (
-        resolve is not None
-        and isinstance(test, ast.Compare)
+        isinstance(test, ast.Compare)
         and len(test.ops) == 1
         and isinstance(test.ops[0], ast.Is)
         and is_none(test.comparators[0])
     ):
-        guard = _has_guard(test.left) or _bound_guard(test.left, resolve)
+        guard = _has_guard(test.left) or (_bound_guard(test.left, resolve) if resolve else None)
         return guard, not negated
     return None, negated
 
@@ -118,22 +116,6 @@ def _bound_guard(test: ast.expr, resolve) -> Guard | None:
     return ("has", path.rpartition(".")[2], test.lineno) if path else None
 
 
-def exits(statements: list[ast.stmt]) -> bool:
-    """Does a block always leave (return, raise, continue, break, `sys.exit()`)?"""
-    if not statements:
-        return False
-    last = statements[-1]
-    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
-        return True
-    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
-        return dotted(last.value.func) in _NO_RETURN
-    if isinstance(last, ast.If):
-        return exits(last.body) and exits(last.orelse)
-    if isinstance(last, (ast.With, ast.AsyncWith)):
-        return exits(last.body)
-    return False
-
-
 def after_guards(
     statement: ast.stmt, value_of: ValueOf = _no_value, resolve: Callable | None = None
 ) -> tuple[Guard, ...]:
@@ -143,7 +125,7 @@ def after_guards(
     if not isinstance(statement, ast.If):
         return ()
     body, other = branch_guards(statement.test, value_of, resolve)
-    body_exits, else_exits = exits(statement.body), exits(statement.orelse)
+    body_exits, else_exits = leaves(statement.body), leaves(statement.orelse)
     if body_exits and not else_exits:
         rest = statement.orelse
         nested = after_guards(rest[-1], value_of, resolve) if len(rest) == 1 else ()
