@@ -120,13 +120,13 @@ def test_exit_guards(code: str, expected: list) -> None:
 @pytest.mark.parametrize(
     ("code", "expected"),
     [
-        ('if not hasattr(m, "x"):\n    return\n', [("has", "x", 1)]),
-        ('if not hasattr(m, "x"):\n    pytest.skip("old")\n', [("has", "x", 1)]),
-        ('if getattr(m, "x", None) is None:\n    raise E\n', [("has", "x", 1)]),
+        ('if not hasattr(m, "x"):\n    return\n', [("has", "x", 1, None)]),
+        ('if not hasattr(m, "x"):\n    pytest.skip("old")\n', [("has", "x", 1, None)]),
+        ('if getattr(m, "x", None) is None:\n    raise E\n', [("has", "x", 1, None)]),
         ('if sglang.__version__ >= "0.5.10":\n    return\n', [("version", "<", "0.5.10", 1)]),
         (
             'if version("sglang") < "0.5":\n    return\nelif not hasattr(m, "y"):\n    continue\n',
-            [("version", ">=", "0.5", 1), ("has", "y", 3)],
+            [("version", ">=", "0.5", 1), ("has", "y", 3, None)],
         ),
         ('if not hasattr(m, "x"):\n    log()\n', []),
         ('if hasattr(m, "x"):\n    return\n', []),

@@ -64,7 +64,9 @@ def apply_guards(findings: list[Finding], usages: UsageSet, differ: Differ) -> l
         at = places.get((finding.path, *finding.fix_at), [])
         if any(_drops(finding, u, differ, version) for u in at):
             continue
-        if finding.code.code in _SINCE_OLD and any(_new_only(u, old_version, version) for u in at):
+        if finding.code.code in _SINCE_OLD and any(
+            _new_only(u, old_version, version, differ) for u in at
+        ):
             continue
         imports = [u for u in at if isinstance(u, ImportUsage) and u.guarded]
         cover = next((fallbacks.get((u.path, u.line)) for u in imports), None)
@@ -89,6 +91,8 @@ def _drops(finding: Finding, usage, differ: Differ, version: Version | None) -> 
     name = finding.symbol.rpartition(".")[2]
     for guard in usage.guards:
         kind = guard[0]
+        if kind in ("has", "lacks") and _present(differ, guard[3]) == (kind == "lacks"):
+            return True  # a feature test the new release fails: the branch never runs
         if kind == "version" and version is not None:
             try:
                 if not _COMPARE[guard[1]](version, Version(guard[2])):
@@ -106,8 +110,25 @@ def _drops(finding: Finding, usage, differ: Differ, version: Version | None) -> 
     return False
 
 
-def _new_only(usage, old: Version | None, new: Version | None) -> bool:
-    """Does the usage sit on a version branch the new release takes and the old does not?"""
+def _present(differ: Differ, path: str | None, release: str = "new") -> bool | None:
+    """Does the release have `path` (`hasattr` true there)? Decided only where the two
+    releases differ on it: a name neither model sees may be set at run time."""
+    if path is None:
+        return None
+    old, new = differ.old.resolve(path) is not None, differ.new.resolve(path) is not None
+    if old == new:
+        return None
+    return new if release == "new" else old
+
+
+def _new_only(usage, old: Version | None, new: Version | None, differ: Differ) -> bool:
+    """Does the usage sit on a branch the new release takes and the old does not (a
+    version test, or a feature test the releases answer differently)?"""
+    features = [g for g in usage.guards if g[0] in ("has", "lacks") and g[3] is not None]
+    for guard in features:
+        wanted = guard[0] == "has"
+        if _present(differ, guard[3]) == wanted and _present(differ, guard[3], "old") != wanted:
+            return True
     if old is None or new is None:
         return False
     tests = [g for g in usage.guards if g[0] == "version"]

@@ -4,8 +4,11 @@ The visitor keeps a stack of the guards around the code it reads and stamps each
 with it; the matcher (`match/guards.py`) decides whether a guard covers a finding.
 A guard is a plain tuple:
 
-- ("has", name, line): `if hasattr(X, "name"):` or `if getattr(X, "name", None):` (the
-  body runs only when the name exists; the `else` of `if not hasattr(...)` alike);
+- ("has", name, line, path): `if hasattr(X, "name"):` or `if getattr(X, "name", None):`
+  (the body runs only when the name exists; the `else` of `if not hasattr(...)` alike);
+  `path` is the sglang path `X.name` names when X is an sglang module or class, else None;
+- ("lacks", name, line, path): the other branch, for a known `path`: it runs only where
+  the release lacks the name (the matcher asks each release);
 - ("except", names, line): the body of a `try` whose handlers catch `names`
   (AttributeError, ImportError...);
 - ("fallback", imported, line): the handler of `except ImportError`, whose `try` imports
@@ -67,6 +70,9 @@ def branch_guards(
     if guard[0] == "version":
         other = ("version", _NEGATE[guard[1]], *guard[2:])
         return ((other,), (guard,)) if negated else ((guard,), (other,))
+    if guard[0] == "has" and guard[3] is not None:
+        lacks = ("lacks", *guard[1:])
+        return ((lacks,), (guard,)) if negated else ((guard,), (lacks,))
     return ((), (guard,)) if negated else ((guard,), ())
 
 
@@ -83,7 +89,7 @@ def condition_guard(
                 return None  # a negated flag: its guard is in the `else`
             return condition_guard(value, value_of, resolve, depth + 1)
     return (
-        _has_guard(test)
+        _has_guard(test, resolve)
         or _version_guard(test, value_of)
         or (_bound_guard(test, resolve) if resolve else None)
     )
@@ -99,7 +105,9 @@ def _none_test(test: ast.expr, negated: bool, resolve) -> tuple[Guard | None, bo
         and isinstance(test.ops[0], ast.Is)
         and is_none(test.comparators[0])
     ):
-        guard = _has_guard(test.left) or (_bound_guard(test.left, resolve) if resolve else None)
+        guard = _has_guard(test.left, resolve) or (
+            _bound_guard(test.left, resolve) if resolve else None
+        )
         return guard, not negated
     return None, negated
 
@@ -113,7 +121,7 @@ def _bound_guard(test: ast.expr, resolve) -> Guard | None:
     if not isinstance(test, (ast.Name, ast.Attribute)):
         return None
     path = resolve(test)
-    return ("has", path.rpartition(".")[2], test.lineno) if path else None
+    return ("has", path.rpartition(".")[2], test.lineno, None) if path else None
 
 
 def after_guards(
@@ -135,8 +143,8 @@ def after_guards(
     return ()
 
 
-def _has_guard(test: ast.expr) -> Guard | None:
-    """hasattr(X, "n"); getattr(X, "n", None) [is not None]; "n" in dir(X)."""
+def _has_guard(test: ast.expr, resolve: Callable | None = None) -> Guard | None:
+    """hasattr(X, "n"); getattr(X, "n", None) [is not None]; with X's sglang path."""
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         if isinstance(test.ops[0], ast.IsNot) and is_none(test.comparators[0]):
             test = test.left
@@ -147,7 +155,10 @@ def _has_guard(test: ast.expr) -> Guard | None:
     if not isinstance(name, str):
         return None
     if test.func.id == "hasattr" or (test.func.id == "getattr" and len(args) == 3):
-        return ("has", name, test.lineno)
+        owner = (
+            resolve(args[0]) if resolve and isinstance(args[0], ast.Name | ast.Attribute) else None
+        )
+        return ("has", name, test.lineno, f"{owner}.{name}" if owner else None)
     return None
 
 
@@ -202,7 +213,12 @@ def _is_version(node) -> bool:
     return name is not None and (name.endswith("__version__") or name.endswith("SGLANG_VERSION"))
 
 
-LASTING = {"version", "has", "fallback"}  # what still holds when a function defined here runs
+LASTING = {
+    "version",
+    "has",
+    "lacks",
+    "fallback",
+}  # what still holds when a function defined here runs
 
 
 def caught(handlers: list[ast.ExceptHandler]) -> frozenset[str]:
