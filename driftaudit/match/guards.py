@@ -2,9 +2,11 @@
 
 A usage carries the guards around it (`usage/consumer_guards.py`); a finding at its place is
 
-- dropped when the code cannot run on the new release (a `sglang.__version__` branch
-  for other versions), when a `hasattr`/`getattr(..., default)` test or a `try/except
-  AttributeError` covers the missing name, when it reads `obj.x` after the consumer set
+- dropped when the code cannot run on the new release (a version branch for other
+  releases, a `hasattr(mod, "x")` branch for the release that has, or lacks, `mod.x`
+  when the two releases differ on it; after an early exit alike), when a
+  `hasattr`/`getattr(..., default)` test or a `try/except AttributeError` covers the
+  missing name, when it reads `obj.x` after the consumer set
   `obj.x` itself (the assignment is reported; a pack entry on the read, with its
   rewrite, still is), or when it is an import in an `except ImportError` fallback whose
   `try` imports resolve in the new release (not merely "unchanged": an import that fails
@@ -15,8 +17,10 @@ A usage carries the guards around it (`usage/consumer_guards.py`); a finding at 
 - lowered to info when such a fallback exists but a call of the name does not fit it
   (the message names the fallback);
 - dropped, for a change of behaviour since the old release (a default, a type, what a
-  call reaches), when the usage sits on a version branch the old release never takes
-  and the new one does: written for the new release, it is judged against it alone.
+  call reaches), when the usage sits on a branch the old release never takes and the
+  new one does: written for the new release, it is judged against it alone.
+
+The matcher applies it to its findings, the pipeline to the behaviour checks' (DA70x).
 """
 
 from __future__ import annotations
