@@ -136,3 +136,42 @@ def test_consumer_after_guards(code: str, expected: list) -> None:
     from driftaudit.usage.consumer_guards import after_guards
 
     assert list(after_guards(ast.parse(code).body[0])) == expected
+
+
+@pytest.mark.parametrize(
+    ("test", "body"),
+    [
+        ('sglang.__version__ >= "0.5"', ("version", ">=", "0.5", 1)),
+        ('parse(sglang.__version__) < parse("0.5")', ("version", "<", "0.5", 1)),
+        ('importlib.metadata.version("sglang") >= "0.5"', ("version", ">=", "0.5", 1)),
+        ('importlib_metadata.version("sglang") >= "0.5"', ("version", ">=", "0.5", 1)),
+        ('pkg_resources.get_distribution("sglang").version < "0.5"', ("version", "<", "0.5", 1)),
+        ('"0.5" <= Version(version("sglang"))', ("version", ">=", "0.5", 1)),
+        # another distribution's version, or a consumer's own `version` attribute: none
+        ('get_distribution("vllm").version < "0.5"', None),
+        ('args.version >= "0.5"', None),
+    ],
+)
+def test_version_spellings(test: str, body) -> None:
+    from driftaudit.usage.consumer_guards import branch_guards
+
+    holds, _ = branch_guards(ast.parse(test, mode="eval").body)
+    assert holds == ((body,) if body else ())
+
+
+def test_names_stand_for_the_value_they_were_assigned() -> None:
+    from driftaudit.usage.consumer_guards import branch_guards
+
+    module = ast.parse(
+        'V = parse(sglang.__version__)\nNEW = V >= parse("0.5")\nHAS = hasattr(m, "x")\n'
+    )
+    values = {s.targets[0].id: s.value for s in module.body}  # type: ignore[attr-defined]
+    name = lambda n: ast.Name(id=n, lineno=9)  # noqa: E731
+    assert branch_guards(name("NEW"), values.get) == (
+        (("version", ">=", "0.5", 2),),
+        (("version", "<", "0.5", 2),),
+    )
+    assert branch_guards(ast.UnaryOp(op=ast.Not(), operand=name("HAS")), values.get) == (
+        (),
+        (("has", "x", 3, None),),
+    )

@@ -33,8 +33,9 @@ from driftaudit.pysource import dotted, is_none, leaves
 
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 _OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
-# the sglang release read from the installed metadata: `importlib.metadata.version("sglang")`
-_DISTRIBUTION_VERSION = {"version", "get_version", "metadata.version", "importlib.metadata.version"}
+# the sglang release read from the installed metadata: `importlib.metadata.version("sglang")`,
+# `importlib_metadata.version`, `pkg_resources.get_distribution("sglang").version`
+_DISTRIBUTION_VERSION = {"version", "get_version", "get_distribution"}
 _DEPTH = 3  # names followed to the value they were assigned (`NEW = parse(v) >= ...`)
 
 Guard = tuple
@@ -206,9 +207,7 @@ def _is_version(node) -> bool:
         arg = node.args[0]
         named = isinstance(arg, ast.Constant) and arg.value == "sglang"
         function = dotted(node.func) or ""
-        return named and (
-            function in _DISTRIBUTION_VERSION or function.endswith("get_distribution")
-        )
+        return named and function.rpartition(".")[2] in _DISTRIBUTION_VERSION
     name = dotted(node)
     return name is not None and (name.endswith("__version__") or name.endswith("SGLANG_VERSION"))
 
