@@ -150,6 +150,8 @@ def test_consumer_after_guards(code: str, expected: list) -> None:
         # another distribution's version, or a consumer's own `version` attribute: none
         ('get_distribution("vllm").version < "0.5"', None),
         ('args.version >= "0.5"', None),
+        ('parse(sglang_router.__version__) <= parse("0.2.1")', None),
+        ('__version__ >= "2.0"', None),  # the consumer's own, unless imported from sglang
     ],
 )
 def test_version_spellings(test: str, body) -> None:

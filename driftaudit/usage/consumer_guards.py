@@ -91,7 +91,7 @@ def condition_guard(
             return condition_guard(value, value_of, resolve, depth + 1)
     return (
         _has_guard(test, resolve)
-        or _version_guard(test, value_of)
+        or _version_guard(test, value_of, resolve)
         or (_bound_guard(test, resolve) if resolve else None)
     )
 
@@ -163,44 +163,48 @@ def _has_guard(test: ast.expr, resolve: Callable | None = None) -> Guard | None:
     return None
 
 
-def _version_guard(test: ast.expr, value_of: ValueOf = _no_value) -> Guard | None:
+def _version_guard(
+    test: ast.expr, value_of: ValueOf = _no_value, resolve: Callable | None = None
+) -> Guard | None:
     """`sglang.__version__ >= "0.5.10"`, `Version(sglang.__version__) < Version("0.5")`,
     `version("sglang") >= "0.5"`, `SGL_VERSION < parse("0.5")` with `SGL_VERSION` a name
     assigned one of these."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 or type(test.ops[0]) not in _OPS:
         return None
     op = _OPS[type(test.ops[0])]
-    left = _unwrap(test.left, value_of)
-    right = _unwrap(test.comparators[0], value_of)
-    if _is_version(left) and isinstance(right, str):
+    left = _unwrap(test.left, value_of, resolve)
+    right = _unwrap(test.comparators[0], value_of, resolve)
+    if left is _SGLANG and isinstance(right, str):
         return ("version", op, right, test.lineno)
-    if _is_version(right) and isinstance(left, str):
+    if right is _SGLANG and isinstance(left, str):
         flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
         return ("version", flipped, left, test.lineno)
     return None
 
 
-def _unwrap(node: ast.expr, value_of: ValueOf = _no_value, depth: int = 0):
-    """A version string, or the expression naming sglang's version, through
-    `parse(...)`/`Version(...)`, `str(...)`, and names assigned one of them."""
-    if _is_version(node):
-        return node
+_SGLANG = object()  # what `_unwrap` gives for sglang's own version
+
+
+def _unwrap(node: ast.expr, value_of: ValueOf, resolve: Callable | None, depth: int = 0):
+    """A version string, or `_SGLANG` for sglang's version, through `parse(...)`,
+    `Version(...)`, `str(...)`, and names assigned one of them; else the node."""
     if isinstance(node, ast.Name) and depth < _DEPTH:
         value = value_of(node.id)
         if value is not None:
-            return _unwrap(value, value_of, depth + 1)
+            return _unwrap(value, value_of, resolve, depth + 1)
+    if _is_version(node, resolve):
+        return _SGLANG
     if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
-        return _unwrap(node.args[0], value_of, depth + 1) if depth < _DEPTH else node
+        return _unwrap(node.args[0], value_of, resolve, depth + 1) if depth < _DEPTH else node
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     return node
 
 
-def _is_version(node) -> bool:
-    """`sglang.__version__`, `SGLANG_VERSION`, `importlib.metadata.version("sglang")`,
-    `pkg_resources.get_distribution("sglang").version`."""
-    if not isinstance(node, ast.expr):
-        return False
+def _is_version(node: ast.expr, resolve: Callable | None) -> bool:
+    """`sglang.__version__` (not another package's: `sglang_router.__version__`),
+    `importlib.metadata.version("sglang")`, `pkg_resources.get_distribution("sglang")
+    .version`, a name spelled `SGLANG_VERSION` whose value is not known here."""
     if isinstance(node, ast.Attribute) and node.attr == "version":
         node = node.value  # get_distribution("sglang").version
     if isinstance(node, ast.Call) and len(node.args) == 1:
@@ -209,15 +213,16 @@ def _is_version(node) -> bool:
         function = dotted(node.func) or ""
         return named and function.rpartition(".")[2] in _DISTRIBUTION_VERSION
     name = dotted(node)
-    return name is not None and (name.endswith("__version__") or name.endswith("SGLANG_VERSION"))
+    if name is None:
+        return False
+    if name.endswith("SGLANG_VERSION"):
+        return True
+    path = resolve(node) if resolve is not None else name
+    return bool(path) and path.endswith("__version__") and path.split(".")[0] == "sglang"
 
 
-LASTING = {
-    "version",
-    "has",
-    "lacks",
-    "fallback",
-}  # what still holds when a function defined here runs
+# what still holds when a function defined here runs
+LASTING = {"version", "has", "lacks", "fallback"}
 
 
 def caught(handlers: list[ast.ExceptHandler]) -> frozenset[str]:
