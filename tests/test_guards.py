@@ -107,6 +107,8 @@ def _exit_guards(code: str, params=("mode",)) -> list[list]:
         ),
         # the else branch leaves: the rest runs only where the test held
         ("if self.on:\n    a()\nelse:\n    return\nb()\n", [[5, 5, "self.on", "truthy", []]]),
+        # `assert <cond>` holds <cond> for the rest
+        ("assert self.on\na()\n", [[2, 2, "self.on", "truthy", []]]),
         # near misses: no branch leaves, both leave, `A and B` false says nothing
         ("if not self.on:\n    a()\nb()\n", []),
         ("if self.on:\n    return 1\nelse:\n    return 2\n", []),
@@ -128,6 +130,7 @@ def test_exit_guards(code: str, expected: list) -> None:
             'if version("sglang") < "0.5":\n    return\nelif not hasattr(m, "y"):\n    continue\n',
             [("version", ">=", "0.5", 1), ("has", "y", 3, None)],
         ),
+        ('assert sglang.__version__ >= "0.5.5"\n', [("version", ">=", "0.5.5", 1)]),
         ('if not hasattr(m, "x"):\n    log()\n', []),
         ('if hasattr(m, "x"):\n    return\n', []),
     ],

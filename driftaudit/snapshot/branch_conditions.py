@@ -9,7 +9,8 @@ against `values` (JSON literals). The `if` branch holds every conjunct of its te
 What is not a literal comparison of such a subject gives no guard: the call graph's
 consumers then assume the branch may run. After an `if` one branch of which always
 leaves (`if not self.x: return`, `raise`, `continue`), the rest of its block holds what
-the other branch does (`exit_facts`), through `elif` chains.
+the other branch does (`exit_facts`), through `elif` chains; after `assert <cond>`, what
+`<cond>` holds.
 """
 
 from __future__ import annotations
@@ -40,8 +41,13 @@ def exit_facts(block: list[ast.stmt], self_name: str | None, params: set[str]) -
     last = block[-1].end_lineno or block[-1].lineno if block else 0
     for index, node in enumerate(block[:-1]):
         if node.__class__ is ast.If:
-            first = block[index + 1].lineno
-            guards += [[first, last, *fact] for fact in _after(node, self_name, params)]
+            facts = _after(node, self_name, params)
+        elif node.__class__ is ast.Assert:  # `assert <cond>`: `if not <cond>: raise`
+            facts = _facts(node.test, True, self_name, params)
+        else:
+            continue
+        first = block[index + 1].lineno
+        guards += [[first, last, *fact] for fact in facts]
     return guards
 
 

@@ -30,7 +30,7 @@ from driftaudit.store import Entry, Json, key
 from driftaudit.store.codecs import strings
 from driftaudit.store.store import collector_paused
 
-CALLGRAPH_VERSION = "7"
+CALLGRAPH_VERSION = "8"
 _MAX_ALIAS_HOPS = 12
 _OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None)$")
 

@@ -19,7 +19,7 @@ from driftaudit.store.store import collector_paused
 
 _DEPTH = 3
 _VISITS = 64  # functions read for one method's guarded reads; more: nothing is known
-SELFREADS_VERSION = "2"  # bump when an answer's meaning changes: invalidates the stored ones
+SELFREADS_VERSION = "3"  # bump when an answer's meaning changes: invalidates the stored ones
 
 
 class SelfReads:

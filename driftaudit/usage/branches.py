@@ -11,6 +11,7 @@ from driftaudit.usage.consumer_guards import after_guards, branch_guards, condit
 # the fields of a statement (a module, a handler) that hold a block of statements
 _BLOCK_FIELDS = ("body", "orelse", "finalbody")
 _HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case, ast.mod)
+_EXITS_BEFORE = (ast.If, ast.Assert)  # statements that may leave before the rest runs
 
 if TYPE_CHECKING:
     from driftaudit.usage.scopes import Recorder
@@ -64,7 +65,7 @@ class BranchesMixin:
         saved = self.usages.guards
         for statement in statements:
             self.visit(statement)
-            if statement.__class__ is ast.If:
+            if statement.__class__ in _EXITS_BEFORE:
                 after = after_guards(statement, self.value_of, self.resolve_expr)
                 if after:
                     self.usages.guards = (*self.usages.guards, *after)

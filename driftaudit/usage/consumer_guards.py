@@ -130,7 +130,9 @@ def after_guards(
 ) -> tuple[Guard, ...]:
     """The guards the rest of a block runs under after an `if` one branch of which leaves:
     `if <cond>: return` is the `else:` of the code after it (an `elif` chain adds each
-    test's negation)."""
+    test's negation); after `assert <cond>`, what the body of `if <cond>:` holds."""
+    if isinstance(statement, ast.Assert):
+        return branch_guards(statement.test, value_of, resolve)[0]
     if not isinstance(statement, ast.If):
         return ()
     body, other = branch_guards(statement.test, value_of, resolve)
