@@ -256,6 +256,7 @@ def _audit(
     from driftaudit.match import match_usages
     from driftaudit.match.behaviour import behaviour_later
     from driftaudit.match.bypass import bypass_findings
+    from driftaudit.match.guards import apply_guards
     from driftaudit.match.patches import patch_findings
     from driftaudit.packs import load_packs
     from driftaudit.usage import collect_usages
@@ -288,10 +289,13 @@ def _audit(
     )
     differ = Differ(old, new)
     findings = match_usages(usages, differ, packs, consumer, surfaces, pins, files)
-    findings += patch_findings(patches, differ) + bypass_findings(bypasses, differ)
+    findings += patch_findings(patches, differ)
+    behaving = bypass_findings(bypasses, differ)
     timings["match"] = time.perf_counter() - start
     start = time.perf_counter()
-    findings += behaviour()
+    behaving += behaviour()
+    # a behaviour finding at a use on a branch the new release does not take is none
+    findings += apply_guards(behaving, usages, differ)
     files.to_file_positions(findings)  # notebooks: where the code is in the .ipynb file
     files.release_trees()  # every stage has read them
     findings.sort(key=Finding.sort_key)

@@ -176,6 +176,27 @@ def is_none(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
+# calls that never return: `if not hasattr(...): pytest.skip(...)` leaves like `raise`
+_NO_RETURN = {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.fail", "pytest.exit"}
+
+
+def leaves(statements: list[ast.stmt]) -> bool:
+    """Does a block always leave (return, raise, continue, break, `sys.exit()`)? The
+    code after an `if` whose body leaves runs only where its test failed."""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+        return dotted(last.value.func) in _NO_RETURN
+    if isinstance(last, ast.If):
+        return leaves(last.body) and leaves(last.orelse)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return leaves(last.body)
+    return False
+
+
 def dotted(node: ast.AST | None) -> str | None:
     """`a.b.c` for a Name/Attribute chain, None for anything else (a call, a subscript)."""
     parts = []

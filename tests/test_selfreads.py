@@ -63,3 +63,36 @@ def test_answers_come_from_the_store_the_second_time(tmp_path, monkeypatch):
         again.init_sets(RUNNER),
         again.parameter_reads(f"{RUNNER}.step", "batch"),
     ] == answers
+
+
+GUARDED = {
+    "sglang/__init__.py": "",
+    "sglang/chat.py": """
+class Chat:
+    def process(self, text):
+        if not self.template:
+            return text
+        return self.render(text)
+
+    def render(self, text):
+        if self.template == "inkling":
+            return self.effort
+        return self.style
+""",
+}
+
+
+def test_read_guards_follow_early_exits_and_calls(tmp_path):
+    root = write_tree(tmp_path / "tree", GUARDED)
+    store = BlobStore(tmp_path / "cache.sqlite")
+    reads = SelfReads(Snapshot(tree_from_root("1.0", "directory", root), store))
+    places = reads.read_guards("sglang.chat.Chat", "process")
+    truthy = ["self.template", "truthy", []]
+    assert places["template"][0] == []  # the test itself reads it unguarded
+    assert places["effort"] == [[truthy, ["self.template", "in", ["inkling"]]]]
+    assert places["style"] == [[truthy, ["self.template", "not in", ["inkling"]]]]
+    # a stored answer of the wrong shape is computed again
+    key = f"selfreads:{selfreads.SELFREADS_VERSION}:{reads.snapshot.digest}:guards:"
+    store.put_many([(key + "sglang.chat.Chat:process", b'{"effort": [1]}')])
+    again = SelfReads(Snapshot(tree_from_root("1.0", "directory", root), store))
+    assert again.read_guards("sglang.chat.Chat", "process") == places

@@ -9,6 +9,7 @@ from driftaudit.drift.differ import callable_signature
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import resolve_annotation_class
 from driftaudit.snapshot.api_model import Attribute, Function, Module
+from driftaudit.snapshot.branch_conditions import satisfied
 from driftaudit.snapshot.selfreads import SelfReads
 from driftaudit.usage.bypass_uses import BypassUsage, StandInUsage
 
@@ -44,6 +45,7 @@ def bypass_findings(bypasses: list[BypassUsage | StandInUsage], differ: Differ) 
                     or attribute not in init
                     or attribute in reported
                     or new.class_level(cls, attribute)
+                    or _never_read(new.read_guards(cls, method).get(attribute), usage.values)
                 ):
                     continue
                 reported.add(attribute)
@@ -62,6 +64,23 @@ def bypass_findings(bypasses: list[BypassUsage | StandInUsage], differ: Differ) 
                 fix = Fix(f"set `{usage.variable}.{attribute}` as the new `__init__` does")
                 findings.append(finding_at(usage, change, message, fix))
     return findings
+
+
+def _never_read(places: list[list[list]] | None, values: dict[str, list | None]) -> bool:
+    """Does every place that reads the attribute sit under a condition on another
+    attribute that each value the consumer assigns that one fails (`if not self.x:
+    return` before it, with `obj.x = None`)?"""
+    if not places:
+        return False
+    for place in places:
+        if not any(
+            subject.startswith("self.")
+            and (given := values.get(subject[5:]))
+            and not any(satisfied(op, accepted, v) for v in given)
+            for subject, op, accepted in place
+        ):
+            return False
+    return True
 
 
 def _at(found, line: int | None) -> str | None:

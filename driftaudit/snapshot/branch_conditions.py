@@ -7,12 +7,17 @@ A guard is `[first_line, last_line, subject, op, values]`: in those lines `subje
 against `values` (JSON literals). The `if` branch holds every conjunct of its test; the
 `else` branch the negation of a single condition (or of every disjunct of an `or`).
 What is not a literal comparison of such a subject gives no guard: the call graph's
-consumers then assume the branch may run.
+consumers then assume the branch may run. After an `if` one branch of which always
+leaves (`if not self.x: return`, `raise`, `continue`), the rest of its block holds what
+the other branch does (`exit_facts`), through `elif` chains; after `assert <cond>`, what
+`<cond>` holds.
 """
 
 from __future__ import annotations
 
 import ast
+
+from driftaudit.pysource import leaves
 
 _NEGATED = {"in": "not in", "not in": "in", "truthy": "falsy", "falsy": "truthy"}
 
@@ -28,6 +33,33 @@ def branch_facts(node: ast.If, self_name: str | None, params: set[str]) -> list[
         first, last = node.orelse[0].lineno, node.orelse[-1].end_lineno or node.orelse[-1].lineno
         guards += [[first, last, *fact] for fact in facts]
     return guards
+
+
+def exit_facts(block: list[ast.stmt], self_name: str | None, params: set[str]) -> list[list]:
+    """The guards on the rest of `block` after each `if` one branch of which leaves."""
+    guards = []
+    last = block[-1].end_lineno or block[-1].lineno if block else 0
+    for index, node in enumerate(block[:-1]):
+        if node.__class__ is ast.If:
+            facts = _after(node, self_name, params)
+        elif node.__class__ is ast.Assert:  # `assert <cond>`: `if not <cond>: raise`
+            facts = _facts(node.test, True, self_name, params)
+        else:
+            continue
+        first = block[index + 1].lineno
+        guards += [[first, last, *fact] for fact in facts]
+    return guards
+
+
+def _after(node: ast.If, self_name: str | None, params: set[str]) -> list[list]:
+    """What holds after `node` when exactly one of its branches leaves."""
+    body, other = leaves(node.body), leaves(node.orelse)
+    if body == other:
+        return []
+    facts = _facts(node.test, not body, self_name, params)
+    if body and len(node.orelse) == 1 and node.orelse[0].__class__ is ast.If:
+        facts += _after(node.orelse[0], self_name, params)  # `elif` chain
+    return facts
 
 
 def _facts(test: ast.expr, holds: bool, self_name: str | None, params: set[str]) -> list[list]:

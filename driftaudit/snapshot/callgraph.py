@@ -25,12 +25,12 @@ from itertools import accumulate
 
 from driftaudit.astwalk import block_children, children, walk_statements
 from driftaudit.pysource import PARSE_ERRORS, dotted, parse_region, read_bytes
-from driftaudit.snapshot.branch_conditions import branch_facts
+from driftaudit.snapshot.branch_conditions import branch_facts, exit_facts
 from driftaudit.store import Entry, Json, key
 from driftaudit.store.codecs import strings
 from driftaudit.store.store import collector_paused
 
-CALLGRAPH_VERSION = "6"
+CALLGRAPH_VERSION = "8"
 _MAX_ALIAS_HOPS = 12
 _OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None)$")
 
@@ -66,6 +66,11 @@ def _constructed(value: ast.expr | None) -> str | None:
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _NESTED_CLASSES = frozenset(_NESTED)
 _STATEMENTS = frozenset(ast.stmt.__subclasses__())
+# the statement lists of a node whose `if <cond>: return` guards the rest (exit_facts)
+_BLOCKS = {
+    cls: tuple(f for f in ("body", "orelse", "finalbody") if f in cls._fields)
+    for cls in (*_STATEMENTS, ast.ExceptHandler, ast.match_case)
+}
 _LEAVES = frozenset((ast.Name, ast.Constant))
 
 
@@ -88,7 +93,7 @@ def function_facts(fn: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, 
     self_name, params, names = _signature(fn)
     sets: set[str] = set()
     statements = 0
-    guards: list[list] = []  # see branch_conditions.py
+    guards: list[list] = exit_facts(fn.body, self_name, names)  # see branch_conditions.py
     # the order of `function_calls`'s walk, less its expressions (they hold no statement):
     # the first store of an attribute types it
     stack: list[ast.AST] = list(fn.body)
@@ -97,6 +102,10 @@ def function_facts(fn: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, 
         cls = node.__class__
         if cls in _NESTED_CLASSES:
             continue  # its own node
+        for name in _BLOCKS.get(cls, ()):
+            block = getattr(node, name)
+            if len(block) > 1:
+                guards += exit_facts(block, self_name, names)
         if cls in _STATEMENTS:
             statements += 1
             if cls is ast.If:

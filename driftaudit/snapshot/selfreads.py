@@ -14,10 +14,12 @@ from collections.abc import Callable
 from functools import partial
 
 from driftaudit.snapshot.api_model import Class
+from driftaudit.snapshot.branch_conditions import branch_facts, exit_facts
 from driftaudit.store.store import collector_paused
 
 _DEPTH = 3
-SELFREADS_VERSION = "1"  # bump when an answer's meaning changes: invalidates the stored ones
+_VISITS = 64  # functions read for one method's guarded reads; more: nothing is known
+SELFREADS_VERSION = "3"  # bump when an answer's meaning changes: invalidates the stored ones
 
 
 class SelfReads:
@@ -105,6 +107,35 @@ class SelfReads:
                         pending.append((found[1], depth + 1))
         return reads, stores
 
+    def read_guards(self, cls: str, name: str) -> dict[str, list[list[list]]]:
+        """Each attribute `cls.name` reads from self (through the methods it calls) ->
+        one entry per place that reads it: the conditions on the object's own attributes
+        (`[subject, op, values]`, see `branch_conditions`) that hold there, on the way
+        from `name` included. Empty when the methods are too many to follow."""
+        return self._stored(
+            f"guards:{cls}:{name}", partial(self._read_guards, cls, name), _guarded_places
+        )
+
+    def _read_guards(self, cls: str, name: str) -> dict[str, list[list[list]]]:
+        start = self.method(cls, name)
+        if start is None:
+            return {}
+        places: dict[str, list[list[list]]] = {}
+        pending: list[tuple[ast.FunctionDef, int, list[list]]] = [(start[1], 0, [])]
+        for _ in range(_VISITS):
+            if not pending:
+                return places
+            function, depth, above = pending.pop()
+            reads, calls, facts = _guarded_accesses(function)
+            for attr, line in reads:
+                places.setdefault(attr, []).append(above + _holding(facts, line))
+            if depth < _DEPTH:
+                for callee, line in calls:
+                    found = self.method(cls, callee)
+                    if found is not None:
+                        pending.append((found[1], depth + 1, above + _holding(facts, line)))
+        return {} if pending else places
+
     def init_sets(self, cls: str) -> dict[str, int]:
         """Attributes the constructor assigns (-> line), through the methods it calls."""
         return self._stored(f"init:{cls}", partial(self._init_sets, cls), _lines)
@@ -181,6 +212,47 @@ def _lines(value) -> dict[str, int]:
     if not isinstance(value, dict) or not all(isinstance(v, int) for v in value.values()):
         raise TypeError("not a name -> line table")
     return value
+
+
+def _guarded_places(value) -> dict[str, list[list[list]]]:
+    if not isinstance(value, dict) or not all(
+        isinstance(places, list)
+        and all(isinstance(place, list) and all(len(g) == 3 for g in place) for place in places)
+        for places in value.values()
+    ):
+        raise TypeError("not an attribute -> guarded places table")
+    return value
+
+
+def _holding(facts: list[list], line: int) -> list[list]:
+    """The conditions (subject, op, values) that hold at `line`."""
+    return [fact[2:] for fact in facts if fact[0] <= line <= fact[1]]
+
+
+def _guarded_accesses(
+    function: ast.FunctionDef,
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]], list[list]]:
+    """(self.x read, line), (self.m() called, line) and the branch conditions on the
+    object's attributes (`branch_conditions`: the if/else branches and what follows an
+    early exit) in one function body."""
+    args = function.args
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    reads, calls, facts = [], [], []
+    for node in ast.walk(function):
+        if isinstance(node, ast.If):
+            facts += branch_facts(node, "self", params)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and len(block) > 1:
+                facts += exit_facts(block, "self", params)
+        if isinstance(node, ast.Call):
+            callee = _self_attribute(node.func)
+            if callee is not None:
+                calls.append((callee, node.lineno))
+        attr = _self_attribute(node)
+        if attr is not None and isinstance(node.ctx, ast.Load):
+            reads.append((attr, node.lineno))
+    return reads, calls, [f for f in facts if f[2].startswith("self.")]
 
 
 def _self_attribute(node: ast.AST, receiver: str = "self") -> str | None:

@@ -35,6 +35,8 @@ class BypassUsage(Usage):
     variable: str = ""
     attributes: list[str] = field(default_factory=list)  # set by hand, anywhere on it
     calls: list[tuple[str, int, int]] = field(default_factory=list)  # (method, line, column)
+    # attribute -> every literal it is assigned (None: some assignment is not a literal)
+    values: dict[str, list | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -237,10 +239,18 @@ class _FileBypasses:
         return found
 
     def _uses(self, scope: ast.AST, variable: str, usage: BypassUsage) -> None:
-        for node in own_nodes(scope):
+        nodes = list(own_nodes(scope))
+        assigned = {  # id of an assignment's target -> the value assigned
+            id(target): node.value
+            for node in nodes
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        }
+        for node in nodes:
             if isinstance(node, ast.Attribute) and dotted(node.value) == variable:
                 if isinstance(node.ctx, ast.Store):
                     usage.attributes.append(node.attr)
+                    _value(usage, node.attr, assigned.get(id(node)))
             elif isinstance(node, ast.Call):
                 func = node.func
                 if isinstance(func, ast.Attribute) and dotted(func.value) == variable:
@@ -249,6 +259,21 @@ class _FileBypasses:
                     name = node.args[1]
                     if dotted(node.args[0]) == variable and isinstance(name, ast.Constant):
                         usage.attributes.append(str(name.value))
+                        given = node.args[2] if len(node.args) > 2 else None
+                        _value(usage, str(name.value), given)
+
+
+def _value(usage: BypassUsage, attribute: str, node: ast.expr | None) -> None:
+    """Record the literal `attribute` is assigned; anything else makes it unknown."""
+    known = usage.values.get(attribute, [])
+    if (
+        known is not None
+        and isinstance(node, ast.Constant)
+        and isinstance(node.value, (str, int, float, bool, type(None)))
+    ):
+        usage.values[attribute] = [*known, node.value]
+    else:
+        usage.values[attribute] = None
 
 
 def _sglang_names(tree: ast.Module) -> dict[str, str]:

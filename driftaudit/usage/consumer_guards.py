@@ -4,8 +4,11 @@ The visitor keeps a stack of the guards around the code it reads and stamps each
 with it; the matcher (`match/guards.py`) decides whether a guard covers a finding.
 A guard is a plain tuple:
 
-- ("has", name, line): `if hasattr(X, "name"):` or `if getattr(X, "name", None):` (the
-  body runs only when the name exists; the `else` of `if not hasattr(...)` alike);
+- ("has", name, line, path): `if hasattr(X, "name"):` or `if getattr(X, "name", None):`
+  (the body runs only when the name exists; the `else` of `if not hasattr(...)` alike);
+  `path` is the sglang path `X.name` names when X is an sglang module or class, else None;
+- ("lacks", name, line, path): the other branch, for a known `path`: it runs only where
+  the release lacks the name (the matcher asks each release);
 - ("except", names, line): the body of a `try` whose handlers catch `names`
   (AttributeError, ImportError...);
 - ("fallback", imported, line): the handler of `except ImportError`, whose `try` imports
@@ -14,47 +17,137 @@ A guard is a plain tuple:
   the same function (its own value, whatever sglang has);
 - ("version", op, version, line): a branch taken only when `sglang.__version__ <op>
   version` (op already negated for an `else`).
+
+Code after an `if` one branch of which always leaves (`if not hasattr(m, "x"): return`,
+`raise`, `continue`, `sys.exit()`) runs under the other branch's guards, as an `else:`
+would; a function body keeps the lasting guards (version, has, fallback) of the place
+it is defined.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
-from driftaudit.pysource import dotted, is_none
+from driftaudit.pysource import dotted, is_none, leaves
 
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 _OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+# the sglang release read from the installed metadata: `importlib.metadata.version("sglang")`,
+# `importlib_metadata.version`, `pkg_resources.get_distribution("sglang").version`
+_DISTRIBUTION_VERSION = {"version", "get_version", "get_distribution"}
+_DEPTH = 3  # names followed to the value they were assigned (`NEW = parse(v) >= ...`)
+
+Guard = tuple
+# the expression a name was last assigned in the scopes visible here, or None
+ValueOf = Callable[[str], "ast.expr | None"]
 
 
-def branch_guards(test: ast.expr) -> tuple[tuple | None, tuple | None]:
-    """The guards of an `if`'s body and of its `else`."""
+def _no_value(name: str) -> ast.expr | None:
+    return None
+
+
+def branch_guards(
+    test: ast.expr, value_of: ValueOf = _no_value, resolve: Callable | None = None
+) -> tuple[tuple[Guard, ...], tuple[Guard, ...]]:
+    """The guards of an `if`'s body and of its `else`: `if A and B` holds every part's
+    guard in its body, `if A or B` every part's negation in its `else`."""
     negated = False
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, not negated
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        # `if A and B:` runs its body only where every part holds: any part's guard
-        guard = next(filter(None, map(condition_guard, test.values)), None)
-        if guard is None:
-            return None, None
-        return (None, guard) if negated else (guard, None)  # `not (A and B)`: its else
-    guard = condition_guard(test)
+    if isinstance(test, ast.BoolOp):
+        parts = [branch_guards(v, value_of, resolve) for v in test.values]
+        if isinstance(test.op, ast.And):  # true: every part holds; false: nothing known
+            holds: tuple[Guard, ...] = tuple(g for body, _ in parts for g in body)
+            fails: tuple[Guard, ...] = ()
+        else:  # `A or B` false: no part holds; true: nothing known
+            holds, fails = (), tuple(g for _, other in parts for g in other)
+        return (fails, holds) if negated else (holds, fails)
+    guard = condition_guard(test, value_of, resolve)
     if guard is None:
-        return None, None
+        guard, negated = _none_test(test, negated, resolve)
+    if guard is None:
+        return (), ()
     if guard[0] == "version":
         other = ("version", _NEGATE[guard[1]], *guard[2:])
-        return (other, guard) if negated else (guard, other)
-    return (None, guard) if negated else (guard, None)
+        return ((other,), (guard,)) if negated else ((guard,), (other,))
+    if guard[0] == "has" and guard[3] is not None:
+        lacks = ("lacks", *guard[1:])
+        return ((lacks,), (guard,)) if negated else ((guard,), (lacks,))
+    return ((), (guard,)) if negated else ((guard,), ())
 
 
-def condition_guard(test: ast.expr) -> tuple | None:
+def condition_guard(
+    test: ast.expr, value_of: ValueOf = _no_value, resolve: Callable | None = None, depth: int = 0
+) -> Guard | None:
     """The guard a condition sets up for what runs only when it holds: the body of an
     `if`, or the later operands of `A and B` (`parse(sglang.__version__) < parse("0.5")
-    and args.x`)."""
-    return _has_guard(test) or _version_guard(test)
+    and args.x`). A name stands for the value it was assigned (`if SGLANG_NEW:`)."""
+    if isinstance(test, ast.Name) and depth < _DEPTH:
+        value = value_of(test.id)
+        if value is not None:
+            if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+                return None  # a negated flag: its guard is in the `else`
+            return condition_guard(value, value_of, resolve, depth + 1)
+    return (
+        _has_guard(test, resolve)
+        or _version_guard(test, value_of, resolve)
+        or (_bound_guard(test, resolve) if resolve else None)
+    )
 
 
-def _has_guard(test: ast.expr) -> tuple | None:
-    """hasattr(X, "n"); getattr(X, "n", None) [is not None]; "n" in dir(X)."""
+def _none_test(test: ast.expr, negated: bool, resolve) -> tuple[Guard | None, bool]:
+    """`X is None` for X bound to an sglang name (or `getattr(m, "x", None) is None`):
+    true where the name is missing (the `except ImportError: X = None` fallback ran);
+    its `else` holds the name."""
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and is_none(test.comparators[0])
+    ):
+        guard = _has_guard(test.left, resolve) or (
+            _bound_guard(test.left, resolve) if resolve else None
+        )
+        return guard, not negated
+    return None, negated
+
+
+def _bound_guard(test: ast.expr, resolve) -> Guard | None:
+    """`if X:` / `X is not None` for a name bound to an sglang path: the body runs only
+    where the name exists."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        if isinstance(test.ops[0], ast.IsNot) and is_none(test.comparators[0]):
+            test = test.left
+    if not isinstance(test, (ast.Name, ast.Attribute)):
+        return None
+    path = resolve(test)
+    return ("has", path.rpartition(".")[2], test.lineno, None) if path else None
+
+
+def after_guards(
+    statement: ast.stmt, value_of: ValueOf = _no_value, resolve: Callable | None = None
+) -> tuple[Guard, ...]:
+    """The guards the rest of a block runs under after an `if` one branch of which leaves:
+    `if <cond>: return` is the `else:` of the code after it (an `elif` chain adds each
+    test's negation); after `assert <cond>`, what the body of `if <cond>:` holds."""
+    if isinstance(statement, ast.Assert):
+        return branch_guards(statement.test, value_of, resolve)[0]
+    if not isinstance(statement, ast.If):
+        return ()
+    body, other = branch_guards(statement.test, value_of, resolve)
+    body_exits, else_exits = leaves(statement.body), leaves(statement.orelse)
+    if body_exits and not else_exits:
+        rest = statement.orelse
+        nested = after_guards(rest[-1], value_of, resolve) if len(rest) == 1 else ()
+        return (*other, *nested)
+    if else_exits and not body_exits:
+        return body
+    return ()
+
+
+def _has_guard(test: ast.expr, resolve: Callable | None = None) -> Guard | None:
+    """hasattr(X, "n"); getattr(X, "n", None) [is not None]; with X's sglang path."""
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         if isinstance(test.ops[0], ast.IsNot) and is_none(test.comparators[0]):
             test = test.left
@@ -65,36 +158,73 @@ def _has_guard(test: ast.expr) -> tuple | None:
     if not isinstance(name, str):
         return None
     if test.func.id == "hasattr" or (test.func.id == "getattr" and len(args) == 3):
-        return ("has", name, test.lineno)
+        owner = (
+            resolve(args[0]) if resolve and isinstance(args[0], ast.Name | ast.Attribute) else None
+        )
+        return ("has", name, test.lineno, f"{owner}.{name}" if owner else None)
     return None
 
 
-def _version_guard(test: ast.expr) -> tuple | None:
-    """`sglang.__version__ >= "0.5.10"`, `Version(sglang.__version__) < Version("0.5")`."""
+def _version_guard(
+    test: ast.expr, value_of: ValueOf = _no_value, resolve: Callable | None = None
+) -> Guard | None:
+    """`sglang.__version__ >= "0.5.10"`, `Version(sglang.__version__) < Version("0.5")`,
+    `version("sglang") >= "0.5"`, `SGL_VERSION < parse("0.5")` with `SGL_VERSION` a name
+    assigned one of these."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 or type(test.ops[0]) not in _OPS:
         return None
     op = _OPS[type(test.ops[0])]
-    left, right = _unwrap(test.left), _unwrap(test.comparators[0])
-    if _is_version(left) and isinstance(right, str):
+    left = _unwrap(test.left, value_of, resolve)
+    right = _unwrap(test.comparators[0], value_of, resolve)
+    if left is _SGLANG and isinstance(right, str):
         return ("version", op, right, test.lineno)
-    if _is_version(right) and isinstance(left, str):
+    if right is _SGLANG and isinstance(left, str):
         flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
         return ("version", flipped, left, test.lineno)
     return None
 
 
-def _unwrap(node: ast.expr):
-    """A version string, the `__version__` name, through `parse(...)`/`Version(...)`."""
+_SGLANG = object()  # what `_unwrap` gives for sglang's own version
+
+
+def _unwrap(node: ast.expr, value_of: ValueOf, resolve: Callable | None, depth: int = 0):
+    """A version string, or `_SGLANG` for sglang's version, through `parse(...)`,
+    `Version(...)`, `str(...)`, and names assigned one of them; else the node."""
+    if isinstance(node, ast.Name) and depth < _DEPTH:
+        value = value_of(node.id)
+        if value is not None:
+            return _unwrap(value, value_of, resolve, depth + 1)
+    if _is_version(node, resolve):
+        return _SGLANG
     if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
-        node = node.args[0]
+        return _unwrap(node.args[0], value_of, resolve, depth + 1) if depth < _DEPTH else node
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     return node
 
 
-def _is_version(node) -> bool:
-    name = dotted(node) if isinstance(node, ast.expr) else None
-    return name is not None and (name.endswith("__version__") or name.endswith("SGLANG_VERSION"))
+def _is_version(node: ast.expr, resolve: Callable | None) -> bool:
+    """`sglang.__version__` (not another package's: `sglang_router.__version__`),
+    `importlib.metadata.version("sglang")`, `pkg_resources.get_distribution("sglang")
+    .version`, a name spelled `SGLANG_VERSION` whose value is not known here."""
+    if isinstance(node, ast.Attribute) and node.attr == "version":
+        node = node.value  # get_distribution("sglang").version
+    if isinstance(node, ast.Call) and len(node.args) == 1:
+        arg = node.args[0]
+        named = isinstance(arg, ast.Constant) and arg.value == "sglang"
+        function = dotted(node.func) or ""
+        return named and function.rpartition(".")[2] in _DISTRIBUTION_VERSION
+    name = dotted(node)
+    if name is None:
+        return False
+    if name.endswith("SGLANG_VERSION"):
+        return True
+    path = resolve(node) if resolve is not None else name
+    return bool(path) and path.endswith("__version__") and path.split(".")[0] == "sglang"
+
+
+# what still holds when a function defined here runs
+LASTING = {"version", "has", "lacks", "fallback"}
 
 
 def caught(handlers: list[ast.ExceptHandler]) -> frozenset[str]:

@@ -69,7 +69,7 @@ class MonkeypatchMixin:
                 job.patched = owner
                 return
         if done is not None:  # its body was read already: read it again, knowing self
-            self._queue.append(Deferred(node, done.scopes, done.owner, owner))
+            self._queue.append(Deferred(node, done.scopes, done.owner, owner, done.guards))
 
     def _patch_call(self, node: ast.Call, name: str) -> None:
         """setattr / patch.object / mock.patch / monkeypatch.setattr on sglang targets."""

@@ -65,3 +65,4 @@ class Deferred:
     scopes: list[dict]
     owner: ClassContext | None
     patched: tuple | None = None  # TypeRef of `self` when installed on an sglang class
+    guards: tuple = ()  # the lasting guards where it is defined (consumer_guards.LASTING)

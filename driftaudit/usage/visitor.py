@@ -19,7 +19,7 @@ import ast
 from driftaudit.astwalk import NodeVisitor
 from driftaudit.pysource import Columns, Located, dotted
 from driftaudit.usage.branches import BranchesMixin
-from driftaudit.usage.consumer_guards import caught, imported_in
+from driftaudit.usage.consumer_guards import LASTING, caught, imported_in
 from driftaudit.usage.exports import (
     SGLANG,
     ConsumerExports,
@@ -111,6 +111,13 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
                 return scope[name]
         return None
 
+    def value_of(self, name: str) -> ast.expr | None:
+        """The expression `name` was last assigned, in the nearest scope that binds it."""
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope.get(_VALUE + name)
+        return None
+
     def bind(self, name: str, target) -> None:
         self.scopes[-1][name] = target
         self.scopes[-1].pop(_VALUE + name, None)
@@ -161,7 +168,8 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             if self._class is not None:
                 self.defined_names.add(node.name)
                 self._override(node)
-        job = Deferred(node, list(self.scopes), self._class)
+        lasting = tuple(g for g in self.usages.guards if g[0] in LASTING)
+        job = Deferred(node, list(self.scopes), self._class, guards=lasting)
         first = [*node.args.posonlyargs, *node.args.args][:1]
         if self._class is None and first and first[0].arg == "self":
             self._late.append(job)
@@ -175,13 +183,13 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         self._visited[id(node)] = job
         saved_scopes, saved_class = self.scopes, self._class
         saved_scope_line, saved_node = self.usages.scope, self._scope_node
+        saved_guards, self.usages.guards = self.usages.guards, job.guards
         self.scopes, self._class = [*job.scopes, self._parameters(job)], None
         self._scope_node = node
         self.usages.scope = node.lineno
-        body = node.body if isinstance(node.body, list) else [node.body]
-        for statement in body:
-            self.visit(statement)
+        self.visit_block(node.body if isinstance(node.body, list) else [node.body])
         self.scopes, self._class = saved_scopes, saved_class
+        self.usages.guards = saved_guards
         self.usages.scope, self._scope_node = saved_scope_line, saved_node
 
     def _parameters(self, job: Deferred) -> dict:
@@ -234,8 +242,7 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
                         )
                     )
         self.scopes.append({})  # class body names do not leak into methods
-        for statement in node.body:
-            self.visit(statement)
+        self.visit_block(node.body)
         self.scopes.pop()
         self._class = saved
         self.bind(node.name, ConsumerClass(node.name, bases, own) if bases else EXTERNAL)
@@ -301,8 +308,8 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             imported = imported_in(node.body, self._sglang_import)
             fallback = ("fallback", imported, node.lineno) if imported else None
         self._guarded_visit(node.handlers, fallback)
-        for statement in [*node.orelse, *node.finalbody]:
-            self.visit(statement)
+        self.visit_block(node.orelse)
+        self.visit_block(node.finalbody)
 
     def _sglang_import(self, module: str, name: str) -> str | None:
         from_sglang = module == SGLANG or module.startswith(SGLANG + ".")
@@ -449,8 +456,8 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         self.visit(node.iter)
         self._bind_loop(node.target, node.iter)
         self.visit(node.target)
-        for statement in [*node.body, *node.orelse]:
-            self.visit(statement)
+        self.visit_block(node.body)
+        self.visit_block(node.orelse)
 
     visit_AsyncFor = visit_For
 
