@@ -25,7 +25,8 @@ OLD, NEW = "0.5.22", "0.5.23"
 def corpus(release_cache: Path, tmp_path_factory: pytest.TempPathFactory):
     changes = mine.diff_json(OLD, NEW, release_cache)["changes"]
     old_root = release_cache / "sources" / f"sglang-{OLD}"
-    targets = mine.targets(changes, old_root, per_kind=1)
+    new_root = release_cache / "sources" / f"sglang-{NEW}"
+    targets = mine.targets(changes, old_root, per_kind=1, new_tree=new_root)
     root = tmp_path_factory.mktemp("spelling")
     cases = generate.write(targets, root)
     findings = score.driftaudit_findings(root, OLD, NEW, release_cache)

@@ -55,7 +55,7 @@ def diff_json(old: str, new: str, cache_dir: Path) -> dict:
     return json.loads(out)
 
 
-def _old_def(tree: Path, location: str, name: str) -> ast.FunctionDef | None:
+def _function_def(tree: Path, location: str, name: str) -> ast.FunctionDef | None:
     path, _, line = location.rpartition(":")
     try:
         module = ast.parse((tree / path).read_bytes())
@@ -108,7 +108,17 @@ def _public(names: list[str]) -> bool:
     return all(not n.startswith("_") or n == "__init__" for n in names)
 
 
-def targets(changes: list[dict], old_tree: Path, per_kind: int) -> list[Target]:
+def _absorbed(change: dict, new_tree: Path | None, name: str) -> bool:
+    """A keyword removed or renamed into a new `**kwargs`: an old call still binds."""
+    if new_tree is None or change["kind"] == "required-parameter-added":
+        return False
+    node = _function_def(new_tree, change.get("new_location") or "", name)
+    return node is not None and node.args.kwarg is not None
+
+
+def targets(
+    changes: list[dict], old_tree: Path, per_kind: int, new_tree: Path | None = None
+) -> list[Target]:
     """Up to `per_kind` changes of each breaking kind and template group, public names of
     sglang.srt first (what consumers reach), each with its old signature when a parameter
     changed."""
@@ -135,7 +145,7 @@ def targets(changes: list[dict], old_tree: Path, per_kind: int) -> list[Target]:
             quoted = re.findall(r"`([^`]+)`", change["message"])
             if not quoted:
                 continue
-            node = _old_def(old_tree, change["old_location"], qual[-1])
+            node = _function_def(old_tree, change["old_location"], qual[-1])
             if node is None and len(qual) == 1:
                 fields = _old_dataclass(old_tree, change["old_location"], qual[0])
                 if fields is None:
@@ -147,7 +157,7 @@ def targets(changes: list[dict], old_tree: Path, per_kind: int) -> list[Target]:
                     continue
                 _pick(picked, target, per_kind)
                 continue
-            if node is None:
+            if node is None or _absorbed(change, new_tree, qual[-1]):
                 continue
             args = node.args
             named = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]

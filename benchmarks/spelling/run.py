@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     changes = mine.diff_json(args.old, args.new, args.cache_dir)["changes"]
     old_root = release_root(args.cache_dir, args.old)
     new_root = release_root(args.cache_dir, args.new)
-    targets = mine.targets(changes, old_root / "", args.per_kind)
+    targets = mine.targets(changes, old_root, args.per_kind, new_root)
     corpus = args.out or Path(tempfile.mkdtemp(prefix="spelling-"))
     if corpus.exists() and args.out:
         shutil.rmtree(corpus)
