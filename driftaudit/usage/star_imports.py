@@ -9,6 +9,10 @@ import builtins
 from driftaudit.astwalk import walk
 
 _BUILTINS = frozenset(dir(builtins))
+# PEP 695 type parameters (`def f[T]()`), on the Pythons that have them
+_TYPE_PARAMS = tuple(
+    getattr(ast, name) for name in ("TypeVar", "ParamSpec", "TypeVarTuple") if hasattr(ast, name)
+)
 
 
 def bound_names(tree: ast.AST) -> frozenset[str]:
@@ -29,8 +33,9 @@ def bound_names(tree: ast.AST) -> frozenset[str]:
             names.add(node.name)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             names.update(node.names)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar, *_TYPE_PARAMS)):
+            if name := getattr(node, "name", None):
+                names.add(name)
     return frozenset(names)
 
 
