@@ -107,16 +107,20 @@ def write(targets: list[Target], root: Path) -> list[Case]:
                     if line.endswith("# BREAK"):
                         cases.append(Case(target, spelling, f"{PKG}/{name}", number))
         for spelling, template in near_misses(target).items():
-            text = _fill(template, target, f"{index:03d}_{spelling}")
-            (package / f"near_{index:03d}_{spelling}.py").write_text(text)
+            ident = f"{index:03d}_{spelling}"
+            text = _fill(template, target, ident)
+            main, _, extra = text.partition(f"---- near_{ident}_own.py ----\n")
+            (package / f"near_{ident}.py").write_text(main)
+            if extra:  # a second file (a consumer module it imports)
+                (package / f"near_{ident}_own.py").write_text(extra)
     return cases
 
 
 def near_files(targets: list[Target], root: Path) -> dict[str, Target]:
     """The near-miss files `write` wrote, relative to `root`, with their target."""
     return {
-        f"{PKG}/near_{index:03d}_{spelling}.py": target
+        f"{PKG}/{path.name}": target
         for index, target in enumerate(targets)
         for spelling in near_misses(target)
-        if (root / PKG / f"near_{index:03d}_{spelling}.py").is_file()
+        for path in (root / PKG).glob(f"near_{index:03d}_{spelling}*.py")
     }

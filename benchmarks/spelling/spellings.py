@@ -32,6 +32,10 @@ NAME = {  # a module-level name removed or moved
         "from {PKG}.compat_{ID} import {N}\n\nvalue = {N}\n"
         "---- compat_{ID}.py ----\nfrom {M} import {N}  # BREAK\n"
     ),
+    "reexport_star": (  # the consumer module re-exports by a star import: the import fails
+        "from {PKG}.compat_{ID} import {N}  # BREAK\n\nvalue = {N}\n"
+        "---- compat_{ID}.py ----\nfrom {M} import *  # noqa: F403\n"
+    ),
 }
 
 MEMBER = {  # a class member removed
@@ -92,6 +96,10 @@ FUNCTION = {  # a module-level function whose parameters changed
     "reexport": (
         "from {PKG}.compat_{ID} import {N}\n\n{N}({ARGS})  # BREAK\n"
         "---- compat_{ID}.py ----\nfrom {M} import {N}  # noqa: F401\n"
+    ),
+    "reexport_star": (
+        "from {PKG}.compat_{ID} import {N}\n\n{N}({ARGS})  # BREAK\n"
+        "---- compat_{ID}.py ----\nfrom {M} import *  # noqa: F403\n"
     ),
 }
 
@@ -178,6 +186,10 @@ CONSTRUCTOR = {  # a class's __init__ whose parameters changed
         "from {PKG}.compat_{ID} import {C}\n\n{C}({ARGS})  # BREAK\n"
         "---- compat_{ID}.py ----\nfrom {M} import {C}  # noqa: F401\n"
     ),
+    "reexport_star": (
+        "from {PKG}.compat_{ID} import {C}\n\n{C}({ARGS})  # BREAK\n"
+        "---- compat_{ID}.py ----\nfrom {M} import *  # noqa: F403\n"
+    ),
 }
 
 DATACLASS = {  # a dataclass whose fields changed: its generated __init__
@@ -219,6 +231,10 @@ NEAR = {
             'import importlib\n\nvalue = getattr(importlib.import_module("{M}"), "{N}", None)\n'
         ),
         "near_star_builtin": "from {M} import *  # noqa: F403\n\nvalue = len([])\n",
+        "near_reexport_star_own": (
+            "from {PKG}.near_{ID}_own import {N}\n\nvalue = {N}\n"
+            "---- near_{ID}_own.py ----\nfrom {M} import *  # noqa: F403\n\n{N} = None\n"
+        ),
     },
     "member": {
         "near_getattr_other": (

@@ -182,6 +182,8 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
                 module = f"{module}.{part}"
                 continue
             found = self.exports.lookup(module, part)
+            if not found and (stars := self.exports.star_lookup(module, part)):
+                found = f"{stars[0]}.{part}"  # through its star import
             return ".".join([found, *rest[index + 1 :]]) if found else None
         return None
 
@@ -417,10 +419,26 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
                 self.bind(bound, f"{CONSUMER}{source}.{alias.name}")
             elif source in self.exports.modules:
                 subclass = self.exports.subclass(source, alias.name)
+                found = self.exports.lookup(source, alias.name)
+                stars = () if found else self.exports.star_lookup(source, alias.name)
                 if subclass is not None:
                     self.bind(bound, ConsumerClass(alias.name, *subclass))
+                elif stars:  # re-exported by a star import: it fails here when gone
+                    symbol = f"{stars[0]}.{alias.name}"
+                    self.usages.append(
+                        ImportUsage(
+                            *self._at(alias),
+                            symbol,
+                            lazy=len(self.scopes) > 1,
+                            guarded=id(node) in self._guarded,
+                            focus=self.columns.token(alias),
+                            bound=bound,
+                            star=stars,
+                        )
+                    )
+                    self.bind(bound, symbol)
                 else:
-                    self.bind(bound, self.exports.lookup(source, alias.name) or EXTERNAL + bound)
+                    self.bind(bound, found or EXTERNAL + bound)
             else:
                 self.bind(bound, EXTERNAL + f"{source}.{alias.name}")
 
