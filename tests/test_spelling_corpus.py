@@ -25,7 +25,8 @@ OLD, NEW = "0.5.22", "0.5.23"
 def corpus(release_cache: Path, tmp_path_factory: pytest.TempPathFactory):
     changes = mine.diff_json(OLD, NEW, release_cache)["changes"]
     old_root = release_cache / "sources" / f"sglang-{OLD}"
-    targets = mine.targets(changes, old_root, per_kind=1)
+    new_root = release_cache / "sources" / f"sglang-{NEW}"
+    targets = mine.targets(changes, old_root, per_kind=1, new_tree=new_root)
     root = tmp_path_factory.mktemp("spelling")
     cases = generate.write(targets, root)
     findings = score.driftaudit_findings(root, OLD, NEW, release_cache)
@@ -41,6 +42,24 @@ def test_every_breaking_kind_is_mined_with_its_old_signature(corpus) -> None:
             assert set(target.params) <= set(target.old_params)
             if target.kind != "required-parameter-added":
                 assert target.param in target.old_params  # the old call passes it
+    # every template group is reached: constructors and dataclasses too
+    assert {t.group for t in targets} == set(generate.GROUPS)
+    for target in targets:
+        if target.group == "constructor":
+            assert target.qualname[-1] == "__init__"
+        if target.group == "dataclass":
+            assert len(target.qualname) == 1 and target.old_params
+
+
+def test_near_misses_are_written_parse_and_mark_no_break(corpus) -> None:
+    targets, root, cases, findings = corpus
+    near = generate.near_files(targets, root)
+    assert {t.group for t in near.values()} == set(generate.GROUPS)
+    for path in near:
+        text = (root / path).read_text()
+        ast.parse(text)
+        assert "# BREAK" not in text
+    assert score.false_findings(near, findings) == []
 
 
 def test_each_case_parses_and_marks_its_break(corpus) -> None:
@@ -74,6 +93,30 @@ def test_a_hit_is_near_its_break_and_names_the_change() -> None:
     assert score.driftaudit_hits([case], [far, other, elsewhere]) == [False]
     assert score.checker_hits([case], {("pkg/case.py", 7)}) == [True]
     assert score.checker_hits([case], {("pkg/case.py", 6), ("pkg/x.py", 10)}) == [False]
+
+
+def test_an_override_of_a_removed_optional_parameter_is_no_case() -> None:
+    """sglang stops passing an optional parameter: a mirror taking it still works."""
+    optional = mine.Target(
+        "keyword-removed", "sglang.m.C.f", "sglang.m", ["C", "f"], "opt", ["a"], ["a", "opt"]
+    )
+    required = mine.Target(
+        "keyword-removed", "sglang.m.C.f", "sglang.m", ["C", "f"], "a", ["a"], ["a", "opt"]
+    )
+    assert not {"override", "stand_in"} & set(generate.templates(optional))
+    assert {"override", "stand_in"} <= set(generate.templates(required))
+    assert "def f(self, a, opt=None):  # BREAK" in generate._fill(
+        spellings.METHOD["override"], required, "x"
+    )
+
+
+def test_a_finding_in_a_near_miss_file_naming_the_change_is_false() -> None:
+    target = mine.Target("symbol-removed", "sglang.m.gone", "sglang.m", ["gone"])
+    near = {"pkg/near_000_x.py": target}
+    naming = {"path": "pkg/near_000_x.py", "line": 3, "symbol": "sglang.m.gone", "message": ""}
+    other = dict(naming, symbol="sglang.m.kept", message="`kept` changed")
+    elsewhere = dict(naming, path="pkg/case_000_x.py")
+    assert len(score.false_findings(near, [naming, other, elsewhere])) == 1
 
 
 def test_the_table_marks_a_string_spelling_no_checker_found() -> None:

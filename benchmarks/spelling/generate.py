@@ -9,10 +9,10 @@ from pathlib import Path
 
 try:
     from . import spellings
-    from .mine import MEMBER_KINDS, NAME_KINDS, Target
+    from .mine import Target
 except ImportError:  # run as a script
     import spellings  # type: ignore[no-redef]
-    from mine import MEMBER_KINDS, NAME_KINDS, Target  # type: ignore[no-redef]
+    from mine import Target  # type: ignore[no-redef]
 
 PKG = "corpus_consumer"
 
@@ -25,16 +25,32 @@ class Case:
     line: int  # its line (1-based)
 
 
+GROUPS = {
+    "name": spellings.NAME,
+    "member": spellings.MEMBER,
+    "function": spellings.FUNCTION,
+    "constructor": spellings.CONSTRUCTOR,
+    "method": spellings.METHOD,
+    "dataclass": spellings.DATACLASS,
+}
+
+
 def templates(target: Target) -> dict[str, str]:
-    if target.kind in NAME_KINDS:
-        return spellings.NAME
-    if target.kind in MEMBER_KINDS:
-        return spellings.MEMBER
-    if len(target.qualname) == 1:
-        return spellings.FUNCTION
-    if target.qualname[1] == "__init__":
-        return spellings.CONSTRUCTOR
-    return spellings.METHOD
+    """The spellings that break `target` on the new release."""
+    return {s: t for s, t in GROUPS[target.group].items() if _applies(target, s)}
+
+
+def near_misses(target: Target) -> dict[str, str]:
+    """Code close to the spellings that does not break (a finding there is false)."""
+    return spellings.NEAR.get(target.group, {})
+
+
+def _applies(target: Target, spelling: str) -> bool:
+    if spelling not in spellings.OVERRIDES:
+        return True
+    # an override mirroring the old parameters breaks on a removed one only when it
+    # was required (sglang stops passing it)
+    return target.kind != "keyword-removed" or target.param in target.params
 
 
 def _arguments(target: Target) -> list[str]:
@@ -46,6 +62,12 @@ def _arguments(target: Target) -> list[str]:
     return [n for n in names if not keyword.iskeyword(n)]
 
 
+def _parameters(target: Target) -> str:
+    """The old parameter list, required ones bare and the rest defaulting to None."""
+    names = [n for n in target.old_params if not keyword.iskeyword(n)]
+    return ", ".join(n if n in target.params else f"{n}=None" for n in names)
+
+
 def _fill(template: str, target: Target, ident: str) -> str:
     names = _arguments(target)
     values = {
@@ -55,6 +77,7 @@ def _fill(template: str, target: Target, ident: str) -> str:
         "m": target.qualname[-1],
         "ARGS": ", ".join(f"{n}=None" for n in names),
         "KW": "{" + ", ".join(f'"{n}": None' for n in names) + "}",
+        "PARAMS": _parameters(target),
         "PKG": PKG,
         "ID": ident,
     }
@@ -64,7 +87,8 @@ def _fill(template: str, target: Target, ident: str) -> str:
 
 
 def write(targets: list[Target], root: Path) -> list[Case]:
-    """The corpus under `root/PKG/`; the cases, one per (target, spelling)."""
+    """The corpus under `root/PKG/`; the cases, one per (target, spelling). The near
+    misses are written beside them, as `near_<index>_<spelling>.py` (see `near_files`)."""
     package = root / PKG
     package.mkdir(parents=True, exist_ok=True)
     (package / "__init__.py").write_text("")
@@ -82,4 +106,21 @@ def write(targets: list[Target], root: Path) -> list[Case]:
                 for number, line in enumerate(body.splitlines(), 1):
                     if line.endswith("# BREAK"):
                         cases.append(Case(target, spelling, f"{PKG}/{name}", number))
+        for spelling, template in near_misses(target).items():
+            ident = f"{index:03d}_{spelling}"
+            text = _fill(template, target, ident)
+            main, _, extra = text.partition(f"---- near_{ident}_own.py ----\n")
+            (package / f"near_{ident}.py").write_text(main)
+            if extra:  # a second file (a consumer module it imports)
+                (package / f"near_{ident}_own.py").write_text(extra)
     return cases
+
+
+def near_files(targets: list[Target], root: Path) -> dict[str, Target]:
+    """The near-miss files `write` wrote, relative to `root`, with their target."""
+    return {
+        f"{PKG}/{path.name}": target
+        for index, target in enumerate(targets)
+        for spelling in near_misses(target)
+        for path in (root / PKG).glob(f"near_{index:03d}_{spelling}*.py")
+    }

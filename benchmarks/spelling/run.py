@@ -47,22 +47,29 @@ def main(argv: list[str] | None = None) -> int:
     changes = mine.diff_json(args.old, args.new, args.cache_dir)["changes"]
     old_root = release_root(args.cache_dir, args.old)
     new_root = release_root(args.cache_dir, args.new)
-    targets = mine.targets(changes, old_root / "", args.per_kind)
+    targets = mine.targets(changes, old_root, args.per_kind, new_root)
     corpus = args.out or Path(tempfile.mkdtemp(prefix="spelling-"))
     if corpus.exists() and args.out:
         shutil.rmtree(corpus)
     cases = generate.write(targets, corpus)
     print(f"{len(changes)} changes, {len(targets)} targets, {len(cases)} cases in {corpus}")
 
+    near = generate.near_files(targets, corpus)
     findings = score.driftaudit_findings(corpus, args.old, args.new, args.cache_dir)
     columns = {"driftaudit": score.driftaudit_hits(cases, findings)}
+    false = {"driftaudit": len(score.false_findings(near, findings))}
     files = sorted(
         {case.file for case in cases} | {str(p.relative_to(corpus)) for p in corpus.rglob("*.py")}
     )
     for kind in filter(None, args.checkers.split(",")):
         new = new_diagnostics(kind, args.cache_dir, corpus, old_root, new_root, files)
         columns[kind] = score.checker_hits(cases, {(f, line) for f, line, _ in new})
+        false[kind] = sum(1 for f, _, _ in new if f in near)
     text = score.table(cases, columns, spellings.STRING_SPELLINGS)
+    text += (
+        f"\n\nnear misses (code that does not break): {len(near)} files; findings there: "
+        + ", ".join(f"{name} {count}" for name, count in false.items())
+    )
     header = f"sglang {args.old} -> {args.new}: {len(targets)} changes, {len(cases)} cases"
     print(header)
     print(text)
@@ -74,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.markdown:
         args.markdown.write_text(f"{header}\n\n{text}\n")
+    for line in score.false_findings(near, findings):
+        print(f"false: {line}")
     print(f"{time.time() - started:.1f} s")
     return 0
 

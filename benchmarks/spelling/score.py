@@ -51,6 +51,20 @@ def driftaudit_hits(cases: list[Case], findings: list[dict]) -> list[bool]:
     return hits
 
 
+def false_findings(near: dict, findings: list[dict]) -> list[str]:
+    """The near-miss files (file -> its Target) where a finding names the change."""
+    false = []
+    for finding in findings:
+        target = near.get(_finding_place(finding)[0])
+        if target is None:
+            continue
+        names = {target.qualname[-1], target.param} - {""}
+        text = f"{finding.get('symbol', '')} {finding.get('message', '')}"
+        if any(re.search(rf"\b{re.escape(n)}\b", text) for n in names):
+            false.append(f"{finding['path']}:{finding.get('line')}: {finding.get('message', '')}")
+    return false
+
+
 def checker_hits(cases: list[Case], new_diagnostics: set[tuple[str, int]]) -> list[bool]:
     return [
         any(

@@ -4,7 +4,11 @@ A template is Python source with `# BREAK` on the line the new release breaks; `
 the module, `{N}` the name (a function, class or module-level name), `{C}`/`{m}` a class
 and its member, `{ARGS}` a call valid against the old signature, `{KW}` the same as a
 dict literal, `{PKG}` the consumer package (for a re-export through one of its modules).
-A template may hold a second file (`---- compat.py ----`): the re-export."""
+`{PARAMS}` is the old method's parameter list (an override or stand-in mirroring it).
+A template may hold a second file (`---- compat.py ----`): the re-export.
+
+NEAR holds near misses per group: code close to a spelling that does not break on the new
+release (no `# BREAK`); a finding there that names the change is a false one."""
 
 from __future__ import annotations
 
@@ -27,6 +31,10 @@ NAME = {  # a module-level name removed or moved
     "reexport": (
         "from {PKG}.compat_{ID} import {N}\n\nvalue = {N}\n"
         "---- compat_{ID}.py ----\nfrom {M} import {N}  # BREAK\n"
+    ),
+    "reexport_star": (  # the consumer module re-exports by a star import: the import fails
+        "from {PKG}.compat_{ID} import {N}  # BREAK\n\nvalue = {N}\n"
+        "---- compat_{ID}.py ----\nfrom {M} import *  # noqa: F403\n"
     ),
 }
 
@@ -73,6 +81,7 @@ MEMBER = {  # a class member removed
 
 FUNCTION = {  # a module-level function whose parameters changed
     "direct": "from {M} import {N}\n\n{N}({ARGS})  # BREAK\n",
+    "importlib": 'import importlib\n\nimportlib.import_module("{M}").{N}({ARGS})  # BREAK\n',
     "alias": "from {M} import {N} as _alias\n\n_alias({ARGS})  # BREAK\n",
     "module_attr": "import {M} as _mod\n\n_mod.{N}({ARGS})  # BREAK\n",
     "star": "from {M} import *  # noqa: F403\n\n{N}({ARGS})  # BREAK\n",
@@ -87,6 +96,10 @@ FUNCTION = {  # a module-level function whose parameters changed
     "reexport": (
         "from {PKG}.compat_{ID} import {N}\n\n{N}({ARGS})  # BREAK\n"
         "---- compat_{ID}.py ----\nfrom {M} import {N}  # noqa: F401\n"
+    ),
+    "reexport_star": (
+        "from {PKG}.compat_{ID} import {N}\n\n{N}({ARGS})  # BREAK\n"
+        "---- compat_{ID}.py ----\nfrom {M} import *  # noqa: F403\n"
     ),
 }
 
@@ -131,10 +144,28 @@ METHOD = {  # a method whose parameters changed
         "from {M} import {C}\n\n\ndef run(obj: {C}):\n"
         '    return getattr(obj, "{m}")({ARGS})  # BREAK\n'
     ),
+    # sglang calls the method with its new parameters: a mirror of the old ones breaks
+    "override": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    def {m}(self, {PARAMS}):  # BREAK\n"
+        "        return None\n"
+    ),
+    "stand_in": (  # not a subclass: a wrapper handed to sglang in place of the class
+        "from {M} import {C}\n\n\nclass StandIn:\n    def __init__(self, inner: {C}):\n"
+        "        self.inner = inner\n\n    def {m}(self, {PARAMS}):  # BREAK\n"
+        "        return None\n\n\ndef install(holder, inner: {C}):\n"
+        "    holder.component = StandIn(inner)\n"
+    ),
 }
+
+# spellings that break only for some kinds: an override or stand-in mirroring the old
+# parameters breaks when sglang passes a new or renamed one, or stops passing a required one
+OVERRIDES = {"override", "stand_in"}
 
 CONSTRUCTOR = {  # a class's __init__ whose parameters changed
     "direct": "from {M} import {C}\n\n{C}({ARGS})  # BREAK\n",
+    "star": "from {M} import *  # noqa: F403\n\n{C}({ARGS})  # BREAK\n",
+    "getattr": 'import {M} as _mod\n\ngetattr(_mod, "{C}")({ARGS})  # BREAK\n',
+    "importlib": 'import importlib\n\nimportlib.import_module("{M}").{C}({ARGS})  # BREAK\n',
     "alias": "from {M} import {C} as _alias\n\n_alias({ARGS})  # BREAK\n",
     "module_attr": "import {M} as _mod\n\n_mod.{C}({ARGS})  # BREAK\n",
     "lazy": "def run():\n    from {M} import {C}\n\n    return {C}({ARGS})  # BREAK\n",
@@ -155,4 +186,72 @@ CONSTRUCTOR = {  # a class's __init__ whose parameters changed
         "from {PKG}.compat_{ID} import {C}\n\n{C}({ARGS})  # BREAK\n"
         "---- compat_{ID}.py ----\nfrom {M} import {C}  # noqa: F401\n"
     ),
+    "reexport_star": (
+        "from {PKG}.compat_{ID} import {C}\n\n{C}({ARGS})  # BREAK\n"
+        "---- compat_{ID}.py ----\nfrom {M} import *  # noqa: F403\n"
+    ),
+}
+
+DATACLASS = {  # a dataclass whose fields changed: its generated __init__
+    "dataclass": "from {M} import {C}\n\n{C}({ARGS})  # BREAK\n",
+    "alias": "from {M} import {C} as _alias\n\n_alias({ARGS})  # BREAK\n",
+    "module_attr": "import {M} as _mod\n\n_mod.{C}({ARGS})  # BREAK\n",
+    "star": "from {M} import *  # noqa: F403\n\n{C}({ARGS})  # BREAK\n",
+    "lazy": "def run():\n    from {M} import {C}\n\n    return {C}({ARGS})  # BREAK\n",
+    "partial": (
+        "import functools\n\nfrom {M} import {C}\n\n"
+        "make = functools.partial({C}, {ARGS})  # BREAK\n"
+        "make()\n"
+    ),
+    "kwargs_splat": "from {M} import {C}\n\nkwargs = {KW}\n{C}(**kwargs)  # BREAK\n",
+    "getattr": 'import {M} as _mod\n\ngetattr(_mod, "{C}")({ARGS})  # BREAK\n',
+    "subclass_call": (
+        "from {M} import {C}\n\n\nclass Sub({C}):\n    pass\n\n\nSub({ARGS})  # BREAK\n"
+    ),
+}
+
+_CALL_NEAR = {  # the same reaches, not breaking: arguments the consumer supplies itself
+    "near_star_shadowed": "from {M} import *  # noqa: F403\n\n\ndef {N}(**kwargs):\n"
+    "    return kwargs\n\n\n{N}({ARGS})\n",
+    "near_kwargs_mutated": (
+        "from {M} import {N}\n\n\ndef run(options):\n    kwargs = {KW}\n"
+        "    kwargs.update(options)\n    return {N}(**kwargs)\n"
+    ),
+    "near_partial_other": (
+        "import functools\n\nfrom {M} import {N}\n\nbound = functools.partial(print, {ARGS})\n"
+        "value = {N}\n"
+    ),
+    "near_getattr_default": ('import {M} as _mod\n\nvalue = getattr(_mod, "{N}", None)\n'),
+}
+
+NEAR = {
+    "name": {
+        "near_star_shadowed": "from {M} import *  # noqa: F403\n\n{N} = None\nvalue = {N}\n",
+        "near_importlib_default": (
+            'import importlib\n\nvalue = getattr(importlib.import_module("{M}"), "{N}", None)\n'
+        ),
+        "near_star_builtin": "from {M} import *  # noqa: F403\n\nvalue = len([])\n",
+        "near_reexport_star_own": (
+            "from {PKG}.near_{ID}_own import {N}\n\nvalue = {N}\n"
+            "---- near_{ID}_own.py ----\nfrom {M} import *  # noqa: F403\n\n{N} = None\n"
+        ),
+    },
+    "member": {
+        "near_getattr_other": (
+            'from {M} import {C}\n\n\ndef run(obj: {C}):\n    return getattr(obj, "{m}_x", None)\n'
+        ),
+    },
+    "function": _CALL_NEAR,
+    "constructor": _CALL_NEAR,
+    "dataclass": _CALL_NEAR,
+    "method": {
+        "near_kwargs_mutated": (
+            "from {M} import {C}\n\n\ndef run(obj: {C}, options):\n    kwargs = {KW}\n"
+            "    kwargs.update(options)\n    return obj.{m}(**kwargs)\n"
+        ),
+        "near_override_variadic": (
+            "from {M} import {C}\n\n\nclass Sub({C}):\n    def {m}(self, *args, **kwargs):\n"
+            "        return None\n"
+        ),
+    },
 }

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from driftaudit.snapshot.api_model import Function, Param
 from driftaudit.usage import CallUsage
+from driftaudit.usage.usages import CallShape
 
 
 @dataclass
@@ -26,7 +27,7 @@ class Binding:
         return not (self.unknown_keywords or self.too_many_positional or self.missing)
 
 
-def bind(params: list[Param], call: CallUsage) -> Binding:
+def bind(params: list[Param], call: CallUsage | CallShape) -> Binding:
     slots = [p for p in params if p.positional]
     takes_varargs = any(p.kind == "variadic positional" for p in params)
     takes_varkw = any(p.kind == "variadic keyword" for p in params)
@@ -36,7 +37,7 @@ def bind(params: list[Param], call: CallUsage) -> Binding:
     unknown = [k for k in call.keywords if k not in keyword_names and not takes_varkw]
     given = set(positional) | set(call.keywords)
     missing = []
-    if not (call.star_args or call.star_kwargs):
+    if not (call.star_args or call.star_kwargs or call.partial):
         missing = [p.name for p in params if p.required and p.name not in given]
     return Binding(positional, unknown, too_many, missing)
 

@@ -72,6 +72,9 @@ def match_usages(
 ) -> list[Finding]:
     matcher = _Matcher(differ)
     members = MemberMatcher(differ, matcher, usages)
+    for usage in usages.usages:
+        if usage.star:
+            _star_home(usage, differ)
     findings = [
         Finding(codes.PARSE_ERROR, f.path, f.line, f.column, "", f"does not parse: {f.message}")
         for f in usages.failures
@@ -79,7 +82,7 @@ def match_usages(
     for usage in usages.usages:
         if isinstance(usage, (ImportUsage, ReferenceUsage)):
             findings += matcher.reference(usage, usage.symbol)
-        elif isinstance(usage, CallUsage) and not usage.via:
+        elif isinstance(usage, CallUsage) and (not usage.via or usage.via_init):
             findings += matcher.call(usage, usage.symbol, usage)
         elif isinstance(usage, UnpackUsage):
             findings += matcher.unpack(usage, members)
@@ -105,6 +108,14 @@ def match_usages(
     # (and the ServerArgs defaults are judged there: DA403 where observable, not DA205)
     places = {(f.path, f.line, f.column) for f in sglang_surfaces}
     defaults = surface.server_args is not None
+    if defaults:  # a dict spread into ServerArgs: its keys are judged at the dict
+        places |= {
+            (u.path, u.places[k][0], u.places[k][1])
+            for u in usages.usages
+            if isinstance(u, CallUsage)
+            for k in u.spread
+            if k in u.places
+        }
     findings = [
         f
         for f in findings
@@ -130,6 +141,17 @@ def match_usages(
     unique = {(f.path, f.line, f.column, f.code.code, f.symbol, f.message): f for f in findings}
     merged, _ = merge_repeats(list(unique.values()))
     return sorted(merged, key=Finding.sort_key)
+
+
+def _star_home(usage: Usage, differ: Differ) -> None:
+    """A name from star imports: under the last module whose old release defines it
+    (Python binds it from the last star import that has it)."""
+    rest = usage.symbol[len(usage.star[0]) + 1 :]  # the name, and any chain after it
+    name = rest.split(".")[0]
+    for module in usage.star:
+        if differ.old.resolve(f"{module}.{name}") is not None:
+            usage.symbol = f"{module}.{rest}"
+            return
 
 
 def _enum_rename(usage: Usage, symbol: str, change: MemberRemoved) -> dict | None:
@@ -276,17 +298,29 @@ class _Matcher:
         renames = {c.param: c for c in changes if isinstance(c, ParameterRenamed)}
         findings: list[Finding] = []
         for keyword in after.unknown_keywords:
+            if keyword in shape.settled:
+                continue  # passed by the `functools.partial`, reported there
+            spread = keyword in shape.spread  # a key of the dict spread: no edit here
             if keyword in renames:
                 change = renames[keyword]
                 edit = {"kind": "rename-keyword", "old": keyword, "new": change.new_name}
-                fix = Fix(f"rename keyword `{keyword}` to `{change.new_name}`", edit)
+                fix = Fix(
+                    f"rename keyword `{keyword}` to `{change.new_name}`"
+                    + (" in the dict spread here" if spread else ""),
+                    None if spread else edit,
+                )
                 at = shape.places.get(keyword)
                 findings.append(finding_at(usage, change, change.explain(), fix, at=at))
             else:
                 change = _removed_param(changes, symbol, keyword, locs)
                 message = f"passes keyword `{keyword}`, which {change.explain().split(' ', 2)[2]}"
                 edit = {"kind": "drop-keyword", "keyword": keyword}
-                fix = Fix(f"drop the `{keyword}=` argument", edit)
+                fix = Fix(
+                    f"drop the `{keyword}` key from the dict spread here"
+                    if spread
+                    else f"drop the `{keyword}=` argument",
+                    None if spread else edit,
+                )
                 at = shape.places.get(keyword)
                 findings.append(finding_at(usage, change, message, fix, at=at))
         if after.too_many_positional:
@@ -311,7 +345,7 @@ class _Matcher:
             findings.append(finding_at(usage, change, message, Fix(f"pass `{name}`")))
         pairs = zip(before.positional, after.positional, strict=False)
         for index, (was, now) in enumerate(pairs):
-            if was == now:
+            if was == now or index < shape.settled_positional:
                 continue
             change = PositionalRebound(symbol, *locs, index, was, now)
             message, at = change.explain(), shape.places.get(str(index))
@@ -323,7 +357,7 @@ class _Matcher:
             else:
                 fix = Fix(f"pass `{was}=` by keyword")
                 findings.append(finding_at(usage, change, message, fix, at=at))
-        if not (shape.star_args or shape.star_kwargs):
+        if not (shape.star_args or shape.star_kwargs or shape.partial):
             passed = set(before.positional) | set(shape.keywords)
             for change in changes:
                 if isinstance(change, DefaultChanged) and change.param not in passed:
@@ -344,7 +378,7 @@ class _Matcher:
             return []
         new = self.differ.new.resolve(symbol)
         new_fn = callable_signature(new.obj) if new is not None and not new.opaque else None
-        if new_fn is None or shape.star_args or shape.star_kwargs:
+        if new_fn is None or shape.star_args or shape.star_kwargs or shape.partial:
             return []
         parent = self.differ.new.resolve(symbol.rpartition(".")[0])
         unbound = (

@@ -59,10 +59,13 @@ def mirrors(usage: OverrideUsage, old: Function) -> bool:
     """Does the consumer method take the old base method's parameters, in order?
 
     Required of a stand-in (a wrapper, not a subclass): a method that merely shares a name
-    with the wrapped class's is not sglang's to call."""
+    with the wrapped class's is not sglang's to call. A method the base took with no
+    parameters is mirrored by one that takes none either."""
     wanted = [p.name for p in old.bound_params if p.kind not in _VARIADIC]
     own = usage.params[1:] if usage.params[:1] in (["self"], ["cls"]) else usage.params
-    return bool(wanted) and own[: len(wanted)] == wanted
+    if not wanted:  # no parameters to mirror: only a method that takes none either
+        return not own and not usage.var_positional and not usage.var_keyword
+    return own[: len(wanted)] == wanted
 
 
 def unaccepted_additions(

@@ -159,6 +159,8 @@ class SurfaceMatcher:
         for usage in self.usages.usages:
             if isinstance(usage, CallUsage) and self.canonical(usage.symbol) == SERVER_ARGS:
                 for keyword in usage.keywords:
+                    if keyword in usage.spread:
+                        continue  # judged at the dict's key, below
                     how, at = f"ServerArgs({keyword}=...)", usage.places.get(keyword)
                     findings += self._field(
                         keyword,
@@ -168,7 +170,7 @@ class SurfaceMatcher:
                         rename="rename-keyword",
                         value=usage.arg_types.get(keyword),
                     )
-                if usage.star_kwargs:
+                if usage.star_kwargs or usage.spread:
                     splatted.append(usage)
                 else:
                     findings += self._defaults(usage)

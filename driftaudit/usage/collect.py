@@ -56,7 +56,7 @@ class _File:
 # What a module contributes to the export table (its bindings, its star imports, its
 # classes with bases: (bases, the names the body defines)) and the modules each of its
 # import statements may name (to tell whether it imports a re-exporter).
-_Summary = tuple[dict, list, dict, list]
+_Summary = tuple[dict, list, dict, list, frozenset | None]
 
 
 def _summarize(file: _File) -> _Summary | None:
@@ -77,14 +77,17 @@ def _summarize(file: _File) -> _Summary | None:
             imports.append([source] + [f"{source}.{a.name}" for a in node.names])
         elif isinstance(node, ast.Import):
             imports.append([a.name for a in node.names])
-    return part.bindings.get(file.module, {}), part.stars.get(file.module, []), classes, imports
+    bindings, stars = part.bindings.get(file.module, {}), part.stars.get(file.module, [])
+    return bindings, stars, classes, imports, part.bound.get(file.module)
 
 
 def _add(exports: ConsumerExports, file: _File, summary: _Summary) -> None:
     """`exports.add_module` from the summary (the class bodies' names stand for the class
     nodes: all the table reads of them)."""
-    bindings, stars, classes, _ = summary
+    bindings, stars, classes, _, bound = summary
     exports.modules.add(file.module)
+    if bound is not None:
+        exports.bound[file.module] = bound
     exports.bindings.setdefault(file.module, {}).update(bindings)
     if stars:
         exports.stars.setdefault(file.module, []).extend(stars)

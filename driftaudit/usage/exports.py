@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from driftaudit.astwalk import walk
 from driftaudit.pysource import dotted
+from driftaudit.usage.star_imports import bound_names, from_star
 
 SGLANG = "sglang"
 
@@ -33,6 +34,9 @@ class ConsumerExports:
     # module -> name -> ("sglang", path) | ("consumer", module, attr or "")
     bindings: dict[str, dict[str, tuple]] = field(default_factory=dict)
     stars: dict[str, list[str]] = field(default_factory=dict)  # consumer star imports
+    # module with a star import from sglang -> every name it binds itself (star_imports):
+    # any other name it exports comes from the star import
+    bound: dict[str, frozenset[str]] = field(default_factory=dict)
     # module -> class -> (base expressions as dotted names, the class node or the names
     # its body defines: `class_names`)
     classes: dict[str, dict[str, tuple[list[str], ast.ClassDef]]] = field(default_factory=dict)
@@ -54,6 +58,8 @@ class ConsumerExports:
                 for alias in node.names:
                     if alias.name == "*":
                         self.stars.setdefault(name, []).append(source)
+                        if _is_sglang(source) and name not in self.bound:
+                            self.bound[name] = bound_names(tree)
                     else:
                         table[alias.asname or alias.name] = self._target(source, alias.name)
             elif isinstance(node, ast.ClassDef) and node.bases:
@@ -130,12 +136,24 @@ class ConsumerExports:
             return None  # a consumer module, not an sglang name
         return self.lookup(source, attr, seen)
 
+    def star_lookup(self, module: str, name: str) -> tuple[str, ...]:
+        """The sglang modules consumer `module` star-imports that `name` may come from,
+        the last first (it binds no such name itself), for a name `lookup` does not find."""
+        if module not in self.bound:
+            return ()
+        sources = [s for s in self.stars.get(module, []) if _is_sglang(s)]
+        return from_star(name, sources, self.bound[module])
+
     def exports_sglang(self, module: str) -> bool:
         if module not in self._exporting:
-            self._exporting[module] = any(
+            self._exporting[module] = module in self.bound or any(
                 self.lookup(module, n) for n in self.bindings.get(module, {})
             )
         return self._exporting[module]
+
+
+def _is_sglang(module: str) -> bool:
+    return module == SGLANG or module.startswith(SGLANG + ".")
 
 
 def class_names(node: ast.ClassDef) -> frozenset[str]:

@@ -41,6 +41,8 @@ def exports_digest(exports: ConsumerExports) -> str:
         digest.update(f"\nb\0{module}\0{sorted(exports.bindings[module].items())!r}".encode())
     for module in sorted(exports.stars):
         digest.update(f"\ns\0{module}\0{exports.stars[module]!r}".encode())
+    for module in sorted(exports.bound):
+        digest.update(f"\nn\0{module}\0{sorted(exports.bound[module])!r}".encode())
     for module in sorted(exports.classes):
         for name, (bases, body) in sorted(exports.classes[module].items()):
             own = sorted(body if isinstance(body, frozenset) else class_names(body))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from driftaudit.usage.usages import Usage
+from driftaudit.usage.usages import CallShape, Usage
 
 
 class Recorder(list[Usage]):
@@ -49,6 +49,9 @@ class ConsumerClass:
     name: str
     bases: tuple[str, ...]
     own: frozenset[str]
+    # one base, no decorator, no `__init__`/`__new__` of its own: calling it calls the
+    # sglang base's `__init__` with the same arguments
+    inherits_init: bool = False
 
 
 @dataclass
@@ -57,6 +60,16 @@ class ConsumerInstance:
     still hold sglang instances (`self.logits_processor = logits_processor`)."""
 
     owner: ClassContext
+
+
+@dataclass
+class PartialOf:
+    """`bound = functools.partial(f, ...)`: calling `bound` calls `f` with these first."""
+
+    symbol: str  # the callee, "" for a method on an sglang instance
+    shape: CallShape
+    receiver: tuple = ()  # that instance's TypeRef
+    member: str = ""
 
 
 @dataclass

@@ -20,6 +20,10 @@ class Usage:
     focus: Span | None = field(default=None, kw_only=True)
     # the guards around it, innermost last (usage/consumer_guards.py); set by the visitor
     guards: tuple = field(default=(), kw_only=True)
+    # a name a star import brought (`from sglang.x import *`): the sglang modules it may
+    # come from, the last import first; `symbol` is under the first, and the matcher takes
+    # the first whose old release defines the name
+    star: tuple[str, ...] = field(default=(), kw_only=True)
 
 
 @dataclass
@@ -58,6 +62,15 @@ class CallShape:
     # the arguments written as literals (`temperature=0`), by position or keyword: their
     # source text, for the conditions the callee puts on its other parameters
     literals: dict[str, str] = field(default_factory=dict)
+    # keywords a `**kwargs` spread supplies, read from the dict it was built as (no edit
+    # can rename them in the call)
+    spread: list[str] = field(default_factory=list)
+    # `functools.partial(f, ...)`: more arguments come at the later call, so nothing is
+    # missing yet and no default is relied on
+    partial: bool = False
+    # a call of such a partial: the partial's keywords and positional count, judged there
+    settled: list[str] = field(default_factory=list)
+    settled_positional: int = 0
 
 
 @dataclass
@@ -70,7 +83,12 @@ class CallUsage(Usage):
     places: dict[str, Span] = field(default_factory=dict)
     never_none: list[str] = field(default_factory=list)
     literals: dict[str, str] = field(default_factory=dict)
+    spread: list[str] = field(default_factory=list)
+    partial: bool = False
+    settled: list[str] = field(default_factory=list)
+    settled_positional: int = 0
     via: str = ""  # a consumer subclass constructed (symbol: its sglang base)
+    via_init: bool = False  # that subclass has no `__init__`: the call binds to the base's
 
 
 @dataclass

@@ -35,8 +35,18 @@ from driftaudit.usage.scopes import (
     ConsumerInstance,
     Deferred,
     LocalFunction,
+    PartialOf,
     Recorder,
 )
+from driftaudit.usage.spelled_calls import (
+    call_root,
+    dict_keys,
+    literal_getattr,
+    partial_call,
+    string_import,
+    untouched,
+)
+from driftaudit.usage.star_imports import bound_names, from_star
 from driftaudit.usage.usages import (
     AttributeNameUsage,
     CallShape,
@@ -92,11 +102,15 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         self._stored: dict[int, ast.expr] = {}  # attribute target node id -> value assigned
         self._fallbacks: dict[int, Fallbacks] = {}  # scope node id -> its None fallbacks
         self._scope_node: ast.AST | None = None  # the body visited: a function's, the module's
+        self._stars: list[str] = []  # sglang modules star-imported, in order
+        self._bound: frozenset[str] = frozenset()  # every name the file binds (star_imports)
+        self._tree: ast.AST | None = None
+        self._partials: dict[int, tuple] = {}  # partial(...) node -> PartialOf's fields
 
     # ---- entry -----------------------------------------------------------------
 
     def run(self, tree: ast.Module) -> list[Usage]:
-        self._scope_node = tree
+        self._scope_node = self._tree = tree
         self.visit(tree)
         while self._queue or self._late:
             queue = self._queue if self._queue else self._late
@@ -126,14 +140,48 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         """The sglang path an expression names (`dp_attention.x` -> sglang...x)."""
         name = dotted(node)
         if not name:
-            return None
+            return self._resolve_call_root(node)
         parts = name.split(".")
         base = self.lookup(parts[0])
+        if base is None and (stars := self._star_of(parts[0])):
+            return ".".join([stars[0], *parts])
         if not isinstance(base, str) or base.startswith(EXTERNAL):
             return None
         if base.startswith(CONSUMER):
             return self._through_consumer(base[len(CONSUMER) :], parts[1:])
         return ".".join([base, *parts[1:]])
+
+    def _resolve_call_root(self, node: ast.expr) -> str | None:
+        """`importlib.import_module("sglang.x").f`, `getattr(mod, "f").g`: the path."""
+        found = call_root(node)
+        if found is None:
+            return None
+        call, attrs = found
+        base = string_import(call)
+        if base is None and self.lookup("getattr") is None:
+            attribute = literal_getattr(call)
+            base = self.resolve_expr(attribute) if attribute is not None else None
+        return ".".join([base, *attrs]) if base else None
+
+    def _star_of(self, name: str) -> tuple[str, ...]:
+        """The star-imported modules an unbound `name` may come from (star_imports)."""
+        if not self._stars:
+            return ()
+        return from_star(name, self._stars, self._bound)
+
+    def _star_root(self, node: ast.expr) -> tuple[str, ...]:
+        name = dotted(node)
+        root = name.split(".")[0] if name else ""
+        return self._star_of(root) if root and self.lookup(root) is None else ()
+
+    def visit_Name(self, node: ast.Name) -> None:
+        """A name only a star import binds: a reference to the sglang name."""
+        if not self._stars or not isinstance(node.ctx, ast.Load) or self.lookup(node.id):
+            return
+        stars = self._star_of(node.id)
+        if stars:
+            symbol = f"{stars[0]}.{node.id}"
+            self.usages.append(ReferenceUsage(*self._at(node), symbol, star=stars))
 
     def _through_consumer(self, module: str, rest: list[str]) -> str | None:
         for index, part in enumerate(rest):
@@ -141,6 +189,8 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
                 module = f"{module}.{part}"
                 continue
             found = self.exports.lookup(module, part)
+            if not found and (stars := self.exports.star_lookup(module, part)):
+                found = f"{stars[0]}.{part}"  # through its star import
             return ".".join([found, *rest[index + 1 :]]) if found else None
         return None
 
@@ -245,7 +295,13 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         self.visit_block(node.body)
         self.scopes.pop()
         self._class = saved
-        self.bind(node.name, ConsumerClass(node.name, bases, own) if bases else EXTERNAL)
+        inherits = (
+            len(node.bases) == 1
+            and not node.keywords
+            and not node.decorator_list
+            and not {"__init__", "__new__"} & own
+        )
+        self.bind(node.name, ConsumerClass(node.name, bases, own, inherits) if bases else EXTERNAL)
 
     def _wrapped(self, node: ast.ClassDef) -> tuple[str, ...]:
         """The sglang classes the class's `__init__` takes an instance of (annotated)."""
@@ -358,6 +414,9 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             if alias.name == "*":
                 if from_sglang:
                     self._import_usage(node, node, source)
+                    if not self._stars and self._tree is not None:
+                        self._bound = bound_names(self._tree)
+                    self._stars.append(source)
                 continue
             bound = alias.asname or alias.name
             if from_sglang:
@@ -367,10 +426,26 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
                 self.bind(bound, f"{CONSUMER}{source}.{alias.name}")
             elif source in self.exports.modules:
                 subclass = self.exports.subclass(source, alias.name)
+                found = self.exports.lookup(source, alias.name)
+                stars = () if found else self.exports.star_lookup(source, alias.name)
                 if subclass is not None:
                     self.bind(bound, ConsumerClass(alias.name, *subclass))
+                elif stars:  # re-exported by a star import: it fails here when gone
+                    symbol = f"{stars[0]}.{alias.name}"
+                    self.usages.append(
+                        ImportUsage(
+                            *self._at(alias),
+                            symbol,
+                            lazy=len(self.scopes) > 1,
+                            guarded=id(node) in self._guarded,
+                            focus=self.columns.token(alias),
+                            bound=bound,
+                            star=stars,
+                        )
+                    )
+                    self.bind(bound, symbol)
                 else:
-                    self.bind(bound, self.exports.lookup(source, alias.name) or EXTERNAL + bound)
+                    self.bind(bound, found or EXTERNAL + bound)
             else:
                 self.bind(bound, EXTERNAL + f"{source}.{alias.name}")
 
@@ -433,6 +508,8 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         # `GC = parallel_state.GroupCoordinator` aliases, `b = ScheduleBatch(...)` types;
         # anything else shadows, except a fallback in `except ImportError: X = None`
         bound = annotation
+        if bound is None and value is not None and id(value) in self._partials:
+            bound = PartialOf(*self._partials[id(value)])
         if bound is None and value is not None:
             bound = self.resolve_expr(value) or self.infer(value)
             if bound is None and isinstance(value, ast.Name):
@@ -506,7 +583,13 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         symbol = self.resolve_expr(node)
         if symbol is not None:
             self.usages.append(
-                ReferenceUsage(*self._at(node), symbol, store=store, focus=self.columns.token(node))
+                ReferenceUsage(
+                    *self._at(node),
+                    symbol,
+                    store=store,
+                    focus=self.columns.token(node),
+                    star=self._star_root(node),
+                )
             )
             return
         if not self._member(node, store, None):
@@ -657,6 +740,74 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
                             )
                         )
 
+    def _spread(self, node: ast.Call, shape: CallShape) -> None:
+        """`f(**kwargs)` with `kwargs` a dict literal of known keys the scope never touches
+        again: the keys are the call's keywords (placed on the `**kwargs`)."""
+        spreads = [k for k in node.keywords if k.arg is None]
+        found: list[tuple[list[str], ast.keyword]] = []
+        for spread in spreads:
+            value: ast.expr | None = spread.value
+            if isinstance(spread.value, ast.Name):
+                name = spread.value.id
+                value = self.scopes[-1].get(_VALUE + name)
+                scope = self._scope_node
+                if value is None or scope is None or not untouched(scope, name):
+                    return
+            keys = dict_keys(value)
+            if keys is None:
+                return
+            found.append((keys, spread))
+        for keys, spread in found:
+            for key in keys:
+                shape.keywords.append(key)
+                shape.spread.append(key)
+                shape.places.setdefault(key, self.columns.span(spread))
+        shape.star_kwargs = False
+
+    def _partial(self, node: ast.Call) -> None:
+        """`functools.partial(f, ...)`: the call of `f` it binds, judged for what it passes."""
+        found = partial_call(node, self.columns)
+        if found is None:
+            return
+        callee, shape = found
+        symbol = self.resolve_expr(callee)
+        if symbol is not None:
+            self._partials[id(node)] = (symbol, shape)
+            focus, star = self.columns.token(callee), self._star_root(callee)
+            usage = CallUsage(*self._at(node), symbol, **shape.__dict__, focus=focus, star=star)
+            self.usages.append(usage)
+        elif isinstance(callee, ast.Attribute) and self._member(callee, False, shape):
+            receiver = self.infer(callee.value)
+            if receiver is not None:
+                self._partials[id(node)] = ("", shape, receiver, callee.attr)
+
+    def _partial_call(self, node: ast.Call, bound: PartialOf, shape: CallShape) -> None:
+        """`bound(...)` of `bound = partial(f, ...)`: `f` with both sets of arguments."""
+        first = bound.shape
+        shape.settled = list(first.keywords)
+        shape.settled_positional = first.positional
+        shape.keywords = [*first.keywords, *shape.keywords]
+        shape.places = {
+            **{k: v for k, v in first.places.items() if not k.isdigit()},
+            **{
+                str(int(k) + first.positional) if k.isdigit() else k: v
+                for k, v in shape.places.items()
+            },
+        }
+        shape.positional += first.positional
+        shape.star_args = shape.star_args or first.star_args
+        shape.star_kwargs = shape.star_kwargs or first.star_kwargs
+        focus = self.columns.token(node)
+        usage: Usage
+        if bound.symbol:
+            usage = CallUsage(*self._at(node), bound.symbol, **shape.__dict__, focus=focus)
+        else:
+            usage = MemberUsage(
+                *self._at(node), "", receiver=bound.receiver, member=bound.member, call=shape
+            )
+            usage.focus = focus
+        self.usages.append(usage)
+
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         shape = CallShape(
@@ -666,25 +817,33 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             star_kwargs=any(k.arg is None for k in node.keywords),
             places=self.columns.arguments(node),
         )
+        if shape.star_kwargs:
+            self._spread(node, shape)
         symbol = self.resolve_expr(func)
+        # `getattr(obj, "meth")(...)`: the member call `obj.meth(...)`
+        callee = (literal_getattr(func) if self.lookup("getattr") is None else None) or func
         saved = self.usages.guards
-        if isinstance(func, ast.Attribute) and self._own_write(func, False):
-            self.usages.guards = (*saved, ("own", func.attr, node.lineno))
+        if isinstance(callee, ast.Attribute) and self._own_write(callee, False):
+            self.usages.guards = (*saved, ("own", callee.attr, node.lineno))
         member = (
-            symbol is None and isinstance(func, ast.Attribute) and self._member(func, False, shape)
+            symbol is None
+            and isinstance(callee, ast.Attribute)
+            and self._member(callee, False, shape)
         )
         self.usages.guards = saved
-        if member and isinstance(func, ast.Attribute):
+        if member and isinstance(callee, ast.Attribute):
             shape.arg_types = arguments(node, self._value_type)  # only for sglang calls
             shape.never_none = self._never_none(node)
             shape.literals = literal_arguments(node)
-            self.visit(func.value)
+            self.visit(callee.value)
         else:
             self.visit(func)
         for part in [*node.args, *node.keywords]:
             self.visit(part)
         name = (dotted(func) or "").rpartition(".")[2]
         self._special_call(node, name)
+        if name == "partial" and self._external(func) == "functools.partial":
+            self._partial(node)
         if isinstance(func, ast.Attribute) and func.attr == "get" and _is_meta_info(func.value):
             key = _string(node.args[0]) if node.args else None
             if key is not None:
@@ -702,7 +861,13 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             shape.never_none = self._never_none(node)
             shape.literals = literal_arguments(node)
             self.usages.append(
-                CallUsage(*self._at(node), symbol, **shape.__dict__, focus=self.columns.token(node))
+                CallUsage(
+                    *self._at(node),
+                    symbol,
+                    **shape.__dict__,
+                    focus=self.columns.token(node),
+                    star=self._star_root(func),
+                )
             )
             if len(node.args) == 1 and not node.keywords and shape.positional == 1:
                 # `Enum(value)`: a member by value (the matcher keeps enums only)
@@ -719,9 +884,12 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
                     subclass.bases[0],
                     **shape.__dict__,
                     via=subclass.name,
+                    via_init=subclass.inherits_init,
                     focus=self.columns.token(node),
                 )
             )
+        elif isinstance(func, ast.Name) and isinstance(self.lookup(func.id), PartialOf):
+            self._partial_call(node, self.lookup(func.id), shape)
         elif isinstance(func, ast.Name) and node.args:
             self._replacement_call(func, node.args[0])
 
