@@ -153,11 +153,12 @@ def build_plan(findings: list[Finding], releases: list[str]) -> Plan:
             for f in facts
             if f.windowed and f.introduced is not None and _last_before(stops, f.introduced) == stop
         ]
-        step.breaks = [
+        breaks = [
             f
             for f in facts
             if not f.windowed and f.introduced is not None and start < f.introduced <= stop
         ]
+        step.breaks = sorted(breaks, key=lambda f: f.introduced or 0)  # stable: then as found
         steps.append(step)
         start = stop
     return Plan(releases, facts, steps)

@@ -82,8 +82,9 @@ def _counts(counts: dict[str, int]) -> str:
 
 def _where(fact: Fact) -> str:
     lead = fact.lead
-    more = f" (and {len(fact.places) - 1} more places)" if len(fact.places) > 1 else ""
-    return f"{lead.path}:{lead.line}:{lead.column}{more}"
+    more = len(fact.places) - 1
+    more_text = f" (and {more} more {'place' if more == 1 else 'places'})" if more else ""
+    return f"{lead.path}:{lead.line}:{lead.column}{more_text}"
 
 
 def _step_title(step: Step, arrow: str = "->") -> str:
@@ -143,7 +144,8 @@ def render_plan(console: Console, plan: Plan, old: SourceTree, new: SourceTree, 
             console.print(
                 Text(
                     terminal(
-                        f"  {lead.code.code} {lead.severity} {_where(fact)}{mark}: {lead.message}"
+                        f"  {lead.introduced} {lead.code.code} {lead.severity} "
+                        f"{_where(fact)}{mark}: {lead.message}"
                     )
                 )
             )
@@ -196,7 +198,8 @@ def plan_markdown(plan: Plan, old: SourceTree, new: SourceTree, consumer: str) -
         for fact in step.breaks:
             lead = fact.lead
             lines.append(
-                f"- `{lead.code.code}` {md_code(_where(fact))}: {md_message(lead.message)}"
+                f"- {md_text(lead.introduced or '')} `{lead.code.code}` {md_code(_where(fact))}: "
+                f"{md_message(lead.message)}"
             )
         if step.moves:
             lines += [
