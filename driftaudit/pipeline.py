@@ -634,6 +634,8 @@ def plan_upgrade(
             raise DriftauditError(
                 f"plan needs two releases of the index: {side} {tree.spec} is {what}"
             )
+    if old.version == new.version:
+        raise DriftauditError(f"plan needs two releases: --old and --new are both {old.version}")
     timeline = Timeline.between(old, new, cache_dir, offline)
     if findings:
         dating(findings, timeline)

@@ -153,6 +153,9 @@ def test_the_plan_needs_two_releases_of_the_index(consumer, tmp_path, capsys):
     assert code == 2 and out == ""
     assert err.startswith("driftaudit: error: plan needs two releases of the index: --old ")
     assert err.count("\n") == 1 and "is a directory" in err
+    code, out, err = _plan(tmp_path, capsys, "--old", "1.4.0", "--new", "1.4.0", str(consumer))
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert err == "driftaudit: error: plan needs two releases: --old and --new are both 1.4.0\n"
 
 
 def _finding(line: int, introduced: str | None, deprecated: str | None = None) -> Finding:
