@@ -219,6 +219,30 @@ def _parser() -> argparse.ArgumentParser:
     history.add_argument("--format", choices=("console", "json"), default="console")
     history.add_argument("--output", type=Path)
 
+    plan = commands.add_parser(
+        "plan",
+        parents=[common, run, cached],
+        help="the upgrade's findings by the release that brings them, and the steps to take",
+    )
+    plan.add_argument("path", nargs="?", default=".", type=Path, help="the consumer")
+    plan.add_argument("--old", help="a release; default: the consumer's sglang pin")
+    plan.add_argument("--new", help="a release (0.5.23, latest)")
+    plan.add_argument("--format", choices=("console", "json", "markdown"), default="console")
+    plan.add_argument("--output", type=Path, help="write the plan to this file")
+    _selection_options(plan)
+    plan.add_argument(
+        "--show-info", action="store_true", help="also plan info findings (changelog notes)"
+    )
+    plan.add_argument("--exclude", action="append", default=[], help="files to skip")
+    _packs_option(plan)
+    plan.add_argument("--min-confidence", choices=("likely", "certain"), default="likely")
+    plan.add_argument("--baseline", type=Path, help="accepted findings, left out of the plan")
+    plan.add_argument(
+        "--trust-config-paths",
+        action="store_true",
+        help="let old/new in the consumer's config name a directory or git repository",
+    )
+
     rule = commands.add_parser("rule", help="explain a code (DA102), or list them all")
     rule.add_argument("code", nargs="?")
     return parser
@@ -310,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
             return _diff(args, cache_dir)
         if args.command == "history":
             return _history(args, cache_dir)
+        if args.command == "plan":
+            return _plan(args, cache_dir)
         if args.command == "fix":
             return _fix(args, cache_dir)
         return _rule(args)
@@ -390,41 +416,13 @@ def _emit(text_or_render, args) -> None:
 
 
 def _compare(args, cache_dir: Path) -> int:
-    from driftaudit.pipeline import run_compare
-
     config, new = _consumer_settings(args, cache_dir)
     selection = _selection(args, config)  # a bad code is refused before the run
     fail_on = args.fail_on or config.fail_on or "error"
     if fail_on not in FAIL_ON:
         raise DriftauditError(f"fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
-    exclude = [*config.exclude, *args.exclude]
-    baseline_path = _baseline_path(args, config)
-    # read first: a bad baseline is refused before the run
-    baseline = Baseline.load(baseline_path, args.path) if baseline_path else None
-    with progress(not args.quiet):
-        result = run_compare(
-            args.path,
-            args.old or config.old,
-            new,
-            cache_dir,
-            exclude,
-            args.packs,
-            config.wrap_prefixes,
-            _allow_paths(args, config),
-            use_cache=not args.no_cache,
-            sources=_sources(args),
-        )
-    _note_skipped(result.files.skipped if result.files else [], args.quiet)
-    files = result.files or ConsumerFiles(args.path, exclude)
-    gate = triage(result.findings, files, baseline_path, baseline)
-    if args.min_confidence == "certain":  # after triage: a suppression of it is still used
-        gate.findings = [f for f in gate.findings if f.confidence == "certain"]
-        gate.accepted = [f for f in gate.accepted if f.confidence == "certain"]
-    if not (args.show_info or config.show_info or fail_on == "info"):
-        # changelog notes off; DA0xx (about the consumer's own suppressions, baseline) stay
-        gate.findings = [f for f in gate.findings if f.severity != "info" or _own(f)]
-    # the one place the selection applies: after triage, as --min-confidence
-    gate.findings, gate.accepted = selection.apply(gate.findings), selection.apply(gate.accepted)
+    show_info = args.show_info or config.show_info or fail_on == "info"
+    result, files, gate = _reported(args, cache_dir, config, new, selection, show_info)
     if not (args.no_timeline or args.statistics or args.update_baseline):
         from driftaudit.pipeline import date_findings
 
@@ -458,6 +456,66 @@ def _compare(args, cache_dir: Path) -> int:
         _note(args, not_reported)
     if fail_on != "never" and any(at_or_above(f.severity, fail_on) for f in gate.findings):
         return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _reported(args, cache_dir: Path, config, new: str, selection: Selection, show_info: bool):
+    """The compare's run and what it reports: (result, the consumer's files, the gate:
+    triage, --min-confidence, info findings unless shown, the selection)."""
+    from driftaudit.pipeline import run_compare
+
+    exclude = [*config.exclude, *args.exclude]
+    baseline_path = _baseline_path(args, config)
+    # read first: a bad baseline is refused before the run
+    baseline = Baseline.load(baseline_path, args.path) if baseline_path else None
+    with progress(not args.quiet):
+        result = run_compare(
+            args.path,
+            args.old or config.old,
+            new,
+            cache_dir,
+            exclude,
+            args.packs,
+            config.wrap_prefixes,
+            _allow_paths(args, config),
+            use_cache=not args.no_cache,
+            sources=_sources(args),
+        )
+    _note_skipped(result.files.skipped if result.files else [], args.quiet)
+    files = result.files or ConsumerFiles(args.path, exclude)
+    gate = triage(result.findings, files, baseline_path, baseline)
+    if args.min_confidence == "certain":  # after triage: a suppression of it is still used
+        gate.findings = [f for f in gate.findings if f.confidence == "certain"]
+        gate.accepted = [f for f in gate.accepted if f.confidence == "certain"]
+    if not show_info:
+        # changelog notes off; DA0xx (about the consumer's own suppressions, baseline) stay
+        gate.findings = [f for f in gate.findings if f.severity != "info" or _own(f)]
+    # the one place the selection applies: after triage, as --min-confidence
+    gate.findings, gate.accepted = selection.apply(gate.findings), selection.apply(gate.accepted)
+    return result, files, gate
+
+
+def _plan(args, cache_dir: Path) -> int:
+    """`driftaudit plan`: the compare's reported findings cut into steps (history/plan.py)."""
+    from driftaudit import report
+    from driftaudit.pipeline import plan_upgrade
+
+    config, new = _consumer_settings(args, cache_dir)
+    selection = _selection(args, config)
+    show_info = args.show_info or config.show_info
+    result, _, gate = _reported(args, cache_dir, config, new, selection, show_info)
+    with progress(not args.quiet):
+        plan = plan_upgrade(gate.findings, result.old, result.new, cache_dir, args.offline)
+    consumer = str(args.path)
+    if args.format == "json":
+        _emit(report.plan_json(plan, result.old, result.new, consumer), args)
+    elif args.format == "markdown":
+        _emit(report.plan_markdown(plan, result.old, result.new, consumer), args)
+    else:
+        _emit(
+            lambda console: report.render_plan(console, plan, result.old, result.new, consumer),
+            args,
+        )
     return EXIT_OK
 
 
@@ -496,7 +554,7 @@ def _baseline_path(args, config) -> Path | None:
     default file in the consumer."""
     if args.baseline is not None:
         return args.baseline
-    if args.command == "check" or args.update_baseline:
+    if args.command == "check" or getattr(args, "update_baseline", False):
         return args.path / (config.baseline or DEFAULT_BASELINE)
     return None
 

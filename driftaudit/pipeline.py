@@ -609,3 +609,34 @@ def run_history(
             f"({len(rows)} releases read)"
         )
     return HistoryResult(name, timeline.resolved(0), timeline.resolved(-1), rows)
+
+
+_NOT_A_RELEASE = {
+    "directory": "a directory",
+    "git": "a git ref",
+    "installed": "the installed sglang",
+}
+
+
+def plan_upgrade(
+    findings: list[Finding], old: SourceTree, new: SourceTree, cache_dir: Path, offline: bool
+):
+    """The steps of the upgrade old -> new for the reported findings (history/plan.py),
+    dated over every release between; an error when a side is not a release of the
+    index or the releases between cannot be read."""
+    from driftaudit.history.dating import date_findings as dating
+    from driftaudit.history.plan import build_plan
+    from driftaudit.history.timeline import Timeline
+
+    for side, tree in (("--old", old), ("--new", new)):
+        if not _dated_range(tree, tree):
+            what = _NOT_A_RELEASE.get(tree.origin, "a release without a version")
+            raise DriftauditError(
+                f"plan needs two releases of the index: {side} {tree.spec} is {what}"
+            )
+    if old.version == new.version:
+        raise DriftauditError(f"plan needs two releases: --old and --new are both {old.version}")
+    timeline = Timeline.between(old, new, cache_dir, offline)
+    if findings:
+        dating(findings, timeline)
+    return build_plan(findings, timeline.versions)

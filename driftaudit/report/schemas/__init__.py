@@ -2,8 +2,8 @@
 contract, one file per document kind, shipped inside the package (`setup.py`'s package
 data): `findings` (compare and check, `--format json`), `statistics` (`--statistics
 --format json`), `changes` (diff, `--format json`), `cache` (`cache info --format
-json`). Every document says the version of its schema in a top-level `schema_version`,
-`VERSION` here."""
+json`), `plan` (`plan --format json`). Every document says the version of its schema in
+a top-level `schema_version`, `VERSION` here."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import json
 from importlib import resources
 
 VERSION = 1
-KINDS = ("findings", "statistics", "changes", "cache")
+KINDS = ("findings", "statistics", "changes", "cache", "plan")
 
 
 def schema(kind: str) -> dict:
