@@ -22,6 +22,7 @@ _BASE = {
     "sglang/srt/layers/__init__.py": "",
     "sglang/srt/layers/common.py": "def act(x):\n    return x\n",
 }
+_FAST = "def act(x):\n    return x\n\n\ndef fast_act(x):\n    return x\n"
 _FUSED = "def fused_moe(x):\n    return x\n"
 _QUANT = "def fp8_gemm(x):\n    return x\n"
 _LEGACY = "def old_attn(x):\n    return x\n"
@@ -29,6 +30,7 @@ RELEASES = {
     "2.0.0": {"sglang/srt/layers/legacy.py": _LEGACY},
     "2.1.0": {"sglang/srt/layers/legacy.py": _LEGACY, "sglang/srt/layers/quant.py": _QUANT},
     "2.2.0": {
+        "sglang/srt/layers/common.py": _FAST,
         "sglang/srt/layers/quant.py": _QUANT,
         "sglang/srt/layers/fused.py": _FUSED,
         "sglang/srt/layers/fused_v2.py": _FUSED,
@@ -39,6 +41,7 @@ MODEL = """\
 import sglang
 from packaging.version import Version
 
+from sglang.srt.layers import common as layers_common
 from sglang.srt.layers.common import act
 from sglang.srt.layers.fused import fused_moe  # fails on 2.0.0, 2.1.0
 from sglang.srt.layers.quant import fp8_gemm  # fails on 2.0.0
@@ -49,13 +52,18 @@ try:  # near miss: the fallback is in every release
 except ImportError:
     from sglang.srt.layers.common import act as fast_moe
 
-try:  # the fallback covers only the newest: fails on 2.0.0, 2.1.0
-    from sglang.srt.layers.fused import fused_moe as moe2
-except ImportError:
-    from sglang.srt.layers.fused_v2 import fused_moe as moe2
+try:
+    from sglang.srt.layers.fused import fused_moe as moe2  # fails on 2.0.0, 2.1.0
+except ImportError:  # the fallback covers only the newest
+    from sglang.srt.layers.fused_v2 import fused_moe as moe2  # fails on 2.0.0, 2.1.0
 
 if Version(sglang.__version__) >= Version("2.2.0"):  # near miss: a branch for 2.2.0
     from sglang.srt.layers.fused import fused_moe as branch_moe
+if Version(sglang.__version__) < Version("2.2.0"):  # near miss: one for the older ones
+    from sglang.srt.layers.legacy import old_attn as branch_attn
+if hasattr(layers_common, "fast_act"):  # near miss: a feature test
+    layers_common.fast_act(1)
+layers_common.fast_act(2)  # fails on 2.0.0, 2.1.0
 
 act(1), fused_moe(1), fp8_gemm(1), old_attn(1), fast_moe(1), moe2(1)
 """
@@ -82,6 +90,19 @@ def _run(tmp_path: Path, capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def _marked(text: str) -> dict[int, list[tuple[str, ...]]]:
+    """line -> [the releases its `# fails on A, B` marker names]."""
+    marked = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if "# fails on " in line:
+            marked[number] = [tuple(line.split("# fails on ")[1].split(", "))]
+    return marked
+
+
+def _line(text: str) -> int:
+    return next(n for n, line in enumerate(MODEL.splitlines(), 1) if text in line)
+
+
 def _by_line(findings: list[dict]) -> dict[int, list[dict]]:
     lines: dict[int, list[dict]] = {}
     for finding in findings:
@@ -98,19 +119,14 @@ def test_every_release_in_range_is_audited(releases, tmp_path, capsys):
     assert (document["old"]["version"], document["new"]["version"]) == ("2.0.0", "2.2.0")
     lines = _by_line([f for f in document["findings"] if f["path"] == "app/model.py"])
     fails = {line: sorted({tuple(f["fails_on"]) for f in found}) for line, found in lines.items()}
-    assert fails == {
-        5: [("2.0.0", "2.1.0")],  # only the newest has the kernel
-        6: [("2.0.0",)],  # from 2.1.0 on
-        7: [("2.2.0",)],  # gone in the newest: the usual direction
-        15: [("2.0.0", "2.1.0")],  # the try import: its fallback does not cover them
-        17: [("2.0.0", "2.1.0")],  # the fallback itself
-    }, lines
+    assert fails == _marked(MODEL), lines
     assert all(f["severity"] == "error" for found in lines.values() for f in found)
     # evidence in the range's order: old is 2.0.0's side, new 2.2.0's
-    assert all(f["old_location"] and f["new_location"] is None for f in lines[7])
-    assert all(f["old_location"] is None and f["new_location"] for f in lines[5])
-    assert all("seen from 2.2.0 back to 2.0.0" in f["message"] for f in lines[5] + lines[17])
-    assert "seen from" not in lines[7][0]["message"]
+    legacy, fused = _line("legacy import old_attn  #"), _line("fused import fused_moe  #")
+    assert all(f["old_location"] and f["new_location"] is None for f in lines[legacy])
+    assert all(f["old_location"] is None and f["new_location"] for f in lines[fused])
+    assert all("seen from 2.2.0 back to 2.0.0" in f["message"] for f in lines[fused])
+    assert "seen from" not in lines[legacy][0]["message"]
     # both images are in the range: DA004 has nothing to say about the ROCm pin
     assert not [f for f in document["findings"] if f["rule"] == "DA004"]
 
