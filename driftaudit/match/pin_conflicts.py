@@ -98,7 +98,7 @@ def _finding(pin: Pin, against: list[Pin], old_version: str | None, audited: boo
             message += ": this audit does not cover it"
         again = f"`--old {pin_version(pin)}`" if pin.exact else "an `--old` it allows"
         fix = f"Audit that release too ({again}), or make the pins agree."
-        supports = _supported_range([pin, *shown], old_version)
+        supports = _supported_range([pin, *shown])
         if supports:
             message += f" (the range both run: `supports = {supports}` in [tool.driftaudit])"
             fix = f"Audit that release too ({again}; every release both run: `supports`), or "
@@ -115,11 +115,12 @@ def _finding(pin: Pin, against: list[Pin], old_version: str | None, audited: boo
     )
 
 
-def _supported_range(pins: list[Pin], old_version: str | None) -> str | None:
-    """The `supports` value from the oldest to the newest release the exact pins (and
-    the audited release) name: `">=0.5.22,<=0.5.23"`; None with fewer than two."""
+def _supported_range(pins: list[Pin]) -> str | None:
+    """The `supports` value from the oldest to the newest release the exact pins name:
+    `">=0.5.22,<=0.5.23"`; None with fewer than two (not the audited release: an --old
+    given by hand may be no environment's)."""
     found = {}
-    for text in [*(pin_version(p) for p in pins if p.exact), old_version or ""]:
+    for text in [pin_version(p) for p in pins if p.exact]:
         try:
             found[Version(text)] = text
         except InvalidVersion:
