@@ -141,6 +141,8 @@ def test_the_report_says_where_it_fails(releases, tmp_path, capsys):
     assert "Fails on 2.0.0, 2.1.0" in out
     _, out, _ = _run(tmp_path, capsys, *argv, "--format", "sarif")
     assert '"failsOn"' in out
+    _, out, _ = _run(tmp_path, capsys, *argv, "--format", "html")
+    assert "(fails on <code>2.0.0</code>, <code>2.1.0</code>)" in out
 
 
 def test_without_a_range_the_second_image_is_offered_as_one(releases, tmp_path, capsys):
