@@ -699,7 +699,7 @@ def run_history(
     if spelling_kind(name) is None:
         raise DriftauditError(
             f"cannot read {name!r} as a name: expected sglang.x.y, sglang.x.f(param), "
-            "--flag, an ENV_VAR or a distribution name"
+            "--flag, an ENV_VAR, a /route or a distribution name"
         )
     from packaging.version import Version
 

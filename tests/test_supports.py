@@ -26,10 +26,22 @@ _FAST = "def act(x):\n    return x\n\n\ndef fast_act(x):\n    return x\n"
 _FUSED = "def fused_moe(x):\n    return x\n"
 _QUANT = "def fp8_gemm(x):\n    return x\n"
 _LEGACY = "def old_attn(x):\n    return x\n"
+_ROUTE = '\n\n@app.post("{path}")\nasync def {name}(obj):\n    return {{}}\n'
+_GENERATE = "from fastapi import FastAPI\n\napp = FastAPI()\n" + _ROUTE.format(
+    path="/generate", name="generate"
+)
+_SERVER = "sglang/srt/entrypoints/http_server.py"
+_SERVER_SYNC = _GENERATE + _ROUTE.format(path="/begin_sync", name="begin_sync")
+_PACKAGES = {"sglang/srt/entrypoints/__init__.py": ""}
 RELEASES = {
-    "2.0.0": {"sglang/srt/layers/legacy.py": _LEGACY},
-    "2.1.0": {"sglang/srt/layers/legacy.py": _LEGACY, "sglang/srt/layers/quant.py": _QUANT},
+    "2.0.0": {"sglang/srt/layers/legacy.py": _LEGACY, _SERVER: _GENERATE},
+    "2.1.0": {
+        "sglang/srt/layers/legacy.py": _LEGACY,
+        "sglang/srt/layers/quant.py": _QUANT,
+        _SERVER: _GENERATE,
+    },
     "2.2.0": {
+        _SERVER: _SERVER_SYNC,
         "sglang/srt/layers/common.py": _FAST,
         "sglang/srt/layers/quant.py": _QUANT,
         "sglang/srt/layers/fused.py": _FUSED,
@@ -67,9 +79,18 @@ layers_common.fast_act(2)  # fails on 2.0.0, 2.1.0
 
 act(1), fused_moe(1), fp8_gemm(1), old_attn(1), fast_moe(1), moe2(1)
 """
+CLIENT = """\
+import requests
+
+
+def sync(url):
+    requests.post(f"{url}/generate", json={})
+    requests.post(f"{url}/begin_sync", json={})  # fails on 2.0.0, 2.1.0
+"""
 CONSUMER = {
     "app/__init__.py": "",
     "app/model.py": MODEL,
+    "app/client.py": CLIENT,
     "Dockerfile": "FROM lmsysorg/sglang:v2.2.0\n",
     "docker/Dockerfile.rocm": "FROM lmsysorg/sglang:v2.0.0-rocm630\n",
 }
@@ -79,8 +100,9 @@ PYPROJECT = '[project]\nname = "app"\n\n[tool.driftaudit]\nsupports = ">=2.0.0,<
 @pytest.fixture
 def releases(fake_index):
     for version, files in RELEASES.items():
-        fake_index.add(version, files={**_BASE, **files})
-    fake_index.add("2.2.1rc1", files={**_BASE, **RELEASES["2.2.0"]})  # not a final release
+        fake_index.add(version, files={**_BASE, **_PACKAGES, **files})
+    # not a final release: never in a range
+    fake_index.add("2.2.1rc1", files={**_BASE, **_PACKAGES, **RELEASES["2.2.0"]})
     return fake_index
 
 
@@ -121,6 +143,10 @@ def test_every_release_in_range_is_audited(releases, tmp_path, capsys):
     fails = {line: sorted({tuple(f["fails_on"]) for f in found}) for line, found in lines.items()}
     assert fails == _marked(MODEL), lines
     assert all(f["severity"] == "error" for found in lines.values() for f in found)
+    client = _by_line([f for f in document["findings"] if f["path"] == "app/client.py"])
+    assert {n: sorted({tuple(f["fails_on"]) for f in found}) for n, found in client.items()} == (
+        _marked(CLIENT)
+    )
     # evidence in the range's order: old is 2.0.0's side, new 2.2.0's
     legacy, fused = _line("legacy import old_attn  #"), _line("fused import fused_moe  #")
     assert all(f["old_location"] and f["new_location"] is None for f in lines[legacy])
