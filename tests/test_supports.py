@@ -155,6 +155,9 @@ def test_every_release_in_range_is_audited(releases, tmp_path, capsys):
     assert "seen from" not in lines[legacy][0]["message"]
     # both images are in the range: DA004 has nothing to say about the ROCm pin
     assert not [f for f in document["findings"] if f["rule"] == "DA004"]
+    # `check` reads the same setting
+    code, out, _ = _run(tmp_path, capsys, "check", str(consumer), "-q", "--format", "json")
+    assert code == 1 and json.loads(out)["findings"] == document["findings"]
 
 
 def test_the_report_says_where_it_fails(releases, tmp_path, capsys):
