@@ -12,6 +12,7 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from driftaudit import __version__
 from driftaudit.check import triage
@@ -27,6 +28,9 @@ from driftaudit.report.escape import json_text, terminal, terminal_lines
 from driftaudit.sources import configure_sources
 from driftaudit.store.db import default_cache_dir
 from driftaudit.usage.files import ConsumerFiles
+
+if TYPE_CHECKING:
+    from driftaudit.pipeline import CompareResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ("error", "warning", "info", "never")
@@ -74,6 +78,12 @@ def _parser() -> argparse.ArgumentParser:
         compare.add_argument("--old", help="version spec; default: the consumer's sglang pin")
         compare.add_argument(
             "--new", help="version spec: 0.5.14, latest, a directory, git:PATH@REF"
+        )
+        compare.add_argument(
+            "--supports",
+            metavar="SPEC",
+            help="a supported range ('>=0.5.22,<=0.5.23'): audit against every release "
+            "in it, in place of --old/--new (default: supports in the config)",
         )
         compare.add_argument(
             "--format", "--output-format", choices=FINDING_FORMATS, default="console"
@@ -459,28 +469,49 @@ def _compare(args, cache_dir: Path) -> int:
     return EXIT_OK
 
 
-def _reported(args, cache_dir: Path, config, new: str, selection: Selection, show_info: bool):
-    """The compare's run and what it reports: (result, the consumer's files, the gate:
-    triage, --min-confidence, info findings unless shown, the selection)."""
+def _reported(
+    args, cache_dir: Path, config, new: str | None, selection: Selection, show_info: bool
+):
+    """The compare's run (or, with a supported range, the run over every release in it)
+    and what it reports: (result, the consumer's files, the gate: triage,
+    --min-confidence, info findings unless shown, the selection)."""
     from driftaudit.pipeline import run_compare
 
     exclude = [*config.exclude, *args.exclude]
     baseline_path = _baseline_path(args, config)
     # read first: a bad baseline is refused before the run
     baseline = Baseline.load(baseline_path, args.path) if baseline_path else None
+    supports = _supported_range(args, config)
+    result: CompareResult
     with progress(not args.quiet):
-        result = run_compare(
-            args.path,
-            args.old or config.old,
-            new,
-            cache_dir,
-            exclude,
-            args.packs,
-            config.wrap_prefixes,
-            _allow_paths(args, config),
-            use_cache=not args.no_cache,
-            sources=_sources(args),
-        )
+        if supports is not None:
+            from driftaudit.pipeline import run_supported
+
+            result = run_supported(
+                args.path,
+                supports,
+                cache_dir,
+                args.offline,
+                exclude,
+                args.packs,
+                config.wrap_prefixes,
+                use_cache=not args.no_cache,
+                source="command line" if args.supports else "config",
+            )
+        else:
+            assert new is not None
+            result = run_compare(
+                args.path,
+                args.old or config.old,
+                new,
+                cache_dir,
+                exclude,
+                args.packs,
+                config.wrap_prefixes,
+                _allow_paths(args, config),
+                use_cache=not args.no_cache,
+                sources=_sources(args),
+            )
     _note_skipped(result.files.skipped if result.files else [], args.quiet)
     files = result.files or ConsumerFiles(args.path, exclude)
     gate = triage(result.findings, files, baseline_path, baseline)
@@ -619,9 +650,22 @@ def _consumer_settings(args, cache_dir: Path):
         raise DriftauditError(f"consumer path {str(args.path)!r} {problem}")
     config = load_config(args.path, args.config)
     new = args.new or config.new
-    if new is None:
+    if new is None and _supported_range(args, config) is None:
         raise DriftauditError("--new is required (or set new in [tool.driftaudit])")
     return config, new
+
+
+def _supported_range(args, config) -> str | None:
+    """The supported range to audit: --supports, else the config's `supports` unless
+    --old or --new is given (the command line wins)."""
+    given = getattr(args, "supports", None)  # compare and check only
+    if given is not None:
+        if args.old is not None or args.new is not None:
+            raise DriftauditError("--supports audits every release in its range: drop --old/--new")
+        return given
+    if args.old is None and args.new is None and given is None and hasattr(args, "supports"):
+        return config.supports
+    return None
 
 
 def _allow_paths(args, config) -> tuple[bool, bool]:

@@ -1,7 +1,8 @@
 """Settings from the consumer's `[tool.driftaudit]` (pyproject.toml) or driftaudit.toml.
 
-Keys: old, new, fail-on, baseline (the baseline file: a path inside the consumer,
-relative to its root, without `..`),
+Keys: old, new, supports (a supported range, `>=0.5.22,<=0.5.23`: the consumer is
+audited against every release in it, in place of old and new), fail-on, baseline (the
+baseline file: a path inside the consumer, relative to its root, without `..`),
 exclude (list of globs), wrap-prefixes (the prefixes under
 which the consumer re-exposes sglang's flags, e.g. ["--sglang-"]; common ones are
 detected anyway), select, ignore, extend-select (codes or prefixes) and per-file-ignores
@@ -37,7 +38,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-_STRINGS = ("old", "new", "fail-on", "baseline")
+_STRINGS = ("old", "new", "fail-on", "baseline", "supports")
 _LISTS = ("exclude", "wrap-prefixes")
 _CODES = ("select", "ignore", "extend-select")  # lists of codes or prefixes
 _TABLES = ("per-file-ignores",)  # glob -> codes or prefixes
@@ -59,6 +60,7 @@ class Config:
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    supports: str | None = None  # a supported range: every release in it is audited
 
 
 def load_config(root: Path, config_file: Path | None = None) -> Config:
@@ -157,6 +159,7 @@ def _from_table(data: dict, path: Path, where: str) -> Config:
         values.get("ignore", []),
         values.get("extend-select", []),
         values.get("per-file-ignores", {}),
+        values.get("supports"),
     )
 
 

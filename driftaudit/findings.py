@@ -58,6 +58,9 @@ class Finding:
     introduced: str | None = None  # the release between old and new that made the change
     deprecated: str | None = None  # the first release of the range that warned about it
     dated: bool = False  # the timeline of the range was read (history/dating.py)
+    # the releases of a supported range where the usage fails (history/failing.py);
+    # None: not audited against a range
+    fails_on: list[str] | None = None
 
     def __post_init__(self) -> None:
         self.severity = self.severity or self.code.severity
@@ -104,6 +107,7 @@ class Finding:
             | ({"details": self.details} if self.details is not None else {})
             | ({"introduced": self.introduced} if self.introduced is not None or self.dated else {})
             | ({"deprecated": self.deprecated} if self.dated else {})
+            | ({"fails_on": list(self.fails_on)} if self.fails_on is not None else {})
         )
 
 
@@ -138,8 +142,11 @@ def finding_at(
 
 
 def timeline_note(finding: Finding) -> str:
-    """ "introduced in 0.5.20, deprecated since 0.5.18" (what is known of it), or ""."""
+    """ "fails on 0.5.22, introduced in 0.5.20, deprecated since 0.5.18" (what is known
+    of it), or ""."""
     parts = []
+    if finding.fails_on:
+        parts.append(f"fails on {', '.join(finding.fails_on)}")
     if finding.introduced:
         parts.append(f"introduced in {finding.introduced}")
     if finding.deprecated:

@@ -210,6 +210,121 @@ def run_compare(
     return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, files, (old, new))
 
 
+@dataclass
+class SupportedResult(CompareResult):
+    """A compare over a supported range: `old` its oldest release, `new` its newest,
+    `releases` every release of it (oldest first)."""
+
+    releases: list[str] = field(default_factory=list)
+
+
+def run_supported(
+    consumer: Path,
+    supports: str,
+    cache_dir: Path,
+    offline: bool = False,
+    exclude: list[str] | None = None,
+    pack_dirs: list[Path] | None = None,
+    prefixes: list[str] | None = None,
+    use_cache: bool = False,
+    source: str = "command line",
+) -> SupportedResult:
+    """The consumer audited against every release in `supports` (a specifier set): the
+    compare oldest -> newest finds what fails on the newer releases, the compare newest
+    -> oldest what fails on the older ones (a name only the newest has); each finding
+    says on which releases of the range it fails (`history/failing.py`). A fact the two
+    directions both see (a default that differs) is kept once, as oldest -> newest sees
+    it. The consumer's guards are judged in each direction against its target release
+    (`match/guards.py`): a version branch for the newest, or a fallback the oldest has,
+    stays silent; a fallback only the newest has is reported for the older ones."""
+    from driftaudit.sources.releases import releases_in
+
+    step(f"listing the sglang releases in {supports}")
+    releases = releases_in(supports, cache_dir, offline)
+    oldest, newest = releases[0], releases[-1]
+    run = partial(
+        run_compare,
+        consumer,
+        cache_dir=cache_dir,
+        exclude=exclude,
+        pack_dirs=pack_dirs,
+        prefixes=prefixes,
+        allow_paths=(False, False),
+        use_cache=use_cache,
+        sources=(source, source),
+    )
+    forward = run(old_spec=oldest, new_spec=newest)
+    result = SupportedResult(**{f: getattr(forward, f) for f in forward.__dataclass_fields__})
+    result.releases = releases
+    result.findings = _covered_pins(forward.findings, forward.files, releases)
+    if oldest == newest:
+        return result
+    backward = run(old_spec=newest, new_spec=oldest).findings
+    seen = {_fact_at(f) for f in result.findings}
+    # the consumer's own input (DA0xx) is judged once, oldest -> newest
+    backward = [f for f in backward if not f.code.code.startswith("DA0")]
+    backward = [_backward(f, oldest, newest) for f in backward if _fact_at(f) not in seen]
+    from driftaudit.history.failing import mark_failing
+    from driftaudit.history.timeline import Timeline
+
+    last = len(releases) - 1
+    timeline = Timeline([result.old, *releases[1:-1], result.new], cache_dir)
+    ranged = [f for f in result.findings if not f.code.code.startswith("DA0")]
+    try:
+        mark_failing(ranged, timeline, 0, last)
+        mark_failing(backward, timeline, last, 0)
+    except DriftauditError as exc:  # the findings stand; each fails on its target at least
+        print(f"driftaudit: warning: releases of the range not read: {exc}", file=sys.stderr)
+        for finding in ranged:
+            finding.fails_on = [newest]
+        for finding in backward:
+            finding.fails_on = [oldest]
+    result.findings = sorted(result.findings + backward, key=Finding.sort_key)
+    return result
+
+
+def _fact_at(finding: Finding) -> tuple:
+    return (finding.code.code, finding.symbol, finding.path, finding.line, finding.column)
+
+
+def _backward(finding: Finding, oldest: str, newest: str) -> Finding:
+    """A finding of the newest -> oldest compare, told in the range's order: its
+    evidence's old side is the oldest release's."""
+    return replace(
+        finding,
+        message=f"{finding.message}, seen from {newest} back to {oldest} (the range supports both)",
+        old_location=finding.new_location,
+        new_location=finding.old_location,
+    )
+
+
+def _covered_pins(
+    findings: list[Finding], files: ConsumerFiles | None, releases: list[str]
+) -> list[Finding]:
+    """Without DA004's warnings about a separate environment's pin the range covers (a
+    release of the range satisfies it): the range audits that environment too."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from driftaudit import codes
+    from driftaudit.usage.pins import read_pins
+
+    warned = [
+        f for f in findings if f.code is codes.SGLANG_PINS_DISAGREE and f.severity == "warning"
+    ]
+    if not warned or files is None:
+        return findings
+    covered = set()
+    for pin in read_pins(files):
+        try:
+            allowed = SpecifierSet(pin.specifier)
+        except InvalidSpecifier:
+            continue
+        if pin.name == "sglang" and any(allowed.contains(v, prereleases=True) for v in releases):
+            covered.add((pin.path, pin.line))
+    dropped = {id(f) for f in warned if (f.path, f.line) in covered}
+    return [f for f in findings if id(f) not in dropped]
+
+
 def _cache_keys(
     cache_dir: Path,
     consumer: Path,
@@ -584,7 +699,7 @@ def run_history(
     if spelling_kind(name) is None:
         raise DriftauditError(
             f"cannot read {name!r} as a name: expected sglang.x.y, sglang.x.f(param), "
-            "--flag, an ENV_VAR or a distribution name"
+            "--flag, an ENV_VAR, a /route or a distribution name"
         )
     from packaging.version import Version
 

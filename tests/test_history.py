@@ -249,6 +249,7 @@ def test_spellings():
     assert spelling_kind("sglang.srt.api.run(b)") == "parameter"
     assert spelling_kind("sglang.srt.api.run") == "api"
     assert spelling_kind("transformers") == "requirement"
+    assert spelling_kind("/update_weights_from_tensor") == "route"
     assert spelling_kind("a b") is None
 
 

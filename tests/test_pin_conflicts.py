@@ -133,3 +133,24 @@ def test_the_projects_metadata_files_are_one_install(tmp_path):
     (found,) = pin_conflict_findings(read_pins(tmp_path), "0.5.9")
     assert (found.path, found.severity) == ("setup.py", "error")
     assert "both are the project's metadata" in found.message
+
+
+def test_separate_environments_are_offered_as_a_supported_range(tmp_path):
+    """The range spans the releases the exact pins name, never the audited release an
+    --old given by hand names (no environment runs it); an error offers none."""
+    write_tree(
+        tmp_path,
+        {
+            "docker/Dockerfile": "FROM lmsysorg/sglang:v0.5.16\n",
+            "docker/Dockerfile.rocm": "FROM lmsysorg/sglang:v0.5.10-rocm630\n",
+        },
+    )
+    for old in ("0.5.16", "0.5.22"):
+        found = pin_conflict_findings(read_pins(tmp_path), old)
+        assert found, old
+        assert all('`supports = ">=0.5.10,<=0.5.16"`' in f.message for f in found), old
+    write_tree(tmp_path, {"requirements.txt": "-r requirements-base.txt\nsglang==0.5.6\n"})
+    write_tree(tmp_path, {"requirements-base.txt": "sglang==0.5.4\n"})
+    found = pin_conflict_findings(read_pins(tmp_path), "0.5.6")
+    errors = [f for f in found if f.severity == "error"]
+    assert errors and not any("supports" in f.message for f in errors)

@@ -41,7 +41,7 @@ def subjects(finding: Finding) -> list[str]:
     return names
 
 
-def _relevant(finding: Finding, states: dict[str, list[State]]) -> list[tuple[str, str]]:
+def relevant_aspects(finding: Finding, states: dict[str, list[State]]) -> list[tuple[str, str]]:
     """(name, aspect) pairs that differ between old and new, narrowed to those the
     message names when it names any."""
     changed = [
@@ -91,7 +91,7 @@ def date_findings(findings: list[Finding], timeline: Timeline) -> None:
     versions = timeline.versions
     for finding in findings:
         own = {name: states[name] for name in subjects(finding)}
-        relevant = _relevant(finding, own)
+        relevant = relevant_aspects(finding, own)
         if finding.introduced is None:
             finding.introduced = _introduced(versions, own, relevant)
         names = list(dict.fromkeys(name for name, _ in relevant)) or list(own)

@@ -11,6 +11,8 @@ A name is spelled as the user writes it (one spelling per kind):
   constructor);
 - `--flag`: a server flag (ServerArgs' command line);
 - `SGLANG_X` (capitals, digits, underscores): an environment variable;
+- `/path`: an HTTP route of the server (present when a handler answers it, not only an
+  error stub; its methods an aspect);
 - any other word: a distribution sglang requires (`transformers`, Requires-Dist).
 
 A state's `aspects` are what a change is measured on (a parameter's kind, position,
@@ -40,6 +42,7 @@ _PARAMETER = re.compile(r"^(sglang(?:\.\w+)+)\((\w+)\)$")
 _API = re.compile(r"^sglang(?:\.\w+)*$")
 _FLAG = re.compile(r"^--[\w][\w-]*$")
 _REQUIREMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_ROUTE = re.compile(r"^/[^\s`]*$")
 
 
 @dataclass
@@ -90,6 +93,8 @@ def spelling_kind(name: str) -> str | None:
         return "api"
     if _REQUIREMENT.match(name):
         return "requirement"
+    if _ROUTE.match(name):
+        return "route"
     return None
 
 
@@ -137,6 +142,8 @@ def _read(snapshot: Snapshot, name: str, references: Callable[[], list[Snapshot]
         return _api(snapshot, name)
     if kind == "requirement":
         return _requirement(snapshot, name)
+    if kind == "route":
+        return _route(snapshot, name)
     return State()
 
 
@@ -406,6 +413,20 @@ def _digest(snapshot: Snapshot, rel: str) -> str | None:
     manifest = snapshot.tree.manifest
     entry = manifest.files.get(rel) if manifest is not None else None
     return entry[2] if entry else None
+
+
+def _route(snapshot: Snapshot, path: str) -> State:
+    """A route as DA501 reads it: live when a handler answers it, not only an error
+    stub; placeholders unnamed (`snapshot/surfaces/http.py::route_key`)."""
+    from driftaudit.snapshot.surfaces.http import route_key
+
+    key = route_key(path)
+    live = [r for r in snapshot.surface("routes") if route_key(r.path) == key and not r.stub]
+    if not live:
+        return State()
+    methods = ",".join(sorted({m for r in live for m in r.methods}))
+    text = f"{methods} {live[0].path} -> {live[0].function}"
+    return State("route", text, live[0].location, {"present": methods})
 
 
 def _requirement(snapshot: Snapshot, name: str) -> State:

@@ -16,8 +16,10 @@ own beside the project's metadata) is an error: pip cannot resolve both, or the
 later install replaces the other, and the audit may be of a release that never runs. A
 pin of a separate environment (another Dockerfile, another extra, a requirements file
 of its own) is a warning: a second supported release is legitimate, but this audit
-covers only the reference's, and the other needs its own run (`--old`); those pins are
-the releases a supported range would be offered from.
+covers only the reference's, and the other needs its own run (`--old`) or a supported
+range: the message offers the `supports` value from the oldest to the newest release
+the exact pins name (a `supports` run drops the warnings about pins its range covers,
+`pipeline.run_supported`).
 """
 
 from __future__ import annotations
@@ -96,6 +98,11 @@ def _finding(pin: Pin, against: list[Pin], old_version: str | None, audited: boo
             message += ": this audit does not cover it"
         again = f"`--old {pin_version(pin)}`" if pin.exact else "an `--old` it allows"
         fix = f"Audit that release too ({again}), or make the pins agree."
+        supports = _supported_range([pin, *shown])
+        if supports:
+            message += f" (the range both run: `supports = {supports}` in [tool.driftaudit])"
+            fix = f"Audit that release too ({again}; every release both run: `supports`), or "
+            fix += "make the pins agree."
     return Finding(
         codes.SGLANG_PINS_DISAGREE,
         pin.path,
@@ -106,6 +113,21 @@ def _finding(pin: Pin, against: list[Pin], old_version: str | None, audited: boo
         fix=Fix(fix),
         severity="error" if together else "warning",
     )
+
+
+def _supported_range(pins: list[Pin]) -> str | None:
+    """The `supports` value from the oldest to the newest release the exact pins name:
+    `">=0.5.22,<=0.5.23"`; None with fewer than two (not the audited release: an --old
+    given by hand may be no environment's)."""
+    found = {}
+    for text in [pin_version(p) for p in pins if p.exact]:
+        try:
+            found[Version(text)] = text
+        except InvalidVersion:
+            continue
+    if len(found) < 2:
+        return None
+    return f'">={found[min(found)]},<={found[max(found)]}"'
 
 
 def _why_together(a: Pin, b: Pin) -> str:

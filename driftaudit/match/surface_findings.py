@@ -40,6 +40,7 @@ from driftaudit.match.renames import (
 )
 from driftaudit.pysource import Span
 from driftaudit.requirements import applies, satisfiable
+from driftaudit.snapshot.surfaces.http import route_key
 from driftaudit.sources.tree import has_metadata
 from driftaudit.usage import (
     CallUsage,
@@ -58,7 +59,6 @@ from driftaudit.versions import parse_version
 PARSER_FLAGS = {"--tool-call-parser": "tool_call", "--reasoning-parser": "reasoning"}
 _CONFIG_FILES = {"yaml", "json", "toml"}
 _KWARG_KEY = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # snake_case: a field name
-_PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
 def _refuses_unknown(snapshot, struct) -> bool:
@@ -436,7 +436,7 @@ class SurfaceMatcher:
         new_structs = self.differ.new.surface("request_structs")
         findings = []
         for usage in surfaces.urls:
-            key = _route_key(usage.route)
+            key = route_key(usage.route)
             before, after = old_routes.get(key), new_routes.get(key)
             if before is None or all(r.stub for r in before):
                 continue  # not an sglang route of the old server, or one that only erred
@@ -492,7 +492,7 @@ class SurfaceMatcher:
         change = RouteRemoved(usage.route, old_where, where)
         tried = usage.alternatives
         cover = next(
-            (r for r in tried if r != usage.route and _live(new_routes.get(_route_key(r)))), None
+            (r for r in tried if r != usage.route and _live(new_routes.get(route_key(r)))), None
         )
         if cover is None:
             return [finding_at(usage, change, message)]
@@ -584,12 +584,8 @@ def _is_attr(usage) -> bool:
 def _route_table(routes) -> dict[str, list]:
     table: dict[str, list] = {}
     for route in routes:
-        table.setdefault(_route_key(route.path), []).append(route)
+        table.setdefault(route_key(route.path), []).append(route)
     return table
-
-
-def _route_key(path: str) -> str:
-    return _PLACEHOLDER.sub("{}", path.rstrip("/") or "/")
 
 
 def _live(routes) -> bool:

@@ -364,6 +364,9 @@ def _facts(findings, old, new, files, fixes) -> str:
             head += f" (since <code>{html_text(first.introduced)}</code>)"
         if first.deprecated:
             head += f" (deprecated since <code>{html_text(first.deprecated)}</code>)"
+        if first.fails_on:
+            failing = ", ".join(f"<code>{html_text(v)}</code>" for v in first.fails_on)
+            head += f" (fails on {failing})"
         block = [
             f'<section class="fact sev-{first.severity}" data-severity="{first.severity}"'
             f' data-code="{first.code.code}">',

@@ -109,7 +109,7 @@ def _result(
     prefix: str,
     fixes: dict[int, list[Hunk]],
 ) -> dict:
-    properties: dict[str, str | int | None] = {
+    properties: dict[str, str | int | list[str] | None] = {
         "symbol": finding.symbol,
         "confidence": finding.confidence,
         "kind": finding.code.kind,
@@ -124,6 +124,8 @@ def _result(
         properties["introduced"] = finding.introduced
     if finding.dated:
         properties["deprecated"] = finding.deprecated
+    if finding.fails_on is not None:
+        properties["failsOn"] = list(finding.fails_on)
     result = {
         "ruleId": finding.code.code,
         "ruleIndex": rule_index[finding.code.code],

@@ -82,6 +82,28 @@ def releases_between(
     return ([old] if include_old else []) + inside + ([new] if low != high else [])
 
 
+def releases_in(spec: str, cache_dir: Path, offline: bool, what: str = "supports") -> list[str]:
+    """The final releases of the listing inside the specifier set `spec` (a supported
+    range: `>=0.5.22,<=0.5.23`), oldest first; an error when `spec` is not a specifier
+    set or no listed release is in it."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        specifier = SpecifierSet(spec)
+    except InvalidSpecifier:
+        raise DriftauditError(
+            f"{what} {spec!r} is not a version range (expected e.g. '>=0.5.22,<=0.5.23')"
+        ) from None
+    if not str(specifier):
+        raise DriftauditError(f"{what} must not be empty (expected e.g. '>=0.5.22,<=0.5.23')")
+    listed = listed_releases(cache_dir, offline)
+    inside = [v for v in listed if specifier.contains(v, prereleases=False)]
+    if not inside:
+        where = "cached" if offline else "listed on the index"
+        raise DriftauditError(f"{what} {spec!r}: no final sglang release {where} is in it")
+    return inside
+
+
 def fetch_releases(versions: list[str], cache_dir: Path) -> list[SourceTree]:
     """Each release's tree (`resolve_spec`), fetched a few at once; in order."""
     from driftaudit.sources.resolve import resolve_spec

@@ -120,6 +120,15 @@ def extract_routes(root: Path) -> list[Route]:
     return routes
 
 
+_PLACEHOLDER = re.compile(r"\{[^}]*\}")
+
+
+def route_key(path: str) -> str:
+    """A route's path as compared across releases: no trailing slash, its placeholders
+    unnamed (`/x/{rid}` is `/x/{}`)."""
+    return _PLACEHOLDER.sub("{}", path.rstrip("/") or "/")
+
+
 def routes_by_path(routes: list[Route]) -> dict[str, list[Route]]:
     out: dict[str, list[Route]] = {}
     for route in routes:

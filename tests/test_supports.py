@@ -1,0 +1,218 @@
+"""A supported range (`supports`, `--supports`): a consumer that runs on three releases
+at once (a CUDA image on the newest, a ROCm image on the oldest), written from the
+review of an upgrade where kernel imports existed only in the newest release, so every
+forward on the older image failed. The releases are real ones of a loopback index
+(tests/fake_index.py): 2.0.0, 2.1.0 and 2.2.0 in range, 2.3.0 and a pre-release not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from driftaudit.cli import main
+
+from .conftest import write_tree
+from .report_schemas import assert_valid
+
+_BASE = {
+    "sglang/__init__.py": "",
+    "sglang/srt/__init__.py": "",
+    "sglang/srt/layers/__init__.py": "",
+    "sglang/srt/layers/common.py": "def act(x):\n    return x\n",
+}
+_FAST = "def act(x):\n    return x\n\n\ndef fast_act(x):\n    return x\n"
+_FUSED = "def fused_moe(x):\n    return x\n"
+_QUANT = "def fp8_gemm(x):\n    return x\n"
+_LEGACY = "def old_attn(x):\n    return x\n"
+_ROUTE = '\n\n@app.post("{path}")\nasync def {name}(obj):\n    return {{}}\n'
+_GENERATE = "from fastapi import FastAPI\n\napp = FastAPI()\n" + _ROUTE.format(
+    path="/generate", name="generate"
+)
+_SERVER = "sglang/srt/entrypoints/http_server.py"
+_SERVER_SYNC = _GENERATE + _ROUTE.format(path="/begin_sync", name="begin_sync")
+_PACKAGES = {"sglang/srt/entrypoints/__init__.py": ""}
+RELEASES = {
+    "2.0.0": {"sglang/srt/layers/legacy.py": _LEGACY, _SERVER: _GENERATE},
+    "2.1.0": {
+        "sglang/srt/layers/legacy.py": _LEGACY,
+        "sglang/srt/layers/quant.py": _QUANT,
+        _SERVER: _GENERATE,
+    },
+    "2.2.0": {
+        _SERVER: _SERVER_SYNC,
+        "sglang/srt/layers/common.py": _FAST,
+        "sglang/srt/layers/quant.py": _QUANT,
+        "sglang/srt/layers/fused.py": _FUSED,
+        "sglang/srt/layers/fused_v2.py": _FUSED,
+    },
+    "2.3.0": {"sglang/srt/layers/fused.py": _FUSED},
+}
+MODEL = """\
+import sglang
+from packaging.version import Version
+
+from sglang.srt.layers import common as layers_common
+from sglang.srt.layers.common import act
+from sglang.srt.layers.fused import fused_moe  # fails on 2.0.0, 2.1.0
+from sglang.srt.layers.quant import fp8_gemm  # fails on 2.0.0
+from sglang.srt.layers.legacy import old_attn  # fails on 2.2.0
+
+try:  # near miss: the fallback is in every release
+    from sglang.srt.layers.fused import fused_moe as fast_moe
+except ImportError:
+    from sglang.srt.layers.common import act as fast_moe
+
+try:
+    from sglang.srt.layers.fused import fused_moe as moe2  # fails on 2.0.0, 2.1.0
+except ImportError:  # the fallback covers only the newest
+    from sglang.srt.layers.fused_v2 import fused_moe as moe2  # fails on 2.0.0, 2.1.0
+
+if Version(sglang.__version__) >= Version("2.2.0"):  # near miss: a branch for 2.2.0
+    from sglang.srt.layers.fused import fused_moe as branch_moe
+if Version(sglang.__version__) < Version("2.2.0"):  # near miss: one for the older ones
+    from sglang.srt.layers.legacy import old_attn as branch_attn
+if hasattr(layers_common, "fast_act"):  # near miss: a feature test
+    layers_common.fast_act(1)
+layers_common.fast_act(2)  # fails on 2.0.0, 2.1.0
+
+act(1), fused_moe(1), fp8_gemm(1), old_attn(1), fast_moe(1), moe2(1)
+"""
+CLIENT = """\
+import requests
+
+
+def sync(url):
+    requests.post(f"{url}/generate", json={})
+    requests.post(f"{url}/begin_sync", json={})  # fails on 2.0.0, 2.1.0
+"""
+CONSUMER = {
+    "app/__init__.py": "",
+    "app/model.py": MODEL,
+    "app/client.py": CLIENT,
+    "Dockerfile": "FROM lmsysorg/sglang:v2.2.0\n",
+    "docker/Dockerfile.rocm": "FROM lmsysorg/sglang:v2.0.0-rocm630\n",
+}
+PYPROJECT = '[project]\nname = "app"\n\n[tool.driftaudit]\nsupports = ">=2.0.0,<=2.2.0"\n'
+
+
+@pytest.fixture
+def releases(fake_index):
+    for version, files in RELEASES.items():
+        fake_index.add(version, files={**_BASE, **_PACKAGES, **files})
+    # not a final release: never in a range
+    fake_index.add("2.2.1rc1", files={**_BASE, **_PACKAGES, **RELEASES["2.2.0"]})
+    return fake_index
+
+
+def _run(tmp_path: Path, capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["--cache-dir", str(tmp_path / "cache"), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _marked(text: str) -> dict[int, list[tuple[str, ...]]]:
+    """line -> [the releases its `# fails on A, B` marker names]."""
+    marked = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if "# fails on " in line:
+            marked[number] = [tuple(line.split("# fails on ")[1].split(", "))]
+    return marked
+
+
+def _line(text: str) -> int:
+    return next(n for n, line in enumerate(MODEL.splitlines(), 1) if text in line)
+
+
+def _by_line(findings: list[dict]) -> dict[int, list[dict]]:
+    lines: dict[int, list[dict]] = {}
+    for finding in findings:
+        lines.setdefault(finding["line"], []).append(finding)
+    return lines
+
+
+def test_every_release_in_range_is_audited(releases, tmp_path, capsys):
+    consumer = write_tree(tmp_path / "consumer", {**CONSUMER, "pyproject.toml": PYPROJECT})
+    code, out, err = _run(tmp_path, capsys, "compare", str(consumer), "-q", "--format", "json")
+    assert code == 1, err
+    document = json.loads(out)
+    assert_valid("findings", document)
+    assert (document["old"]["version"], document["new"]["version"]) == ("2.0.0", "2.2.0")
+    lines = _by_line([f for f in document["findings"] if f["path"] == "app/model.py"])
+    fails = {line: sorted({tuple(f["fails_on"]) for f in found}) for line, found in lines.items()}
+    assert fails == _marked(MODEL), lines
+    assert all(f["severity"] == "error" for found in lines.values() for f in found)
+    client = _by_line([f for f in document["findings"] if f["path"] == "app/client.py"])
+    assert {n: sorted({tuple(f["fails_on"]) for f in found}) for n, found in client.items()} == (
+        _marked(CLIENT)
+    )
+    # evidence in the range's order: old is 2.0.0's side, new 2.2.0's
+    legacy, fused = _line("legacy import old_attn  #"), _line("fused import fused_moe  #")
+    assert all(f["old_location"] and f["new_location"] is None for f in lines[legacy])
+    assert all(f["old_location"] is None and f["new_location"] for f in lines[fused])
+    assert all("seen from 2.2.0 back to 2.0.0" in f["message"] for f in lines[fused])
+    assert "seen from" not in lines[legacy][0]["message"]
+    # both images are in the range: DA004 has nothing to say about the ROCm pin
+    assert not [f for f in document["findings"] if f["rule"] == "DA004"]
+    # `check` reads the same setting
+    code, out, _ = _run(tmp_path, capsys, "check", str(consumer), "-q", "--format", "json")
+    assert code == 1 and json.loads(out)["findings"] == document["findings"]
+
+
+def test_the_report_says_where_it_fails(releases, tmp_path, capsys):
+    consumer = write_tree(tmp_path / "consumer", CONSUMER)
+    argv = ["compare", str(consumer), "-q", "--supports", ">=2.0.0,<2.3"]
+    code, out, _ = _run(tmp_path, capsys, *argv, "--no-timeline")
+    assert code == 1
+    assert "fails on 2.0.0, 2.1.0" in out and "fails on 2.2.0" in out
+    _, out, _ = _run(tmp_path, capsys, *argv, "--format", "markdown")
+    assert "Fails on 2.0.0, 2.1.0" in out
+    _, out, _ = _run(tmp_path, capsys, *argv, "--format", "sarif")
+    assert '"failsOn"' in out
+    _, out, _ = _run(tmp_path, capsys, *argv, "--format", "html")
+    assert "(fails on <code>2.0.0</code>, <code>2.1.0</code>)" in out
+
+
+def test_without_a_range_the_second_image_is_offered_as_one(releases, tmp_path, capsys):
+    consumer = write_tree(tmp_path / "consumer", CONSUMER)
+    argv = ["compare", str(consumer), "-q", "--old", "2.2.0", "--new", "2.2.0"]
+    _, out, _ = _run(tmp_path, capsys, *argv, "--format", "json", "--show-info")
+    document = json.loads(out)
+    (pins,) = [f for f in document["findings"] if f["rule"] == "DA004"]
+    assert pins["path"] == "docker/Dockerfile.rocm"
+    assert '`supports = ">=2.0.0,<=2.2.0"`' in pins["message"]
+    assert all("fails_on" not in f for f in document["findings"])  # no range, no key
+
+
+def test_one_release_in_range_is_a_plain_audit(releases, tmp_path, capsys):
+    consumer = write_tree(tmp_path / "consumer", {"app/model.py": MODEL})
+    argv = ["compare", str(consumer), "-q", "--supports", "==2.2.0", "--format", "json"]
+    code, out, _ = _run(tmp_path, capsys, *argv)
+    assert code == 0, out
+    assert json.loads(out)["findings"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--supports", "0.5.22..0.5.23"], "is not a version range"),
+        (["--supports", ">=9.0"], "no final sglang release"),
+        (["--supports", ">=2.0.0", "--new", "2.2.0"], "drop --old/--new"),
+    ],
+)
+def test_bad_ranges_are_refused_in_one_line(releases, tmp_path, capsys, args, said):
+    consumer = write_tree(tmp_path / "consumer", {"app/model.py": MODEL})
+    code, _, err = _run(tmp_path, capsys, "compare", str(consumer), "-q", *args)
+    assert code == 2
+    assert err.startswith("driftaudit: error: ") and err.count("\n") == 1, err
+    assert said in err
+
+
+def test_the_command_line_wins_over_the_configured_range(releases, tmp_path, capsys):
+    consumer = write_tree(tmp_path / "consumer", {**CONSUMER, "pyproject.toml": PYPROJECT})
+    argv = ["compare", str(consumer), "-q", "--old", "2.0.0", "--new", "2.1.0"]
+    _, out, _ = _run(tmp_path, capsys, *argv, "--format", "json")
+    document = json.loads(out)
+    assert document["new"]["version"] == "2.1.0"
+    assert all("fails_on" not in f for f in document["findings"])
