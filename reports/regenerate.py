@@ -26,7 +26,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from driftaudit.check import triage
 from driftaudit.errors import DriftauditError
-from driftaudit.pipeline import run_compare
+from driftaudit.pipeline import date_findings, run_compare
 from driftaudit.report import findings_markdown
 from driftaudit.sources.latest import resolve_latest
 from driftaudit.store.db import default_cache_dir
@@ -138,6 +138,7 @@ def audit(entry: dict, args, work: Path, cache_dir: Path) -> Path | None:
         upgrade = f"{old} -> {new}"
     result = run_compare(consumer, old, new, cache_dir)
     findings = triage(result.findings, result.files).findings  # the consumer's suppressions
+    date_findings(findings, result.old, result.new, cache_dir, offline=False)  # introduced
     regenerate = f"Regenerate: `python reports/regenerate.py --only {name}`."
     page = HERE / f"{name}-sglang-{old}-to-{new}.md"
     text = findings_markdown(
