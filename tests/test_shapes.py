@@ -45,15 +45,19 @@ def test_container_kind(annotation, kind):
 @pytest.mark.parametrize(
     ("test", "body", "orelse"),
     [
-        ('hasattr(X, "m")', ("has", "m"), None),
-        ('not hasattr(X, "m")', None, ("has", "m")),
-        ('getattr(X, "m", None) is not None', ("has", "m"), None),
-        ('getattr(X, "m")', None, None),  # no default: raises, guards nothing
-        ('sglang.__version__ >= "0.5.10"', ("version", ">="), ("version", "<")),
-        ('Version("0.5.10") > parse(sglang.__version__)', ("version", "<"), ("version", ">=")),
-        ("x > 1", None, None),
+        ('hasattr(X, "m")', [("has", "m")], []),
+        ('not hasattr(X, "m")', [], [("has", "m")]),
+        ('getattr(X, "m", None) is not None', [("has", "m")], []),
+        ('getattr(X, "m")', [], []),  # no default: raises, guards nothing
+        ('sglang.__version__ >= "0.5.10"', [("version", ">=")], [("version", "<")]),
+        ('Version("0.5.10") > parse(sglang.__version__)', [("version", "<")], [("version", ">=")]),
+        ('hasattr(X, "m") and sglang.__version__ < "0.6"', [("has", "m"), ("version", "<")], []),
+        ('not (hasattr(X, "m") and hasattr(X, "n"))', [], [("has", "m"), ("has", "n")]),
+        ("x > 1", [], []),
     ],
 )
 def test_branch_guards(test, body, orelse):
+    """The guards each branch of an `if` holds (consumer_guards.branch_guards: every
+    guard of an `and` in its body, every negation of an `or` in its else)."""
     found = branch_guards(ast.parse(test, mode="eval").body)
-    assert tuple(g[:2] if g else None for g in found) == (body, orelse)
+    assert [[g[:2] for g in branch] for branch in found] == [body, orelse]
