@@ -20,7 +20,10 @@ not known, an environment variable of the new tree with a default that is not fa
 which the new code runs unasked. Its else arm stays, and a local that the change
 introduced to carry such a value is put back in place, so
 `use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. When all
-that differs is new modes, there is nothing to port.
+that differs is new modes, there is nothing to port. Both sides are then taken with the
+behaviour-preserving refactors of `drift.refactors` undone (the branches the copy's
+asserts decide, an extracted function inlined back, independent statements moved back),
+an inlining or a move kept only where it leaves fewer old lines changed.
 """
 
 from __future__ import annotations
