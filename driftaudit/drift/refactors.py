@@ -320,18 +320,28 @@ def _independent(block: list[ast.stmt], at: int, target: int) -> bool:
 
 def _uses(statement: ast.stmt) -> tuple[set[str], set[str]]:
     """The names a statement reads and those it binds (an attribute or item stored or
-    deleted binds its root name)."""
+    deleted binds its root name); a comprehension's own variables are its own."""
     reads: set[str] = set()
     binds: set[str] = set()
-    for node in walk(statement):
-        if isinstance(node, ast.Name):
-            (reads if isinstance(node.ctx, ast.Load) else binds).add(node.id)
-        elif isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(
-            node.ctx, ast.Load
-        ):
-            root = node.value
-            while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
-                root = root.func if isinstance(root, ast.Call) else root.value
-            if isinstance(root, ast.Name):
-                binds.add(root.id)
+    _collect(statement, frozenset(), reads, binds)
     return reads, binds
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _collect(node: ast.AST, own: frozenset[str], reads: set[str], binds: set[str]) -> None:
+    if isinstance(node, _COMPREHENSIONS):
+        own = own | {
+            n.id for g in node.generators for n in walk(g.target) if isinstance(n, ast.Name)
+        }
+    if isinstance(node, ast.Name) and node.id not in own:
+        (reads if isinstance(node.ctx, ast.Load) else binds).add(node.id)
+    elif isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+        root = node.value
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        if isinstance(root, ast.Name) and root.id not in own:
+            binds.add(root.id)
+    for child in ast.iter_child_nodes(node):
+        _collect(child, own, reads, binds)
