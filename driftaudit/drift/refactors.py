@@ -234,7 +234,8 @@ class _Substituted(ast.NodeTransformer):
 
 def _tail_assigned(body: list[ast.stmt], target: ast.expr) -> list[ast.stmt] | None:
     """`body` with each `return e` in tail position made `target = e`; None when a
-    `return` sits elsewhere (it would skip code the caller runs)."""
+    `return` sits elsewhere (it would skip code the caller runs). A path that falls off
+    the end (the call's None) is taken as the old code's chain without an `else`."""
     if not body:
         return body
     *head, last = body
