@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from driftaudit.drift.copy_changes import body_change
+from driftaudit.drift.refactors import asserted
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.fingerprints import extract_prints
 from driftaudit.sources.tree import tree_from_root
@@ -173,3 +174,90 @@ def test_a_new_parameter_passed_on_is_plumbing_for_a_new_mode(tmp_path) -> None:
     required = changed.replace("quant_config=None", "quant_config")  # every caller passes it
     old, new = snapshots(tmp_path / "required", {"sglang/srt/bench.py": required})
     assert body_change(old, new, original(old)) is not None
+
+
+CHAIN = """
+def make(device, size, timeout):
+    sizes = [size // (index + 1) for index in range(size)]
+    total = sum(sizes) + len(device or "") + (timeout or 0)
+    if total < 0:
+        raise ValueError(f"bad size {size} for {device}")
+    if device == "cuda":
+        backend = "nccl"
+    elif device == "xpu":
+        backend = "xccl"
+    else:
+        backend = "gloo"
+    logits = project(sizes, backend)
+    captured = [row for row in sizes if row]
+    if not logprob:
+        return logits, captured
+    return logits, captured, [normalize(row) for row in logits]
+"""
+
+
+def refactored(tmp_path, new_code: str, pins=frozenset()):
+    store = BlobStore(tmp_path / "cache.sqlite")
+    trees = []
+    for name, code in (("old", CHAIN), ("new", new_code)):
+        files = {"sglang/__init__.py": "", "sglang/srt/bench.py": code}
+        root = write_tree(tmp_path / name, files)
+        trees.append(Snapshot(tree_from_root(name, "directory", root), store))
+    old, new = trees
+    prints = extract_prints("sglang.srt.bench", old.source("sglang.srt.bench"), 0)
+    (found,) = [p for p in prints if p.qualname == "make"]
+    return body_change(old, new, found, pins)
+
+
+HELPER = """
+def backend_for(device):
+    if device == "cuda":
+        return "nccl"
+    elif device == "xpu":
+        return "xccl"
+    else:
+        return "gloo"
+"""
+
+CHAIN_CALL = CHAIN.replace(
+    CHAIN[CHAIN.index('    if device == "cuda"') : CHAIN.index("    logits = ")],
+    "    backend = backend_for(device)\n",
+)
+
+
+def test_an_extracted_function_with_the_same_body_is_nothing_to_port(tmp_path) -> None:
+    assert refactored(tmp_path, HELPER + CHAIN_CALL) is None
+
+
+def test_an_extracted_function_whose_body_differs_is_reported(tmp_path) -> None:
+    change = refactored(tmp_path, HELPER.replace('"xccl"', '"ccl"') + CHAIN_CALL)
+    assert change is not None and {9, 10} & change.changed_lines
+
+
+def test_a_branch_the_copy_asserts_away_is_nothing_to_port(tmp_path) -> None:
+    moved = CHAIN.replace("    logits = project(sizes, backend)\n", "").replace(
+        "    if not logprob:\n", "    if not logprob:\n        logits = project(sizes, backend)\n"
+    )
+    changed = moved.replace("[normalize(row) for row in logits]", "[normalize(row, 1.0)]")
+    assert refactored(tmp_path, changed, frozenset({("logprob", False)})) is None
+    reported = refactored(tmp_path, changed)  # without the assert: its live path changed
+    assert reported is not None and 17 in reported.changed_lines
+
+
+def test_a_statement_moved_past_independent_ones_only_is_nothing_to_port(tmp_path) -> None:
+    def moved(crossed: str) -> str:
+        return CHAIN.replace("    logits = project(sizes, backend)\n", "").replace(
+            "    captured = [row for row in sizes if row]\n",
+            f"    captured = [row for row in sizes if row]\n{crossed}"
+            "    logits = project(sizes, backend)\n",
+        )
+
+    assert refactored(tmp_path / "plain", moved("")) is None
+    # `logits` now reads the `sizes` a statement it moved past binds
+    change = refactored(tmp_path / "bound", moved("    sizes = captured\n"))
+    assert change is not None and change.changed_lines
+
+
+def test_asserted_reads_the_conditions_a_function_asserts() -> None:
+    (fn,) = ast.parse("def f(a, c):\n    assert not a.b and c, 'no'\n    return a\n").body
+    assert asserted(fn) == {("a.b", False), ("c", True)}

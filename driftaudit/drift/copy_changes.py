@@ -20,7 +20,10 @@ not known, an environment variable of the new tree with a default that is not fa
 which the new code runs unasked. Its else arm stays, and a local that the change
 introduced to carry such a value is put back in place, so
 `use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. When all
-that differs is new modes, there is nothing to port.
+that differs is new modes, there is nothing to port. Both sides are then taken with the
+behaviour-preserving refactors of `drift.refactors` undone (the branches the copy's
+asserts decide, an extracted function inlined back, independent statements moved back),
+an inlining or a move kept only where it leaves fewer old lines changed.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from difflib import SequenceMatcher
 from driftaudit import codes
 from driftaudit.astwalk import walk
 from driftaudit.drift.changes import Change, short_name
+from driftaudit.drift.refactors import Lookup, Pins, decided, inlined, moved_back
 from driftaudit.similarity import FunctionNode, compare, function_tokens
 from driftaudit.snapshot.fingerprints import FunctionPrint, find_function
 
@@ -102,10 +106,13 @@ def _unified(
     return "\n".join(out) + "\n", changed, added, removed
 
 
-def body_change(old_snapshot, new_snapshot, original: FunctionPrint) -> BodyChanged | None:
+def body_change(
+    old_snapshot, new_snapshot, original: FunctionPrint, pins: Pins = frozenset()
+) -> BodyChanged | None:
     """What changed in `original` (a function of the old tree), or None when its
     normalised body is the same in the new tree. The function is looked up in the new tree
-    by module and qualified name."""
+    by module and qualified name. `pins`: the conditions the copy asserts
+    (`refactors.asserted`)."""
     old_path = old_snapshot.files[original.module]
     old_location = f"{old_path}:{original.lineno}"
     found = _in_new_tree(new_snapshot, original)
@@ -117,7 +124,8 @@ def body_change(old_snapshot, new_snapshot, original: FunctionPrint) -> BodyChan
     old_code = old_snapshot.source(original.module) or ""
     old_source = old_code.splitlines()
     new_path = new_snapshot.files[new_module]
-    ported = _to_port(original, old_code, new, new_code, _on_by_default(new_snapshot))
+    lookup = _Lookup(new_snapshot, new_module, new_code, new.qualname)
+    ported = _to_port(original, old_code, new, new_code, _on_by_default(new_snapshot), pins, lookup)
     if ported is not None and not ported:
         return None  # only new modes differ: nothing a copy of the old code runs
     diff, changed, added, removed = _unified(
@@ -171,16 +179,31 @@ def _to_port(
     new: FunctionPrint,
     new_code: str,
     on: frozenset[str] = frozenset(),
+    pins: Pins = frozenset(),
+    lookup: Lookup | None = None,
 ):
     """The old lines the normalised diff touches (see the module docstring): the lines of
     the old tokens it replaces or deletes, and for an insertion the lines of the old tokens
     either side of it; an empty set when only new modes differ. None when a function
-    cannot be found again in its source (the textual diff then stands)."""
+    cannot be found again in its source (the textual diff then stands). Both sides are
+    taken with the refactors of `drift.refactors` undone."""
     old_fn, new_fn = _node(old_code, original.lineno), _node(new_code, new.lineno)
     if old_fn is None or new_fn is None:
         return None
-    tokens, _ = function_tokens(_new_modes_off(new_fn, _identifiers(old_fn), on))
-    old_tokens, old_lines = original.tokens, original.lines
+    new_fn = decided(_new_modes_off(new_fn, _identifiers(old_fn), on), pins)
+    old_fn = decided(old_fn, pins)
+    old_tokens, old_lines = function_tokens(old_fn)
+
+    def cost(fn: FunctionNode) -> int:
+        return len(_changed(old_tokens, old_lines, function_tokens(fn)[0]))
+
+    if lookup is not None:
+        new_fn = inlined(new_fn, old_fn, lookup, cost)
+    new_fn = moved_back(new_fn, old_fn, cost)
+    return _changed(old_tokens, old_lines, function_tokens(new_fn)[0])
+
+
+def _changed(old_tokens: list[str], old_lines: list[int], tokens: list[str]) -> set[int]:
     changed: set[int] = set()
     matcher = SequenceMatcher(None, old_tokens, tokens, autojunk=False)
     for tag, i1, i2, _j1, _j2 in matcher.get_opcodes():
@@ -189,6 +212,62 @@ def _to_port(
         elif tag == "insert":
             changed.update(old_lines[max(i1 - 1, 0) : i1 + 1])
     return changed
+
+
+class _Lookup:
+    """The function a call of the new code runs, when it is plain to see: a function of
+    its module, a method of its class called on `self`, a function imported from a
+    module of the tree (at the module's top or in the function)."""
+
+    def __init__(self, snapshot, module: str, code: str, qualname: str):
+        self.snapshot, self.module, self.code = snapshot, module, code
+        self.owner = qualname.rpartition(".")[0]
+        self.trees: dict[str, ast.Module | None] = {}
+
+    def _tree(self, module: str) -> ast.Module | None:
+        if module not in self.trees:
+            code = self.code if module == self.module else self.snapshot.source(module)
+            try:
+                self.trees[module] = ast.parse(code) if code is not None else None
+            except (SyntaxError, ValueError):
+                self.trees[module] = None
+        return self.trees[module]
+
+    def __call__(self, call: ast.Call) -> FunctionNode | None:
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id in ("self", "cls") and self.owner:
+                return self._defined(self.module, f"{self.owner}.{func.attr}")
+            return None
+        if not isinstance(func, ast.Name):
+            return None
+        tree = self._tree(self.module)
+        if tree is None:
+            return None
+        for node in walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if (alias.asname or alias.name) == func.id:
+                        return self._defined(node.module, alias.name)
+        return self._defined(self.module, func.id)
+
+    def _defined(self, module: str, qualname: str) -> FunctionNode | None:
+        tree = self._tree(module)
+        if tree is None:
+            return None
+        scope: list[ast.stmt] = tree.body
+        *outer, name = qualname.split(".")
+        for part in outer:
+            classes = [n for n in scope if isinstance(n, ast.ClassDef) and n.name == part]
+            if not classes:
+                return None
+            scope = classes[-1].body
+        found = [
+            n
+            for n in scope
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name
+        ]
+        return found[-1] if len(found) == 1 and not found[0].decorator_list else None
 
 
 def _node(code: str, lineno: int) -> FunctionNode | None:

@@ -19,7 +19,8 @@ The lines a copy took are counted on its live code (`ConsumerFunction.live`): a 
 the copy whose condition is pinned (a constant, or a name the copy's function or module
 binds to constants only, combined with `not`, `and`, `or`) keeps only the arm it takes,
 so an upstream change under a flag the copy kept but turned off is nothing to port. What
-counts as upstream's change is in `drift.copy_changes` (its new modes are left out).
+counts as upstream's change is in `drift.copy_changes` (its new modes are left out, and
+the branches the copy's asserts decide, `drift.refactors`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from driftaudit.astwalk import block_children, walk
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.copy_changes import body_change
 from driftaudit.drift.pairs import MISSING, PairMemo
+from driftaudit.drift.refactors import Pins, asserted
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.similarity import MIN_TOKENS, compare, function_tokens, functions, name_bag
 from driftaudit.snapshot.fingerprints import FunctionPrint, module_prints
@@ -60,6 +62,7 @@ class ConsumerFunction:
     tokens: list[str]
     note: str  # docstring and comments in and just above the function
     live: list[str] | None = None  # the tokens without the arms it pins off, if any
+    pins: Pins = frozenset()  # the conditions it asserts (`refactors.asserted`)
 
     @property
     def provenance(self) -> bool:
@@ -93,7 +96,9 @@ def consumer_functions(files: dict[str, tuple[str, ast.Module]]) -> list[Consume
                 module = _constants(tree.body)
             live = _live(fn, module)
             found.append(
-                ConsumerFunction(path, qualname, fn.lineno, fn.col_offset + 1, tokens, note, live)
+                ConsumerFunction(
+                    path, qualname, fn.lineno, fn.col_offset + 1, tokens, note, live, asserted(fn)
+                )
             )
     return found
 
@@ -331,8 +336,10 @@ def _display(original: FunctionPrint) -> str:
 
 def _finding(function: ConsumerFunction, original, similarity, near: bool, old, new, memo):
     # what became of an original depends on the two trees alone: kept per version pair
-    question = repr(("body-to-port", original.module, original.qualname, original.lineno))
-    change = memo.answer(question, partial(body_change, old, new, original))
+    # ... and the conditions the copy asserts
+    pins = sorted(function.pins)
+    question = repr(("body-to-port", original.module, original.qualname, original.lineno, pins))
+    change = memo.answer(question, partial(body_change, old, new, original, function.pins))
     if change is None:
         return None
     copied = similarity.copied_lines
