@@ -299,6 +299,19 @@ OVERRIDE_SIGNATURE_CHANGED = _code(
     use="override",
 )
 
+ABSTRACT_METHOD_ADDED = _code(
+    "DA306",
+    "abstract-method-added",
+    "error",
+    "An sglang base class that a consumer class subclasses gained an abstract method (or a "
+    "method became abstract) that neither the consumer class nor a class between it and "
+    "the base defines.",
+    "Building the consumer class raises `TypeError: Can't instantiate abstract class` "
+    "wherever it is instantiated.",
+    "class Adapter(EngineBase): ...  # EngineBase gained @abstractmethod begin_weight_update",
+    "Define the method in the consumer class (the finding names the base that declares it).",
+)
+
 SERVER_ARG_REMOVED = _code(
     "DA401",
     "server-arg-removed",

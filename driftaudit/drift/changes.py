@@ -94,6 +94,23 @@ class SymbolRelocated(SymbolMoved):
 
 
 @dataclass
+class AbstractMethodAdded(Change):
+    """`symbol`: the base's new abstract method; the consumer class is named by the
+    finding (found per subclass, by the matcher)."""
+
+    owner: str = ""  # the consumer class that does not define it
+
+    code = codes.ABSTRACT_METHOD_ADDED
+
+    def explain(self) -> str:
+        base, _, name = self.symbol.rpartition(".")
+        return (
+            f"`{self.owner}` does not define `{name}`, an abstract method "
+            f"`{base.rpartition('.')[2]}` has now: instantiating `{self.owner}` raises TypeError"
+        )
+
+
+@dataclass
 class MemberRemoved(Change):
     candidate: str | None = None  # the likely replacement: a new member, or a function
     candidate_kind: str = ""  # "renamed" (a member added to the class) or "moved"

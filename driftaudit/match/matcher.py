@@ -28,6 +28,7 @@ from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.drift.effective import never_runs
 from driftaudit.drift.serverarg_changes import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
+from driftaudit.match.abstracts import abstract_findings
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
 from driftaudit.match.enum_lookups import enum_lookup_findings
@@ -52,6 +53,7 @@ from driftaudit.usage import (
     MemberUsage,
     OverrideUsage,
     ReferenceUsage,
+    SubclassUsage,
     UnpackUsage,
     Usage,
     UsageSet,
@@ -90,6 +92,9 @@ def match_usages(
             findings += members.member(usage)
         elif isinstance(usage, OverrideUsage):
             findings += members.override(usage)
+        elif isinstance(usage, SubclassUsage):
+            classes = members.classes_of(("self", usage.bases, frozenset()))
+            findings += abstract_findings(usage, differ, classes)
         elif isinstance(usage, EnumLookupUsage):
             findings += enum_lookup_findings(usage, differ)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])

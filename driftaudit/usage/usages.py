@@ -162,6 +162,17 @@ class OverrideUsage(Usage):
 
 
 @dataclass
+class SubclassUsage(Usage):
+    """A consumer class statement whose bases reach sglang classes (directly or through
+    the module's other consumer classes): what it must define to be instantiable."""
+
+    owner: str = ""  # the consumer class
+    bases: tuple = ()  # sglang paths of its bases, those of consumer bases included
+    own: frozenset = frozenset()  # names it and its consumer bases define
+    abstract: bool = False  # it declares abstract methods itself: not meant to be built
+
+
+@dataclass
 class UnpackUsage(Usage):
     """`a, b, c = f(...)`: the call result unpacked into `targets` names."""
 

@@ -60,6 +60,7 @@ from driftaudit.usage.usages import (
     MetaInfoUsage,
     OverrideUsage,
     ReferenceUsage,
+    SubclassUsage,
     UnpackUsage,
     Usage,
 )
@@ -302,6 +303,37 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             and not {"__init__", "__new__"} & own
         )
         self.bind(node.name, ConsumerClass(node.name, bases, own, inherits) if bases else EXTERNAL)
+        self._subclass_usage(node, bases, own)
+
+    def _subclass_usage(self, node: ast.ClassDef, bases: tuple, own: frozenset) -> None:
+        """The class as a `SubclassUsage`, its consumer bases' sglang bases and names
+        folded in (`class B(A)`, `class A(EngineBase)` in this module or imported)."""
+        names = set(own)
+        reached = list(bases)
+        for base in node.bases:
+            found = self.lookup(base.id) if isinstance(base, ast.Name) else None
+            if isinstance(found, ConsumerClass):
+                reached += [b for b in found.bases if b not in reached]
+                names |= found.own
+        if not reached:
+            return
+        abstract = any(
+            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any((dotted(d) or "").endswith("abstractmethod") for d in s.decorator_list)
+            for s in node.body
+        )
+        at = next((b for b in node.bases if self.resolve_expr(b) or isinstance(b, ast.Name)), node)
+        self.usages.append(
+            SubclassUsage(
+                *self._at(node),
+                reached[0],
+                owner=node.name,
+                bases=tuple(reached),
+                own=frozenset(names),
+                abstract=abstract,
+                focus=self.columns.span(at) if at is not node else None,
+            )
+        )
 
     def _wrapped(self, node: ast.ClassDef) -> tuple[str, ...]:
         """The sglang classes the class's `__init__` takes an instance of (annotated)."""
