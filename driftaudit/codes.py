@@ -312,6 +312,20 @@ ABSTRACT_METHOD_ADDED = _code(
     "Define the method in the consumer class (the finding names the base that declares it).",
 )
 
+DATACLASS_LOST = _code(
+    "DA307",
+    "no-longer-dataclass",
+    "error",
+    "The consumer calls `dataclasses.fields`, `replace`, `asdict` or `astuple` on an sglang "
+    "class (or an instance of one) that was a dataclass and no longer is (a `msgspec` "
+    "struct, a class built at import time); `dataclasses.is_dataclass` on it now answers "
+    "False (a warning).",
+    "The call raises `TypeError: must be called with a dataclass type or instance`; an "
+    "`is_dataclass` test silently takes the other branch.",
+    "names = [f.name for f in dataclasses.fields(ServerArgs)]  # a msgspec Struct now",
+    "Use the new class's own field API (the finding names what the class is now).",
+)
+
 SERVER_ARG_REMOVED = _code(
     "DA401",
     "server-arg-removed",

@@ -111,6 +111,27 @@ class AbstractMethodAdded(Change):
 
 
 @dataclass
+class DataclassLost(Change):
+    """`symbol`: a class that was a dataclass in the old tree and is none in the new one;
+    found per call of a `dataclasses` function on it (by the matcher)."""
+
+    function: str = ""  # the `dataclasses` function the consumer calls
+
+    code = codes.DATACLASS_LOST
+
+    def explain(self) -> str:
+        name = short_name(self.symbol)
+        if self.function == "is_dataclass":
+            return (
+                f"`{name}` is no longer a dataclass: `dataclasses.is_dataclass` now answers False"
+            )
+        return (
+            f"`dataclasses.{self.function}` needs a dataclass and `{name}` is no longer one: "
+            f"it raises TypeError"
+        )
+
+
+@dataclass
 class MemberRemoved(Change):
     candidate: str | None = None  # the likely replacement: a new member, or a function
     candidate_kind: str = ""  # "renamed" (a member added to the class) or "moved"

@@ -31,6 +31,7 @@ from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.abstracts import abstract_findings
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
+from driftaudit.match.dataclass_calls import dataclass_findings
 from driftaudit.match.enum_lookups import enum_lookup_findings
 from driftaudit.match.global_attrs import protocol_findings
 from driftaudit.match.guards import TRY_NOTE, apply_guards
@@ -47,6 +48,7 @@ from driftaudit.usage import (
     AttributeNameUsage,
     CallShape,
     CallUsage,
+    DataclassCallUsage,
     EnumLookupUsage,
     ImportUsage,
     IndexUsage,
@@ -92,6 +94,9 @@ def match_usages(
             findings += members.member(usage)
         elif isinstance(usage, OverrideUsage):
             findings += members.override(usage)
+        elif isinstance(usage, DataclassCallUsage):
+            classes = members.classes_of(usage.receiver) if usage.receiver else []
+            findings += dataclass_findings(usage, differ, classes)
         elif isinstance(usage, SubclassUsage):
             classes = members.classes_of(("self", usage.bases, frozenset()))
             findings += abstract_findings(usage, differ, classes)

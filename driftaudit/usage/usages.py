@@ -162,6 +162,16 @@ class OverrideUsage(Usage):
 
 
 @dataclass
+class DataclassCallUsage(Usage):
+    """`dataclasses.fields(X)` (`replace`, `asdict`, `astuple`, `is_dataclass`) on an
+    sglang class (`symbol`) or on an instance of one (`receiver`, `symbol` empty): it
+    relies on the class being a dataclass."""
+
+    function: str = ""  # the `dataclasses` function called
+    receiver: tuple | None = None
+
+
+@dataclass
 class SubclassUsage(Usage):
     """A consumer class statement whose bases reach sglang classes (directly or through
     the module's other consumer classes): what it must define to be instantiable."""
