@@ -299,6 +299,33 @@ OVERRIDE_SIGNATURE_CHANGED = _code(
     use="override",
 )
 
+ABSTRACT_METHOD_ADDED = _code(
+    "DA306",
+    "abstract-method-added",
+    "error",
+    "An sglang base class that a consumer class subclasses gained an abstract method (or a "
+    "method became abstract) that neither the consumer class nor a class between it and "
+    "the base defines.",
+    "Building the consumer class raises `TypeError: Can't instantiate abstract class` "
+    "wherever it is instantiated.",
+    "class Adapter(EngineBase): ...  # EngineBase gained @abstractmethod begin_weight_update",
+    "Define the method in the consumer class (the finding names the base that declares it).",
+)
+
+DATACLASS_LOST = _code(
+    "DA307",
+    "no-longer-dataclass",
+    "error",
+    "The consumer calls `dataclasses.fields`, `replace`, `asdict` or `astuple` on an sglang "
+    "class (or an instance of one) that was a dataclass and no longer is (a `msgspec` "
+    "struct, a class built at import time); `dataclasses.is_dataclass` on it now answers "
+    "False (a warning).",
+    "The call raises `TypeError: must be called with a dataclass type or instance`; an "
+    "`is_dataclass` test silently takes the other branch.",
+    "names = [f.name for f in dataclasses.fields(ServerArgs)]  # a msgspec Struct now",
+    "Use the new class's own field API (the finding names what the class is now).",
+)
+
 SERVER_ARG_REMOVED = _code(
     "DA401",
     "server-arg-removed",

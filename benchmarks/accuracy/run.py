@@ -112,7 +112,9 @@ def checkout(repo: str, commit: str, mirrors: Path, dest: Path) -> None:
             tar.extractall(dest, filter="data")
 
 
-def run_driftaudit(case: dict, tree: Path, out: Path, cache: str | None) -> tuple[list, float]:
+def run_driftaudit(
+    case: dict, tree: Path, out: Path, cache: str | None, extra: tuple[str, ...] = ()
+) -> tuple[list, float]:
     cmd = [sys.executable, "-m", "driftaudit"]
     if cache:
         cmd += ["--cache-dir", cache]
@@ -129,6 +131,7 @@ def run_driftaudit(case: dict, tree: Path, out: Path, cache: str | None) -> tupl
         str(out),
         "--fail-on",
         "never",
+        *extra,
     ]
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)

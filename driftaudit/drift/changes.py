@@ -94,6 +94,44 @@ class SymbolRelocated(SymbolMoved):
 
 
 @dataclass
+class AbstractMethodAdded(Change):
+    """`symbol`: the base's new abstract method; the consumer class is named by the
+    finding (found per subclass, by the matcher)."""
+
+    owner: str = ""  # the consumer class that does not define it
+
+    code = codes.ABSTRACT_METHOD_ADDED
+
+    def explain(self) -> str:
+        base, _, name = self.symbol.rpartition(".")
+        return (
+            f"`{self.owner}` does not define `{name}`, an abstract method "
+            f"`{base.rpartition('.')[2]}` has now: instantiating `{self.owner}` raises TypeError"
+        )
+
+
+@dataclass
+class DataclassLost(Change):
+    """`symbol`: a class that was a dataclass in the old tree and is none in the new one;
+    found per call of a `dataclasses` function on it (by the matcher)."""
+
+    function: str = ""  # the `dataclasses` function the consumer calls
+
+    code = codes.DATACLASS_LOST
+
+    def explain(self) -> str:
+        name = short_name(self.symbol)
+        if self.function == "is_dataclass":
+            return (
+                f"`{name}` is no longer a dataclass: `dataclasses.is_dataclass` now answers False"
+            )
+        return (
+            f"`dataclasses.{self.function}` needs a dataclass and `{name}` is no longer one: "
+            f"it raises TypeError"
+        )
+
+
+@dataclass
 class MemberRemoved(Change):
     candidate: str | None = None  # the likely replacement: a new member, or a function
     candidate_kind: str = ""  # "renamed" (a member added to the class) or "moved"

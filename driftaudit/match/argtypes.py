@@ -63,9 +63,9 @@ class TypeMatcher:
             return []
         findings = []
         for key, kind in shape.arg_types.items():
-            param = before.positional[int(key)] if key.isdigit() else key
             if key.isdigit() and int(key) >= len(before.positional):
-                continue
+                continue  # an extra positional `*args` takes: no named parameter to compare
+            param = before.positional[int(key)] if key.isdigit() else key
             value = self._value(kind)
             old_param, new_param = old_fn.param(param), new_fn.param(param)
             if value is None or old_param is None or new_param is None:

@@ -28,8 +28,10 @@ from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.drift.effective import never_runs
 from driftaudit.drift.serverarg_changes import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
+from driftaudit.match.abstracts import abstract_findings
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
+from driftaudit.match.dataclass_calls import dataclass_findings
 from driftaudit.match.enum_lookups import enum_lookup_findings
 from driftaudit.match.global_attrs import protocol_findings
 from driftaudit.match.guards import TRY_NOTE, apply_guards
@@ -46,12 +48,14 @@ from driftaudit.usage import (
     AttributeNameUsage,
     CallShape,
     CallUsage,
+    DataclassCallUsage,
     EnumLookupUsage,
     ImportUsage,
     IndexUsage,
     MemberUsage,
     OverrideUsage,
     ReferenceUsage,
+    SubclassUsage,
     UnpackUsage,
     Usage,
     UsageSet,
@@ -90,6 +94,12 @@ def match_usages(
             findings += members.member(usage)
         elif isinstance(usage, OverrideUsage):
             findings += members.override(usage)
+        elif isinstance(usage, DataclassCallUsage):
+            classes = members.classes_of(usage.receiver) if usage.receiver else []
+            findings += dataclass_findings(usage, differ, classes)
+        elif isinstance(usage, SubclassUsage):
+            classes = members.classes_of(("self", usage.bases, frozenset()))
+            findings += abstract_findings(usage, differ, classes)
         elif isinstance(usage, EnumLookupUsage):
             findings += enum_lookup_findings(usage, differ)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])

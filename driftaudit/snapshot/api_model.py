@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 # bump when the model or its extraction (extract.py) changes: invalidates the cached models.
 # Here, not in extract.py, so that reading cached models never imports griffe.
 EXTRACTOR_VERSION = "9"
+# label of a class sglang builds at import time (`msgspec.defstruct`): it takes keywords like
+# a dataclass and carries the `dataclass` label for that, but is none (`dataclasses.fields`)
+ASSEMBLED = "assembled"
 
 POSITIONAL_ONLY = "positional-only"
 POSITIONAL_OR_KEYWORD = "positional or keyword"

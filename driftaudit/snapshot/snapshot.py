@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from driftaudit.snapshot import entries
-from driftaudit.snapshot.api_model import EXTRACTOR_VERSION, Alias, Attribute, Class, Module
+from driftaudit.snapshot.api_model import (
+    ASSEMBLED,
+    EXTRACTOR_VERSION,
+    Alias,
+    Attribute,
+    Class,
+    Module,
+)
 from driftaudit.snapshot.listing import UNREADABLE as _UNREADABLE
 from driftaudit.snapshot.listing import list_tree
 from driftaudit.snapshot.resolution import Resolved, Resolver
@@ -203,6 +210,7 @@ class Snapshot:
             return module
         if "__init__" not in cls.members and "dataclass" not in cls.labels:
             cls.labels.append("dataclass")  # assembled from fields: a keyword constructor
+            cls.labels.append(ASSEMBLED)  # but not one `dataclasses.fields` accepts
         for name, arg in model.fields.items():
             if name not in cls.members:
                 cls.members[name] = Attribute(

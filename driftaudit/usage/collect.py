@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from driftaudit.pysource import Columns, statements
-from driftaudit.usage.exports import ConsumerExports, absolute_module, class_names
+from driftaudit.usage.exports import ConsumerExports, absolute_module, summary_names
 from driftaudit.usage.files import ConsumerFile, ConsumerFiles
 from driftaudit.usage.installs import installed_classes
 from driftaudit.usage.usages import ParseFailure, UsageSet
@@ -67,7 +67,7 @@ def _summarize(file: _File) -> _Summary | None:
     part = ConsumerExports()
     part.add_module(file.module, tree, file.is_package)
     classes = {
-        name: (bases, class_names(node))
+        name: (bases, summary_names(node))
         for name, (bases, node) in part.classes.get(file.module, {}).items()
     }
     imports = []

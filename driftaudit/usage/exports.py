@@ -68,7 +68,8 @@ class ConsumerExports:
                     self.classes.setdefault(name, {})[node.name] = (bases, node)
 
     def subclass(self, module: str, name: str, seen: frozenset = frozenset()):
-        """(sglang bases, own names) of consumer class `name` of `module`, or None.
+        """(sglang bases, own names, inherits its `__init__`) of consumer class `name` of
+        `module`, or None; the last as `ConsumerClass.inherits_init`, along the chain.
 
         Bases are followed through the consumer's other subclasses (B(A), A(ModelRunner)).
         """
@@ -92,7 +93,8 @@ class ConsumerExports:
             return None
         bases: list[str] = []
         body = entry[1]  # the class node, or the names it defines (usage.collect summaries)
-        own = set(body if isinstance(body, frozenset) else class_names(body))
+        own = set(body if isinstance(body, frozenset) else summary_names(body))
+        inherits = len(entry[0]) == 1 and not {"__init__", "__new__"} & own
         for base in entry[0]:
             head, _, rest = base.partition(".")
             found = self.lookup(module, head)
@@ -107,7 +109,8 @@ class ConsumerExports:
             if parent is not None:
                 bases += parent[0]
                 own |= parent[1]
-        return (tuple(bases), frozenset(own)) if bases else None
+                inherits = inherits and parent[2]
+        return (tuple(bases), frozenset(own), inherits) if bases else None
 
     @staticmethod
     def _target(module: str, attr: str) -> tuple:
@@ -171,6 +174,14 @@ def class_names(node: ast.ClassDef) -> frozenset[str]:
             if isinstance(child.value, ast.Name) and child.value.id in ("self", "cls"):
                 names.add(child.attr)
     return frozenset(names)
+
+
+def summary_names(node: ast.ClassDef) -> frozenset[str]:
+    """`class_names` as the export table keeps them: a decorator or a class keyword
+    (`@dataclass`, `metaclass=`) may build the constructor, so it counts as an own
+    `__init__` (calling the class is then not calling the sglang base's)."""
+    names = class_names(node)
+    return names | {"__init__"} if node.decorator_list or node.keywords else names
 
 
 def _module_level(body: list[ast.stmt]):

@@ -27,10 +27,10 @@ from pathlib import Path
 
 from driftaudit.store import Entry, Pickled, Store, key
 from driftaudit.store.db import BlobStore
-from driftaudit.usage.exports import ConsumerExports, class_names
+from driftaudit.usage.exports import ConsumerExports, summary_names
 from driftaudit.usage.usages import Usage
 
-SCHEMA_VERSION = 2  # bump when the stored form or the key's meaning changes
+SCHEMA_VERSION = 3  # bump when the stored form or the key's meaning changes
 
 
 def exports_digest(exports: ConsumerExports) -> str:
@@ -45,7 +45,7 @@ def exports_digest(exports: ConsumerExports) -> str:
         digest.update(f"\nn\0{module}\0{sorted(exports.bound[module])!r}".encode())
     for module in sorted(exports.classes):
         for name, (bases, body) in sorted(exports.classes[module].items()):
-            own = sorted(body if isinstance(body, frozenset) else class_names(body))
+            own = sorted(body if isinstance(body, frozenset) else summary_names(body))
             digest.update(f"\nc\0{module}\0{name}\0{bases!r}\0{own!r}".encode())
     return digest.hexdigest()
 

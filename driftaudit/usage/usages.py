@@ -162,6 +162,27 @@ class OverrideUsage(Usage):
 
 
 @dataclass
+class DataclassCallUsage(Usage):
+    """`dataclasses.fields(X)` (`replace`, `asdict`, `astuple`, `is_dataclass`) on an
+    sglang class (`symbol`) or on an instance of one (`receiver`, `symbol` empty): it
+    relies on the class being a dataclass."""
+
+    function: str = ""  # the `dataclasses` function called
+    receiver: tuple | None = None
+
+
+@dataclass
+class SubclassUsage(Usage):
+    """A consumer class statement whose bases reach sglang classes (directly or through
+    the module's other consumer classes): what it must define to be instantiable."""
+
+    owner: str = ""  # the consumer class
+    bases: tuple = ()  # sglang paths of its bases, those of consumer bases included
+    own: frozenset = frozenset()  # names it and its consumer bases define
+    abstract: bool = False  # it declares abstract methods itself: not meant to be built
+
+
+@dataclass
 class UnpackUsage(Usage):
     """`a, b, c = f(...)`: the call result unpacked into `targets` names."""
 

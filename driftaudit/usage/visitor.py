@@ -52,6 +52,7 @@ from driftaudit.usage.usages import (
     CallShape,
     CallUsage,
     ClassFieldUsage,
+    DataclassCallUsage,
     EnumLookupUsage,
     ImportUsage,
     IndexUsage,
@@ -60,6 +61,7 @@ from driftaudit.usage.usages import (
     MetaInfoUsage,
     OverrideUsage,
     ReferenceUsage,
+    SubclassUsage,
     UnpackUsage,
     Usage,
 )
@@ -67,6 +69,10 @@ from driftaudit.usage.valuetypes import arguments, literal_arguments, value_type
 
 CONSUMER = "consumer:"  # prefix of a binding to a consumer module
 EXTERNAL = "external:"  # a name bound to something outside sglang
+# the `dataclasses` functions that need a dataclass (`is_dataclass` answers False instead)
+DATACLASS_FUNCTIONS = frozenset(
+    f"dataclasses.{name}" for name in ("fields", "replace", "asdict", "astuple", "is_dataclass")
+)
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 _STRING_IMPORTERS = {"import_module", "__import__"}
 _VALUE = "\0value:"  # scope key: the expression a local name was last assigned
@@ -302,6 +308,37 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             and not {"__init__", "__new__"} & own
         )
         self.bind(node.name, ConsumerClass(node.name, bases, own, inherits) if bases else EXTERNAL)
+        self._subclass_usage(node, bases, own)
+
+    def _subclass_usage(self, node: ast.ClassDef, bases: tuple, own: frozenset) -> None:
+        """The class as a `SubclassUsage`, its consumer bases' sglang bases and names
+        folded in (`class B(A)`, `class A(EngineBase)` in this module or imported)."""
+        names = set(own)
+        reached = list(bases)
+        for base in node.bases:
+            found = self.lookup(base.id) if isinstance(base, ast.Name) else None
+            if isinstance(found, ConsumerClass):
+                reached += [b for b in found.bases if b not in reached]
+                names |= found.own
+        if not reached:
+            return
+        abstract = any(
+            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any((dotted(d) or "").endswith("abstractmethod") for d in s.decorator_list)
+            for s in node.body
+        )
+        at = next((b for b in node.bases if self.resolve_expr(b) or isinstance(b, ast.Name)), node)
+        self.usages.append(
+            SubclassUsage(
+                *self._at(node),
+                reached[0],
+                owner=node.name,
+                bases=tuple(reached),
+                own=frozenset(names),
+                abstract=abstract,
+                focus=self.columns.span(at) if at is not node else None,
+            )
+        )
 
     def _wrapped(self, node: ast.ClassDef) -> tuple[str, ...]:
         """The sglang classes the class's `__init__` takes an instance of (annotated)."""
@@ -646,6 +683,25 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             return self._value_type(value, depth + 1) if depth < 3 else None
         return value_type(node, self.resolve_expr, self._external)
 
+    def _dataclass_call(self, node: ast.Call, function: str) -> None:
+        """`dataclasses.fields(ServerArgs)`, `dataclasses.replace(server_args, ...)`."""
+        arg = node.args[0]
+        if isinstance(arg, ast.Starred):
+            return
+        path = self.resolve_expr(arg)
+        receiver = None if path else self.infer(arg)
+        if not path and receiver is None:
+            return
+        self.usages.append(
+            DataclassCallUsage(
+                *self._at(node),
+                path or "",
+                function=function.rpartition(".")[2],
+                receiver=receiver,
+                focus=self.columns.span(arg),
+            )
+        )
+
     def _external(self, node: ast.expr) -> str | None:
         """`torch.tensor` as the file imports it; a builtin's name when not rebound."""
         name = dotted(node)
@@ -820,6 +876,8 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         if shape.star_kwargs:
             self._spread(node, shape)
         symbol = self.resolve_expr(func)
+        if node.args and symbol is None and self._external(func) in DATACLASS_FUNCTIONS:
+            self._dataclass_call(node, str(self._external(func)))
         # `getattr(obj, "meth")(...)`: the member call `obj.meth(...)`
         callee = (literal_getattr(func) if self.lookup("getattr") is None else None) or func
         saved = self.usages.guards
