@@ -30,7 +30,7 @@ from driftaudit.findings import Finding, Fix
 from driftaudit.store import Entry, Json, Store
 from driftaudit.store.db import BlobStore
 
-SCHEMA_VERSION = 4  # bump when the stored form or the key's meaning changes
+SCHEMA_VERSION = 5  # bump when the stored form or the key's meaning changes
 DISABLE_ENV = "DRIFTAUDIT_NO_RESULT_CACHE"  # set (non-empty): never read or write it
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -181,6 +181,7 @@ def _encode(finding: Finding) -> dict:
         "introduced": finding.introduced,
         "deprecated": finding.deprecated,
         "dated": finding.dated,
+        "fails_on": finding.fails_on,
     }
 
 
@@ -209,6 +210,7 @@ def _decode(item: dict) -> Finding:
         introduced=item["introduced"],
         deprecated=item["deprecated"],
         dated=item["dated"] is True,
+        fails_on=None if item["fails_on"] is None else [str(v) for v in item["fails_on"]],
     )
 
 

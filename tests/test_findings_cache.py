@@ -4,6 +4,7 @@ again; a corrupt entry or store is computed again without a traceback."""
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import sqlite3
@@ -156,6 +157,10 @@ def test_an_entry_of_another_form_is_computed_again(case, tmp_path, audits):
 def test_a_corrupt_store_is_rebuilt(case, tmp_path, audits, capsys):
     cache = tmp_path / "cache"
     cold = compare(case, cache)
+    # as another process would find it: the first run's connection gone (SQLite shares a
+    # file's locks and WAL index among the connections of one process, so a connection
+    # still waiting for the collector would serve the old pages from its log)
+    gc.collect()
     (cache / "findings.sqlite").write_bytes(b"garbage" * 1000)
     for suffix in ("-wal", "-shm"):
         Path(f"{cache / 'findings.sqlite'}{suffix}").unlink(missing_ok=True)
@@ -190,7 +195,7 @@ def test_findings_round_trip_exactly(tmp_path):
         code, "a.py", 3, 4, "sglang.f", "m", "old:1", "new:2",
         Fix("pad", {"kind": "pad-unpack", "slots": (1, [2, (3,)])}, "unsafe"),
         confidence="likely", end_line=3, end_column=9, details="diff", anchor=(3, 0),
-        introduced="0.5.13", deprecated="0.5.12", dated=True,
+        introduced="0.5.13", deprecated="0.5.12", dated=True, fails_on=["0.5.22"],
     )  # fmt: skip
     covered = Finding(code, "b.py", 1, 1, "s", "m", fix=Fix("none here", None, "safe", "a.py:3"))
     cache.save("slot", "key", [finding, covered])
