@@ -23,8 +23,9 @@ MAX_AGE_SECONDS = 24 * 60 * 60
 CACHE_FILE = "latest-sglang.json"
 
 
-def newest_release(versions: list[str]) -> str | None:
-    """The highest final release (packaging ordering; rc/dev/alpha/beta skipped)."""
+def final_releases(versions: list[str]) -> list[str]:
+    """The final releases of `versions` (no rc, dev, alpha or beta), oldest first
+    (packaging ordering)."""
     parsed = []
     for text in versions:
         try:
@@ -33,7 +34,13 @@ def newest_release(versions: list[str]) -> str | None:
             continue
         if not version.is_prerelease:
             parsed.append((version, text))
-    return max(parsed)[1] if parsed else None
+    return [text for _, text in sorted(parsed)]
+
+
+def newest_release(versions: list[str]) -> str | None:
+    """The highest final release (packaging ordering; rc/dev/alpha/beta skipped)."""
+    finals = final_releases(versions)
+    return finals[-1] if finals else None
 
 
 def cached_releases(cache_dir: Path) -> list[str]:

@@ -14,31 +14,18 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from driftaudit.errors import DriftauditError
 from driftaudit.progress import step
 from driftaudit.sources import index
-from driftaudit.sources.latest import MAX_AGE_SECONDS, cached_releases
+from driftaudit.sources.latest import MAX_AGE_SECONDS, cached_releases, final_releases
 from driftaudit.sources.tree import SourceTree
 
 CACHE_FILE = "releases-sglang.json"
 # downloads are network-bound and an unpack's hashing and inflating release the GIL:
 # threads, a few at a time (each wheel is tens of MB)
 _FETCHERS = 4
-
-
-def final_releases(versions: list[str]) -> list[str]:
-    """The final releases of `versions` (no rc, dev, alpha or beta), oldest first."""
-    parsed = []
-    for text in versions:
-        try:
-            version = Version(text)
-        except InvalidVersion:
-            continue
-        if not version.is_prerelease:
-            parsed.append((version, text))
-    return [text for _, text in sorted(parsed)]
 
 
 def listed_releases(cache_dir: Path, offline: bool, now: float | None = None) -> list[str]:
