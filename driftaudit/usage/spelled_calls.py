@@ -6,15 +6,28 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING, Any
 
 from driftaudit.astwalk import walk
 from driftaudit.pysource import Columns, Span, dotted
-from driftaudit.usage.usages import CallShape
+from driftaudit.usage.scopes import PartialOf
+from driftaudit.usage.usages import (
+    CallShape,
+    CallUsage,
+    EnumLookupUsage,
+    KeywordDictUsage,
+    MemberUsage,
+    ReferenceUsage,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    from driftaudit.usage.scopes import Recorder
 
 SGLANG = "sglang"
 
 
-def _string(node) -> str | None:
+def literal_string(node) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
@@ -29,7 +42,7 @@ def literal_getattr(node: ast.expr) -> ast.Attribute | None:
         and not node.keywords
     ):
         return None
-    name = _string(node.args[1])
+    name = literal_string(node.args[1])
     if not name or not name.isidentifier():
         return None
     literal = node.args[1]
@@ -46,7 +59,7 @@ def string_import(node: ast.expr) -> str | None:
         return None
     if (dotted(node.func) or "").rpartition(".")[2] != "import_module":
         return None
-    module = _string(node.args[0])
+    module = literal_string(node.args[0])
     if module and (module == SGLANG or module.startswith(SGLANG + ".")):
         return module
     return None
@@ -86,7 +99,7 @@ def partial_call(node: ast.Call, columns: Columns) -> tuple[ast.expr, CallShape]
 def dict_keys(value: ast.expr | None) -> list[str] | None:
     """The keys of `{"a": ..., "b": ...}` or `dict(a=..., b=...)`, when all are known."""
     if isinstance(value, ast.Dict):
-        keys = [_string(k) for k in value.keys]
+        keys = [literal_string(k) for k in value.keys]
         return keys if all(k is not None for k in keys) else None  # type: ignore[return-value]
     if (
         isinstance(value, ast.Call)
@@ -119,3 +132,139 @@ def untouched(scope: ast.AST, name: str) -> bool:
         elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return False
     return stores == 1
+
+
+class SpelledCallsMixin:
+    """Part of `UsageVisitor`: `f(**kwargs)`, `functools.partial(f, ...)` and a later call
+    of the partial, `getattr(x, "name")`, `dict(a=..., ...)` and `dataclasses.replace`,
+    recorded as the calls and reads they make (the visitor provides the rest)."""
+
+    if TYPE_CHECKING:  # declared for the type checker; `UsageVisitor` defines them
+        usages: Recorder
+        columns: Columns
+        _scope_node: ast.AST | None
+        _partials: dict[int, tuple]
+
+        def resolve_expr(self, node: ast.expr) -> str | None: ...
+        def infer(self, node: ast.expr) -> Any: ...
+        def _local_value(self, name: str) -> ast.expr | None: ...
+        def _at(self, node: Any) -> tuple[str, int, int]: ...
+        def _star_root(self, node: ast.expr) -> tuple[str, ...]: ...
+        def _member(self, node: ast.Attribute, store: bool, call: CallShape | None) -> bool: ...
+
+    def _spread(self, node: ast.Call, shape: CallShape) -> None:
+        """`f(**kwargs)` with `kwargs` a dict literal of known keys the scope never touches
+        again: the keys are the call's keywords (placed on the `**kwargs`)."""
+        spreads = [k for k in node.keywords if k.arg is None]
+        found: list[tuple[list[str], ast.keyword]] = []
+        for spread in spreads:
+            value: ast.expr | None = spread.value
+            if isinstance(spread.value, ast.Name):
+                name = spread.value.id
+                value = self._local_value(name)
+                scope = self._scope_node
+                if value is None or scope is None or not untouched(scope, name):
+                    return
+            keys = dict_keys(value)
+            if keys is None:
+                return
+            found.append((keys, spread))
+        for keys, spread in found:
+            for key in keys:
+                shape.keywords.append(key)
+                shape.spread.append(key)
+                shape.places.setdefault(key, self.columns.span(spread))
+        shape.star_kwargs = False
+
+    def _partial(self, node: ast.Call) -> None:
+        """`functools.partial(f, ...)`: the call of `f` it binds, judged for what it passes."""
+        found = partial_call(node, self.columns)
+        if found is None:
+            return
+        callee, shape = found
+        symbol = self.resolve_expr(callee)
+        if symbol is not None:
+            self._partials[id(node)] = (symbol, shape)
+            focus, star = self.columns.token(callee), self._star_root(callee)
+            usage = CallUsage(*self._at(node), symbol, **shape.__dict__, focus=focus, star=star)
+            self.usages.append(usage)
+        elif isinstance(callee, ast.Attribute) and self._member(callee, False, shape):
+            receiver = self.infer(callee.value)
+            if receiver is not None:
+                self._partials[id(node)] = ("", shape, receiver, callee.attr)
+
+    def _partial_call(self, node: ast.Call, bound: PartialOf, shape: CallShape) -> None:
+        """`bound(...)` of `bound = partial(f, ...)`: `f` with both sets of arguments."""
+        first = bound.shape
+        shape.settled = list(first.keywords)
+        shape.settled_positional = first.positional
+        shape.keywords = [*first.keywords, *shape.keywords]
+        shape.places = {
+            **{k: v for k, v in first.places.items() if not k.isdigit()},
+            **{
+                str(int(k) + first.positional) if k.isdigit() else k: v
+                for k, v in shape.places.items()
+            },
+        }
+        shape.positional += first.positional
+        shape.star_args = shape.star_args or first.star_args
+        shape.star_kwargs = shape.star_kwargs or first.star_kwargs
+        focus = self.columns.token(node)
+        usage: Usage
+        if bound.symbol:
+            usage = CallUsage(*self._at(node), bound.symbol, **shape.__dict__, focus=focus)
+        else:
+            usage = MemberUsage(
+                *self._at(node), "", receiver=bound.receiver, member=bound.member, call=shape
+            )
+            usage.focus = focus
+        self.usages.append(usage)
+
+    def _special_call(self, node: ast.Call, name: str) -> None:
+        """dict(a=1, ...), getattr(obj, "x"), dataclasses.replace(obj, x=...)."""
+        if name == "dict" and isinstance(node.func, ast.Name) and len(node.keywords) >= 3:
+            keys = [(k.arg, self.columns.token(k)) for k in node.keywords if k.arg]
+            self.usages.append(KeywordDictUsage(*self._at(node), "", keys=keys))
+        elif name in ("getattr", "replace") and node.args:
+            # `getattr(x, "name")` raises if it is gone; with a default it is a guard
+            named = (
+                literal_string(node.args[1]) if len(node.args) == 2 and name == "getattr" else None
+            )
+            owner = self.resolve_expr(node.args[0])
+            if owner is not None and named is not None:
+                self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{named}"))
+            elif owner is not None and len(node.args) == 2 and name == "getattr":
+                if not isinstance(node.args[1], ast.Constant):  # by a run-time string
+                    focus = self.columns.span(node.args[1])
+                    self.usages.append(EnumLookupUsage(*self._at(node), owner, focus=focus))
+            receiver = self.infer(node.args[0])
+            if receiver is None:
+                return
+            # with a default too: a field read as None
+            if (
+                name == "getattr"
+                and len(node.args) >= 2
+                and (named := literal_string(node.args[1]))
+            ):
+                self.usages.append(
+                    MemberUsage(
+                        *self._at(node),
+                        "",
+                        receiver=receiver,
+                        member=named,
+                        focus=self.columns.span(node.args[1]),
+                    )
+                )
+            elif name == "replace":
+                for keyword in node.keywords:
+                    if keyword.arg:
+                        self.usages.append(
+                            MemberUsage(
+                                *self._at(keyword),
+                                "",
+                                receiver=receiver,
+                                member=keyword.arg,
+                                store=True,
+                                focus=self.columns.token(keyword),
+                            )
+                        )

@@ -39,12 +39,11 @@ from driftaudit.usage.scopes import (
     Recorder,
 )
 from driftaudit.usage.spelled_calls import (
+    SpelledCallsMixin,
     call_root,
-    dict_keys,
     literal_getattr,
-    partial_call,
+    literal_string,
     string_import,
-    untouched,
 )
 from driftaudit.usage.star_imports import bound_names, from_star
 from driftaudit.usage.usages import (
@@ -79,7 +78,7 @@ _VALUE = "\0value:"  # scope key: the expression a local name was last assigned
 _WROTE = "\0wrote:"  # scope key: `obj.x` the consumer assigned itself
 
 
-class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor):
+class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCallsMixin, NodeVisitor):
     def __init__(
         self,
         relpath: str,
@@ -137,6 +136,10 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             if name in scope:
                 return scope.get(_VALUE + name)
         return None
+
+    def _local_value(self, name: str) -> ast.expr | None:
+        """The expression `name` was last assigned in the current scope, if any."""
+        return self.scopes[-1].get(_VALUE + name)
 
     def bind(self, name: str, target) -> None:
         self.scopes[-1][name] = target
@@ -719,7 +722,7 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         self.generic_visit(node)
         if isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
             self._index(node, node.slice.value)
-        key = _string(node.slice)
+        key = literal_string(node.slice)
         owner = self.resolve_expr(node.value) if key is not None else None
         if (
             owner is not None and key is not None and key.isidentifier()
@@ -752,117 +755,6 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         ]
         if len(keys) >= 3:
             self.usages.append(KeywordDictUsage(*self._at(node), "", keys=keys))
-
-    def _special_call(self, node: ast.Call, name: str) -> None:
-        """dict(a=1, ...), getattr(obj, "x"), dataclasses.replace(obj, x=...)."""
-        if name == "dict" and isinstance(node.func, ast.Name) and len(node.keywords) >= 3:
-            keys = [(k.arg, self.columns.token(k)) for k in node.keywords if k.arg]
-            self.usages.append(KeywordDictUsage(*self._at(node), "", keys=keys))
-        elif name in ("getattr", "replace") and node.args:
-            # `getattr(x, "name")` raises if it is gone; with a default it is a guard
-            named = _string(node.args[1]) if len(node.args) == 2 and name == "getattr" else None
-            owner = self.resolve_expr(node.args[0])
-            if owner is not None and named is not None:
-                self.usages.append(ReferenceUsage(*self._at(node), f"{owner}.{named}"))
-            elif owner is not None and len(node.args) == 2 and name == "getattr":
-                if not isinstance(node.args[1], ast.Constant):  # by a run-time string
-                    focus = self.columns.span(node.args[1])
-                    self.usages.append(EnumLookupUsage(*self._at(node), owner, focus=focus))
-            receiver = self.infer(node.args[0])
-            if receiver is None:
-                return
-            # with a default too: a field read as None
-            if name == "getattr" and len(node.args) >= 2 and (named := _string(node.args[1])):
-                self.usages.append(
-                    MemberUsage(
-                        *self._at(node),
-                        "",
-                        receiver=receiver,
-                        member=named,
-                        focus=self.columns.span(node.args[1]),
-                    )
-                )
-            elif name == "replace":
-                for keyword in node.keywords:
-                    if keyword.arg:
-                        self.usages.append(
-                            MemberUsage(
-                                *self._at(keyword),
-                                "",
-                                receiver=receiver,
-                                member=keyword.arg,
-                                store=True,
-                                focus=self.columns.token(keyword),
-                            )
-                        )
-
-    def _spread(self, node: ast.Call, shape: CallShape) -> None:
-        """`f(**kwargs)` with `kwargs` a dict literal of known keys the scope never touches
-        again: the keys are the call's keywords (placed on the `**kwargs`)."""
-        spreads = [k for k in node.keywords if k.arg is None]
-        found: list[tuple[list[str], ast.keyword]] = []
-        for spread in spreads:
-            value: ast.expr | None = spread.value
-            if isinstance(spread.value, ast.Name):
-                name = spread.value.id
-                value = self.scopes[-1].get(_VALUE + name)
-                scope = self._scope_node
-                if value is None or scope is None or not untouched(scope, name):
-                    return
-            keys = dict_keys(value)
-            if keys is None:
-                return
-            found.append((keys, spread))
-        for keys, spread in found:
-            for key in keys:
-                shape.keywords.append(key)
-                shape.spread.append(key)
-                shape.places.setdefault(key, self.columns.span(spread))
-        shape.star_kwargs = False
-
-    def _partial(self, node: ast.Call) -> None:
-        """`functools.partial(f, ...)`: the call of `f` it binds, judged for what it passes."""
-        found = partial_call(node, self.columns)
-        if found is None:
-            return
-        callee, shape = found
-        symbol = self.resolve_expr(callee)
-        if symbol is not None:
-            self._partials[id(node)] = (symbol, shape)
-            focus, star = self.columns.token(callee), self._star_root(callee)
-            usage = CallUsage(*self._at(node), symbol, **shape.__dict__, focus=focus, star=star)
-            self.usages.append(usage)
-        elif isinstance(callee, ast.Attribute) and self._member(callee, False, shape):
-            receiver = self.infer(callee.value)
-            if receiver is not None:
-                self._partials[id(node)] = ("", shape, receiver, callee.attr)
-
-    def _partial_call(self, node: ast.Call, bound: PartialOf, shape: CallShape) -> None:
-        """`bound(...)` of `bound = partial(f, ...)`: `f` with both sets of arguments."""
-        first = bound.shape
-        shape.settled = list(first.keywords)
-        shape.settled_positional = first.positional
-        shape.keywords = [*first.keywords, *shape.keywords]
-        shape.places = {
-            **{k: v for k, v in first.places.items() if not k.isdigit()},
-            **{
-                str(int(k) + first.positional) if k.isdigit() else k: v
-                for k, v in shape.places.items()
-            },
-        }
-        shape.positional += first.positional
-        shape.star_args = shape.star_args or first.star_args
-        shape.star_kwargs = shape.star_kwargs or first.star_kwargs
-        focus = self.columns.token(node)
-        usage: Usage
-        if bound.symbol:
-            usage = CallUsage(*self._at(node), bound.symbol, **shape.__dict__, focus=focus)
-        else:
-            usage = MemberUsage(
-                *self._at(node), "", receiver=bound.receiver, member=bound.member, call=shape
-            )
-            usage.focus = focus
-        self.usages.append(usage)
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
@@ -903,7 +795,7 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
         if name == "partial" and self._external(func) == "functools.partial":
             self._partial(node)
         if isinstance(func, ast.Attribute) and func.attr == "get" and _is_meta_info(func.value):
-            key = _string(node.args[0]) if node.args else None
+            key = literal_string(node.args[0]) if node.args else None
             if key is not None:
                 focus = self.columns.span(node.args[0])
                 self.usages.append(MetaInfoUsage(*self._at(node), "", key=key, focus=focus))
@@ -929,7 +821,7 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             )
             if len(node.args) == 1 and not node.keywords and shape.positional == 1:
                 # `Enum(value)`: a member by value (the matcher keeps enums only)
-                literal = _string(node.args[0])
+                literal = literal_string(node.args[0])
                 focus = self.columns.span(node.args[0])
                 lookup = EnumLookupUsage(*self._at(node), symbol, by_value=True, literal=literal)
                 lookup.focus = focus
@@ -952,12 +844,8 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, NodeVisitor)
             self._replacement_call(func, node.args[0])
 
 
-def _string(node) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-
 def _is_meta_info(node: ast.expr) -> bool:
     """`x["meta_info"]` or `x.meta_info`."""
     if isinstance(node, ast.Subscript):
-        return _string(node.slice) == "meta_info"
+        return literal_string(node.slice) == "meta_info"
     return isinstance(node, ast.Attribute) and node.attr == "meta_info"
