@@ -50,21 +50,27 @@ def asserted(fn: FunctionNode) -> Pins:
     return frozenset(found)
 
 
-def truth(test: ast.expr, pins: dict[str, bool]) -> bool | None:
-    """The truth of `test` the pins decide (through `not`, `and`, `or`), else None."""
-    source = ast.unparse(test)
-    if source in pins:
-        return pins[source]
+def decide(test: ast.expr, leaf: Callable[[ast.expr], bool | None]) -> bool | None:
+    """The truth of `test` where `leaf` knows a part's (tried first on every part, then
+    through `not`, `and`, `or`), else None."""
+    known = leaf(test)
+    if known is not None:
+        return known
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = truth(test.operand, pins)
+        inner = decide(test.operand, leaf)
         return None if inner is None else not inner
     if isinstance(test, ast.BoolOp):
-        values = [truth(v, pins) for v in test.values]
+        values = [decide(v, leaf) for v in test.values]
         decisive = isinstance(test.op, ast.Or)  # True decides an `or`, False an `and`
         if decisive in values:
             return decisive
         return None if None in values else not decisive
     return None
+
+
+def truth(test: ast.expr, pins: dict[str, bool]) -> bool | None:
+    """The truth of `test` the pins (conditions by their source) decide, else None."""
+    return decide(test, lambda part: pins.get(ast.unparse(part)))
 
 
 def decided(fn: FunctionNode, pins: Pins = frozenset()) -> FunctionNode:

@@ -37,7 +37,7 @@ from driftaudit.astwalk import block_children, walk
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.copy_changes import body_change
 from driftaudit.drift.pairs import MISSING, PairMemo
-from driftaudit.drift.refactors import Pins, asserted
+from driftaudit.drift.refactors import Pins, asserted, decide
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.similarity import MIN_TOKENS, compare, function_tokens, functions, name_bag
 from driftaudit.snapshot.fingerprints import FunctionPrint, module_prints
@@ -153,21 +153,18 @@ def _constants(statements: list[ast.stmt], outer: dict | None = None) -> dict[st
 
 
 def _truth_value(test: ast.expr, constants: dict[str, object]) -> object:
-    """The truth of a condition the copy pins, else _UNKNOWN."""
+    """The truth of a condition the copy pins (constants, names bound only to constants,
+    through `not`, `and`, `or`: `refactors.decide`), else _UNKNOWN."""
+    found = decide(test, partial(_pinned, constants=constants))
+    return _UNKNOWN if found is None else found
+
+
+def _pinned(test: ast.expr, constants: dict[str, object]) -> bool | None:
     if isinstance(test, ast.Constant):
         return bool(test.value)
-    if isinstance(test, ast.Name):
-        return bool(constants[test.id]) if test.id in constants else _UNKNOWN
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _truth_value(test.operand, constants)
-        return _UNKNOWN if inner is _UNKNOWN else not inner
-    if isinstance(test, ast.BoolOp):
-        values = [_truth_value(v, constants) for v in test.values]
-        decisive = isinstance(test.op, ast.Or)  # True decides an `or`, False an `and`
-        if decisive in values:
-            return decisive
-        return _UNKNOWN if _UNKNOWN in values else not decisive
-    return _UNKNOWN
+    if isinstance(test, ast.Name) and test.id in constants:
+        return bool(constants[test.id])
+    return None
 
 
 def _live(fn: ast.FunctionDef | ast.AsyncFunctionDef, module: dict[str, object]):
