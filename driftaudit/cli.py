@@ -795,6 +795,7 @@ def _diff(args, cache_dir: Path) -> int:
 
 def _cache(args, cache_dir: Path) -> int:
     """`driftaudit cache info|clean|prune` (store/maintenance.py)."""
+    from driftaudit.report import cache_inventory
     from driftaudit.store import maintenance
 
     if args.action == "info":
@@ -802,10 +803,10 @@ def _cache(args, cache_dir: Path) -> int:
         if args.format == "json":
             from driftaudit.report.json_report import opening
 
-            document = opening() | maintenance.info_json(found)
+            document = opening() | cache_inventory.info_json(found)
             sys.stdout.write(json_text(document))
         else:
-            for line in maintenance.info_lines(found):
+            for line in cache_inventory.info_lines(found):
                 print(terminal(line))
         return EXIT_OK
     if args.action == "clean":
@@ -813,8 +814,8 @@ def _cache(args, cache_dir: Path) -> int:
     else:
         keep_days = maintenance.DEFAULT_KEEP_DAYS if args.keep_days is None else args.keep_days
         outcome = maintenance.prune(cache_dir, keep_days, args.keep)
-    for line in maintenance.outcome_lines(
-        outcome, lambda freed: f"freed {maintenance.human(freed)} in {cache_dir}"
+    for line in cache_inventory.outcome_lines(
+        outcome, lambda freed: f"freed {cache_inventory.human(freed)} in {cache_dir}"
     ):
         print(terminal(line))
     return EXIT_OK
