@@ -12,8 +12,9 @@ import pytest
 
 import driftaudit.drift
 from driftaudit import codes
-from driftaudit.cli import _parser, main
+from driftaudit.cli import main
 from driftaudit.drift.changes import Change, MemberRemoved, ParameterMoved, SymbolMoved
+from driftaudit.options import parser as _parser
 
 
 def _change_classes() -> list[type[Change]]:
