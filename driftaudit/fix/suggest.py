@@ -48,10 +48,11 @@ def suggested_fixes(
             by_file[finding.path].append(finding)
     if files is None or not by_file:
         return {}
+    index = _index(files)
     changes: dict[int, list[Hunk]] = {}
     for path, listed in by_file.items():
         edits = [edits_from_findings([finding], unsafe_fixes=True) for finding in listed]
-        for finding, (_, hunks) in zip(listed, _rewrites(files, path, edits), strict=True):
+        for finding, (_, hunks) in zip(listed, _rewrites(index, path, edits), strict=True):
             if hunks:
                 changes[id(finding)] = hunks
     return changes
@@ -63,22 +64,27 @@ def previews(findings: list[Finding], files: ConsumerFiles | Path) -> dict[str, 
     by_file: dict[str, list[Edit]] = defaultdict(list)
     for edit in edits_from_findings(findings, unsafe_fixes=True):
         by_file[edit.path].append(edit)
+    index = _index(files)
     shown = {}
     for path, edits in sorted(by_file.items()):
-        ((before, hunks),) = _rewrites(files, path, [unique(edits)])
+        ((before, hunks),) = _rewrites(index, path, [unique(edits)])
         if hunks:
             shown[path] = (before, _patched(before, hunks))
     return shown
 
 
+def _index(files: ConsumerFiles | Path) -> ConsumerFiles:
+    """The consumer's file index (walked once, when given its folder)."""
+    return files if isinstance(files, ConsumerFiles) else ConsumerFiles(Path(files))
+
+
 def _rewrites(
-    files: ConsumerFiles | Path, path: str, edit_sets: list[list[Edit]]
+    index: ConsumerFiles, path: str, edit_sets: list[list[Edit]]
 ) -> list[tuple[str, list[Hunk]]]:
     """(the text of `path`, the hunks of its rewrite) under each set of edits; no hunks
     when the file cannot be read, does not parse or the edits change nothing."""
     from driftaudit.fix.source import UnreadableSource, source_of
 
-    index = files if isinstance(files, ConsumerFiles) else ConsumerFiles(Path(files))
     entry = index.get(path)
     try:
         source = source_of(entry, index.root / path)
