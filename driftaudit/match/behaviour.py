@@ -78,7 +78,7 @@ def copy_half(usages: UsageSet, old, new, consumer: ConsumerFiles) -> list[Findi
 def reach_half(usages: UsageSet, old, new, consumer: ConsumerFiles) -> list[Finding]:
     """DA702: calls whose sglang callee no longer reaches what it did."""
     files = SglangFiles(usages, consumer)  # parsed only where a branch guard needs values
-    return reach_findings(usages, old, new, TypeResolver(old), files)
+    return reach_findings(usages, old, new, TypeResolver(old, usages.fields), files)
 
 
 def _functions(file):

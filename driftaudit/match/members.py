@@ -25,7 +25,7 @@ class MemberMatcher:
     def __init__(self, differ: Differ, matcher, usages: UsageSet):
         self.differ = differ
         self.matcher = matcher  # for reference and call checks
-        self.types = TypeResolver(differ.old)
+        self.types = TypeResolver(differ.old, usages.fields)
         self.callers = KeywordCallers(differ.new)
         self.defined_names = usages.defined_names
         self.installed = usages.installed
@@ -41,6 +41,9 @@ class MemberMatcher:
         return self._file_classes.get(path, set())
 
     def classes_of(self, receiver: tuple) -> list[str]:
+        receiver = self.types.stored(receiver)
+        if receiver is None:
+            return []
         if receiver[0] == "self":
             found = (self.types.class_of(("path", base)) for base in receiver[1])
             return [c for c in found if c]
@@ -50,6 +53,8 @@ class MemberMatcher:
     # ---- certain: the receiver's class is known ----------------------------------
 
     def member(self, usage: MemberUsage) -> list[Finding]:
+        if _own_member(self.types.stored(usage.receiver), usage.member):
+            return []  # a consumer subclass's instance: the name is the subclass's own
         for cls in self.classes_of(usage.receiver):
             self._file_classes[usage.path].add(cls)
             if usage.member == "__init__" and usage.call is not None:
@@ -164,3 +169,8 @@ class MemberMatcher:
                 return None  # still there on one of them (or the class itself moved)
             first = first or change
         return first, owners
+
+
+def _own_member(receiver: tuple | None, name: str) -> bool:
+    """Does `receiver`, an instance of a consumer subclass, define `name` itself?"""
+    return bool(receiver) and receiver[0] == "self" and len(receiver) > 3 and name in receiver[2]

@@ -66,7 +66,8 @@ def _entries(usages: UsageSet, graph: CallGraph, types: TypeResolver):
         if isinstance(usage, CallUsage):
             node = graph.callable_node(graph.resolve(usage.symbol))
         elif isinstance(usage, MemberUsage) and usage.call is not None:
-            if usage.receiver and usage.receiver[0] == "self" and usage.member in overridden:
+            receiver = types.stored(usage.receiver) if usage.receiver else None
+            if receiver and receiver[0] == "self" and usage.member in overridden:
                 continue  # the consumer's own method runs, not sglang's
             cls = types.class_of(usage.receiver)
             node = graph.method(cls, usage.member) if cls else None

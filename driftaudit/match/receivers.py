@@ -1,7 +1,9 @@
 """Resolve a consumer TypeRef to an sglang class, with the old snapshot's annotations.
 
 `batch.reqs` is typed through `ScheduleBatch.reqs: List[Req]`; a method call through
-its return annotation; a constructor call gives an instance of its class.
+its return annotation; a constructor call gives an instance of its class; an attribute
+of a consumer object through the consumer's attribute table (`UsageSet.fields`: how its
+class annotates or assigns `self.x`), then on as any other TypeRef.
 """
 
 from __future__ import annotations
@@ -16,9 +18,35 @@ _VALUE_METHODS = {"get", "pop", "setdefault"}  # of a mapping: one of its values
 
 
 class TypeResolver:
-    def __init__(self, snapshot: Snapshot):
+    def __init__(self, snapshot: Snapshot, fields: dict[str, dict[str, tuple]] | None = None):
         self.snapshot = snapshot
+        self.fields = fields or {}  # the consumer's attribute table
         self._cache: dict = {}
+
+    def stored(self, ref, depth: int = 0):
+        """`ref` with the consumer objects' attributes in it followed through the
+        attribute table to the TypeRef their class gives them; None for an attribute
+        the table does not type (a consumer object's, or one its class sets itself)."""
+        while ref is not None and depth <= _MAX_DEPTH:
+            depth += 1
+            if ref[0] == "field":
+                ref = self.fields.get(ref[1], {}).get(ref[2])
+                continue
+            if ref[0] != "attr":
+                return ref
+            owner = self.stored(ref[1], depth)
+            if owner is None or owner[0] not in ("obj", "self") or len(owner) < 2:
+                return ref
+            if owner[0] == "obj":
+                ref = ("field", owner[1], ref[2])
+            elif len(owner) > 3 and ref[2] in owner[2]:  # the subclass's own attribute
+                row = self.fields.get(owner[3], {}).get(ref[2])
+                if row is None:
+                    return ref  # untyped by the subclass: as its sglang base types it
+                ref = row
+            else:
+                return ("attr", owner, ref[2]) if owner is not ref[1] else ref
+        return None
 
     def class_of(self, ref) -> str | None:
         """The canonical sglang class a TypeRef holds an instance of, or None."""
@@ -38,6 +66,12 @@ class TypeResolver:
 
     def _resolve(self, ref, depth: int):
         kind = ref[0]
+        if kind in ("field", "attr", "obj"):
+            followed = self.stored(ref)
+            if followed is None or followed[0] == "obj":
+                return None  # a consumer object, or its attribute of unknown type
+            if followed != ref:
+                return self.resolve(followed, depth + 1)
         if kind in ("path", "call"):
             found = self.snapshot.resolve(ref[1])
             if found is None or found.opaque:

@@ -145,6 +145,7 @@ def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None)
             scanned += 1
             result.usages.extend(found[0])
             result.defined_names |= found[1]
+            result.fields.update(found[2])
             result.installed |= _installed(file.entry)
             continue
         columns = Columns(file.text)
@@ -155,10 +156,11 @@ def collect_usages(root: Path | ConsumerFiles, exclude: list[str] | None = None)
             index.fail(file.entry, exc)
             continue
         if cache is not None:
-            cache.save_usages(file.entry, usages, visitor.defined_names)
+            cache.save_usages(file.entry, usages, visitor.defined_names, visitor.fields)
         scanned += 1
         result.usages.extend(usages)
         result.defined_names |= visitor.defined_names
+        result.fields.update(visitor.fields)
         result.installed |= _installed(file.entry)
     result.files_scanned = scanned
     result.failures = failures(index)

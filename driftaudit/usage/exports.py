@@ -37,8 +37,8 @@ class ConsumerExports:
     # module with a star import from sglang -> every name it binds itself (star_imports):
     # any other name it exports comes from the star import
     bound: dict[str, frozenset[str]] = field(default_factory=dict)
-    # module -> class -> (base expressions as dotted names, the class node or the names
-    # its body defines: `class_names`)
+    # module -> class (every module-level class) -> (base expressions as dotted names,
+    # the class node or the names its body defines: `class_names`)
     classes: dict[str, dict[str, tuple[list[str], ast.ClassDef]]] = field(default_factory=dict)
     _exporting: dict[str, bool] = field(default_factory=dict, repr=False)  # caches
     _subclasses: dict[tuple[str, str], tuple | None] = field(default_factory=dict, repr=False)
@@ -62,10 +62,9 @@ class ConsumerExports:
                             self.bound[name] = bound_names(tree)
                     else:
                         table[alias.asname or alias.name] = self._target(source, alias.name)
-            elif isinstance(node, ast.ClassDef) and node.bases:
+            elif isinstance(node, ast.ClassDef):  # with sglang bases or not (`defining`)
                 bases = [d for d in map(dotted, node.bases) if d]
-                if bases:
-                    self.classes.setdefault(name, {})[node.name] = (bases, node)
+                self.classes.setdefault(name, {})[node.name] = (bases, node)
 
     def subclass(self, module: str, name: str, seen: frozenset = frozenset()):
         """(sglang bases, own names, inherits its `__init__`) of consumer class `name` of
@@ -111,6 +110,16 @@ class ConsumerExports:
                 own |= parent[1]
                 inherits = inherits and parent[2]
         return (tuple(bases), frozenset(own), inherits) if bases else None
+
+    def defining(self, module: str, name: str, seen: int = 0) -> str | None:
+        """`module.Class` where consumer class `name` of `module` is defined (through
+        re-exports), its key in the consumer's attribute table; None if not a class."""
+        if name in self.classes.get(module, {}):
+            return f"{module}.{name}"
+        target = self.bindings.get(module, {}).get(name)
+        if target and target[0] == "consumer" and target[2] and seen < 10:
+            return self.defining(target[1], target[2], seen + 1)
+        return None
 
     @staticmethod
     def _target(module: str, attr: str) -> tuple:

@@ -8,10 +8,12 @@ Two kinds of entry live in a file's record:
   (`findings_cache.tool_digest`: its code and dependencies);
 - the usages the visitor found in it, which depend on the file and, across files, on
   nothing but the consumer's export table (`ConsumerExports`: which consumer modules
-  exist, what each binds at module level, what it star-imports, and for each class with
-  bases those bases and the names its body defines: all the visitor reads of another
-  file). They are keyed by the file and a digest of that table, so an edit that changes
-  what a module re-exports or a base class defines visits every file again.
+  exist, what each binds at module level, what it star-imports, and for each class its
+  bases and the names its body defines: all the visitor reads of another file). They are
+  keyed by the file and a digest of that table, so an edit that changes what a module
+  re-exports or a base class defines visits every file again. The file's rows of the
+  attribute table (`UsageSet.fields`) are kept with them: other files' usages refer to
+  those rows by name and read them only when matching.
 
 One record per (consumer, file) holds the latest entries, so the store does not grow
 with every edit. Records are pickled (the store is the user's own cache directory); one
@@ -30,7 +32,7 @@ from driftaudit.store.db import BlobStore
 from driftaudit.usage.exports import ConsumerExports, summary_names
 from driftaudit.usage.usages import Usage
 
-SCHEMA_VERSION = 3  # bump when the stored form or the key's meaning changes
+SCHEMA_VERSION = 4  # bump when the stored form or the key's meaning changes
 
 
 def exports_digest(exports: ConsumerExports) -> str:
@@ -148,18 +150,20 @@ class FileCache:
             raise RuntimeError("FileCache.use_exports was not called")
         return _sha(f"{record['file']}\0{self.context}")
 
-    def load_usages(self, file) -> tuple[list[Usage], set[str]] | None:
+    def load_usages(self, file) -> tuple[list[Usage], set[str], dict] | None:
+        """(usages, defined names, the file's rows of the attribute table), or None."""
         record = self._record(file)
         found = None
         if record.get("usage_key") == self._usage_key(record):
             try:
-                usages, names = pickle.loads(record["usages"])
+                usages, names, fields = pickle.loads(record["usages"])
                 if (
                     isinstance(usages, list)
                     and all(isinstance(u, Usage) for u in usages)
                     and isinstance(names, set)
+                    and isinstance(fields, dict)
                 ):
-                    found = usages, names
+                    found = usages, names, fields
             except Exception:  # noqa: BLE001 -- corrupt or of another form: visited again
                 found = None
         if found is None:
@@ -168,11 +172,11 @@ class FileCache:
             self.hits += 1
         return found
 
-    def save_usages(self, file, usages: list[Usage], names: set[str]) -> None:
+    def save_usages(self, file, usages: list[Usage], names: set[str], fields: dict) -> None:
         """Pickled now: the matchers fill in some usages' fields later."""
         record = self._record(file)
         try:
-            data = pickle.dumps((usages, set(names)), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps((usages, set(names), fields), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 -- something that does not pickle: not stored
             return
         record.update(usage_key=self._usage_key(record), usages=data)

@@ -1,13 +1,14 @@
 """Expression types in `UsageVisitor`: the `TypeRef` of a value (see types.py) when it is
 an sglang instance, through calls, attributes, elements, comprehensions, factories on
-consumer subclasses and `super()`; and the types annotations give."""
+consumer subclasses and `super()`, and attributes of the consumer's own objects (typed
+through its attribute table); and the types annotations give."""
 
 from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING, Any
 
-from driftaudit.usage.scopes import ConsumerClass, ConsumerInstance, LocalFunction
+from driftaudit.usage.scopes import ConsumerClass, ConsumerInstance, LocalFunction, OwnClass
 from driftaudit.usage.types import annotation_type, is_type
 
 SUPER = "\0super"  # scope key: (TypeRef of `super()`, the class) in a subclass method
@@ -38,14 +39,16 @@ class InferenceMixin:
                 if func.id == "super" and local is None:
                     return self._super(node)
                 if isinstance(local, ConsumerClass):
-                    return ("self", local.bases, local.own)
+                    return local.instance()
+                if isinstance(local, OwnClass):
+                    return ("obj", local.key)
                 return local.returns if isinstance(local, LocalFunction) else None
             if isinstance(func, ast.Attribute):
                 base = self.infer(func.value)
                 if base is None and isinstance(func.value, ast.Name):
                     owner = self.lookup(func.value.id)  # `MyBatch.init_new(...)`: a factory
                     if isinstance(owner, ConsumerClass) and func.attr not in owner.own:
-                        base = ("self", owner.bases, owner.own)
+                        base = owner.instance()
                 return ("ret", base, func.attr) if base else None
             return None
         if isinstance(node, ast.Attribute):
@@ -54,8 +57,10 @@ class InferenceMixin:
             if isinstance(node.value, ast.Name):
                 holder = self.lookup(node.value.id)
                 if isinstance(holder, ConsumerInstance):
-                    return holder.owner.attr_types.get(node.attr)
+                    return self._own_attribute(holder.owner, node.attr)
             base = self.infer(node.value)
+            if base and base[0] == "obj":
+                return ("field", base[1], node.attr)
             return ("attr", base, node.attr) if base else None
         if isinstance(node, ast.Subscript):
             base = self.infer(node.value)
@@ -97,14 +102,26 @@ class InferenceMixin:
                 return None
         return typed
 
-    def _annotation(self, node: ast.expr | None):
-        return annotation_type(node, self.resolve_expr)
+    @staticmethod
+    def _own_attribute(owner, name: str):
+        """`self.x` in a consumer class with no sglang base: its type as far as the walk
+        has read the class, else (assigned somewhere in the class) its row of the
+        attribute table, read when matching: a method below may assign it."""
+        found = owner.attr_types.get(name)
+        if found is None and name in owner.own and owner.key:
+            return ("field", owner.key, name)
+        return found
 
-    def _param_type(self, node: ast.expr | None):
-        """A parameter's annotation: an sglang type, or a consumer subclass of one."""
-        typed = self._annotation(node)
-        if typed is None and isinstance(node, ast.Name):
+    def _annotation(self, node: ast.expr | None):
+        """An annotation's TypeRef: sglang types, and the consumer's own classes."""
+        return annotation_type(node, self._annotated)
+
+    def _annotated(self, node: ast.expr) -> str | tuple | None:
+        path = self.resolve_expr(node)
+        if path is None and isinstance(node, ast.Name):
             local = self.lookup(node.id)
             if isinstance(local, ConsumerClass):
-                return ("self", local.bases, local.own)
-        return typed or None
+                return local.instance()
+            if isinstance(local, OwnClass):
+                return ("obj", local.key)
+        return path

@@ -32,7 +32,10 @@ class ClassContext:
     name: str
     bases: tuple[str, ...]  # sglang paths of its bases
     own: frozenset[str]  # names the class defines itself
-    # `self.x = <sglang instance>` in its methods: x -> TypeRef
+    key: str = ""  # module.Class: its row of the consumer's attribute table
+    writes: frozenset[str] = frozenset()  # `self.a.b = ...` in its methods: "a.b"
+    # x -> TypeRef of `self.x` as its annotations and methods give it (so far in the walk;
+    # the file's attribute table holds this dict, read whole when matching)
     attr_types: dict[str, tuple] = field(default_factory=dict)
     # no sglang base, but `__init__` takes an sglang instance (`processor: LogitsProcessor`):
     # the class may stand in for it, so its methods are checked like overrides
@@ -52,6 +55,18 @@ class ConsumerClass:
     # one base, no decorator, no `__init__`/`__new__` of its own: calling it calls the
     # sglang base's `__init__` with the same arguments
     inherits_init: bool = False
+    key: str = ""  # module.Class where it is defined (the consumer's attribute table)
+
+    def instance(self) -> tuple:
+        return ("self", self.bases, self.own, self.key)
+
+
+@dataclass
+class OwnClass:
+    """A consumer class with no sglang base: its instances are `("obj", key)`, whose
+    attributes its attribute table may type."""
+
+    key: str
 
 
 @dataclass

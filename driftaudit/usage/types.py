@@ -13,9 +13,17 @@ A `TypeRef` is a small tuple, resolved later against the old sglang snapshot
                                       a list's element; a mapping's keys are not typed)
     ("ret", T, "get_batch")           what method `get_batch` of a T returns
     ("call", "sglang...f")            what calling sglang `f` gives (class: an instance)
-    ("self", (base, ...), own)        `self` in a consumer subclass of sglang classes;
+    ("self", (base, ...), own, key)   `self` in a consumer subclass of sglang classes;
                                       `own` holds the names the subclass defines itself
-                                      (`super()`: the first base, `own` empty)
+                                      (`super()`: the first base, `own` empty, no key);
+                                      `key` names the class (module.Class) in the
+                                      consumer's attribute table
+    ("obj", key)                      an instance of a consumer class with no sglang base
+    ("field", key, "runner")          attribute `runner` of an instance of consumer class
+                                      `key`: the type its class gives it (an annotation,
+                                      `self.runner = <typed value>`), read from the
+                                      consumer's attribute table (`UsageSet.fields`) when
+                                      the findings are matched: any method may assign it
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from collections.abc import Callable
 from driftaudit.pysource import dotted
 
 TypeRef = tuple
-TYPE_KINDS = {"path", "list", "map", "attr", "elem", "iter", "ret", "call", "self"}
+TYPE_KINDS = {"path", "list", "map", "attr", "elem", "iter", "ret", "call", "self", "obj", "field"}
 
 _CONTAINERS = {
     "List",
@@ -65,10 +73,11 @@ def is_type(binding) -> bool:
     return isinstance(binding, tuple) and bool(binding) and binding[0] in TYPE_KINDS
 
 
-def annotation_type(node: ast.expr | None, resolve: Callable[[ast.expr], str | None]):
+def annotation_type(node: ast.expr | None, resolve: Callable[[ast.expr], str | tuple | None]):
     """A consumer (or sglang) annotation -> TypeRef, or None when it names nothing known.
 
-    `resolve` maps a name or dotted expression to an sglang path (or None).
+    `resolve` maps a name or dotted expression to an sglang path, or to the TypeRef of an
+    instance of a consumer class (or None).
     """
     if node is None:
         return None
@@ -80,6 +89,8 @@ def annotation_type(node: ast.expr | None, resolve: Callable[[ast.expr], str | N
         return annotation_type(parsed, resolve)
     if isinstance(node, (ast.Name, ast.Attribute)):
         path = resolve(node)
+        if isinstance(path, tuple):
+            return path
         return ("path", path) if path else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return annotation_type(node.left, resolve) or annotation_type(node.right, resolve)

@@ -218,3 +218,6 @@ class UsageSet:
     defined_names: set[str] = field(default_factory=set)  # attribute names the consumer defines
     # consumer classes whose instances it puts in place of another object's attribute
     installed: set[str] = field(default_factory=set)
+    # the consumer's attribute table: class (module.Class) -> attribute -> TypeRef, as
+    # its annotations and methods type `self.x` (types.py: "field")
+    fields: dict[str, dict[str, tuple]] = field(default_factory=dict)

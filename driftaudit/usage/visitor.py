@@ -19,12 +19,12 @@ import ast
 from driftaudit.astwalk import NodeVisitor
 from driftaudit.pysource import Columns, Located, dotted
 from driftaudit.usage.branches import BranchesMixin
+from driftaudit.usage.classes import ClassesMixin
 from driftaudit.usage.consumer_guards import LASTING, caught, imported_in
 from driftaudit.usage.exports import (
     SGLANG,
     ConsumerExports,
     absolute_module,
-    class_names,
 )
 from driftaudit.usage.fallbacks import Fallbacks, never_none_arguments
 from driftaudit.usage.inference import SUPER, InferenceMixin
@@ -35,6 +35,7 @@ from driftaudit.usage.scopes import (
     ConsumerInstance,
     Deferred,
     LocalFunction,
+    OwnClass,
     PartialOf,
     Recorder,
 )
@@ -50,7 +51,6 @@ from driftaudit.usage.usages import (
     AttributeNameUsage,
     CallShape,
     CallUsage,
-    ClassFieldUsage,
     DataclassCallUsage,
     EnumLookupUsage,
     ImportUsage,
@@ -58,9 +58,7 @@ from driftaudit.usage.usages import (
     KeywordDictUsage,
     MemberUsage,
     MetaInfoUsage,
-    OverrideUsage,
     ReferenceUsage,
-    SubclassUsage,
     UnpackUsage,
     Usage,
 )
@@ -78,7 +76,14 @@ _VALUE = "\0value:"  # scope key: the expression a local name was last assigned
 _WROTE = "\0wrote:"  # scope key: `obj.x` the consumer assigned itself
 
 
-class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCallsMixin, NodeVisitor):
+class UsageVisitor(
+    BranchesMixin,
+    ClassesMixin,
+    InferenceMixin,
+    MonkeypatchMixin,
+    SpelledCallsMixin,
+    NodeVisitor,
+):
     def __init__(
         self,
         relpath: str,
@@ -98,6 +103,8 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
         self._guarded: set[int] = set()  # import statements inside try/except ImportError
         self._in_handler = 0  # inside `except ...:` (fallback assignments keep bindings)
         self._class: ClassContext | None = None
+        # the file's rows of the consumer's attribute table: class key -> attr -> TypeRef
+        self.fields: dict[str, dict[str, tuple]] = {}
         self._queue: list[Deferred] = []
         # module-level functions whose first parameter is `self`: method replacements,
         # read last so that the code installing or calling them has typed their `self`
@@ -257,7 +264,7 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
         scope: dict = {}
         for arg in [*ordered, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
-                scope[arg.arg] = self._param_type(getattr(arg, "annotation", None))
+                scope[arg.arg] = self._annotation(getattr(arg, "annotation", None))
         decorators = {
             (dotted(d) or "").rpartition(".")[2] for d in getattr(node, "decorator_list", [])
         }
@@ -267,120 +274,15 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
                 scope[first] = job.patched
             elif job.owner is not None:
                 owner = job.owner
+                # `self.req.x = ...` in any method: `self.req.x` is the class's own value
+                scope.update((f"{_WROTE}{first}.{chain}", True) for chain in owner.writes)
                 if owner.first_base:
                     scope[SUPER] = (("self", (owner.first_base,), frozenset()), owner.name)
                 if owner.bases:
-                    scope[first] = ("self", owner.bases, owner.own)
+                    scope[first] = ("self", owner.bases, owner.own, owner.key)
                 else:
                     scope[first] = ConsumerInstance(owner)
         return scope
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        for expr in [*node.bases, *node.decorator_list, *(k.value for k in node.keywords)]:
-            self.visit(expr)
-        bases = tuple(p for p in (self.resolve_expr(b) for b in node.bases) if p)
-        own = class_names(node)
-        self.defined_names.update(own)
-        saved, self._class = self._class, ClassContext(node.name, bases, own)
-        self._class.first_base = self.resolve_expr(node.bases[0]) if node.bases else None
-        if not bases:
-            self._class.wraps = self._wrapped(node)
-        for statement in node.body:
-            targets = statement.targets if isinstance(statement, ast.Assign) else []
-            if isinstance(statement, ast.AnnAssign):
-                targets = [statement.target]
-            for target in targets:
-                if isinstance(target, ast.Name) and target.id.startswith("sglang_"):
-                    self.usages.append(
-                        ClassFieldUsage(
-                            *self._at(target),
-                            "",
-                            name=target.id,
-                            owner=node.name,
-                            focus=self.columns.span(target),
-                        )
-                    )
-        self.scopes.append({})  # class body names do not leak into methods
-        self.visit_block(node.body)
-        self.scopes.pop()
-        self._class = saved
-        inherits = (
-            len(node.bases) == 1
-            and not node.keywords
-            and not node.decorator_list
-            and not {"__init__", "__new__"} & own
-        )
-        self.bind(node.name, ConsumerClass(node.name, bases, own, inherits) if bases else EXTERNAL)
-        self._subclass_usage(node, bases, own)
-
-    def _subclass_usage(self, node: ast.ClassDef, bases: tuple, own: frozenset) -> None:
-        """The class as a `SubclassUsage`, its consumer bases' sglang bases and names
-        folded in (`class B(A)`, `class A(EngineBase)` in this module or imported)."""
-        names = set(own)
-        reached = list(bases)
-        for base in node.bases:
-            found = self.lookup(base.id) if isinstance(base, ast.Name) else None
-            if isinstance(found, ConsumerClass):
-                reached += [b for b in found.bases if b not in reached]
-                names |= found.own
-        if not reached:
-            return
-        abstract = any(
-            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and any((dotted(d) or "").endswith("abstractmethod") for d in s.decorator_list)
-            for s in node.body
-        )
-        at = next((b for b in node.bases if self.resolve_expr(b) or isinstance(b, ast.Name)), node)
-        self.usages.append(
-            SubclassUsage(
-                *self._at(node),
-                reached[0],
-                owner=node.name,
-                bases=tuple(reached),
-                own=frozenset(names),
-                abstract=abstract,
-                focus=self.columns.span(at) if at is not node else None,
-            )
-        )
-
-    def _wrapped(self, node: ast.ClassDef) -> tuple[str, ...]:
-        """The sglang classes the class's `__init__` takes an instance of (annotated)."""
-        init = next(
-            (
-                s
-                for s in node.body
-                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
-            ),
-            None,
-        )
-        if init is None:
-            return ()
-        args = [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs][1:]
-        typed = (self._annotation(a.annotation) for a in args)
-        return tuple(dict.fromkeys(t[1] for t in typed if t and t[0] == "path"))
-
-    def _override(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        owner = self._class
-        assert owner is not None  # called for a method, inside its class
-        bases = owner.bases or owner.wraps
-        if not bases or (node.name.startswith("__") and node.name.endswith("__")):
-            return
-        params = [a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]]
-        self.usages.append(
-            OverrideUsage(
-                *self._at(node),
-                "",
-                owner.name,
-                bases,
-                node.name,
-                params,
-                node.args.vararg is not None and node.args.kwarg is not None,
-                var_positional=node.args.vararg is not None,
-                var_keyword=node.args.kwarg is not None,
-                stand_in=not owner.bases,
-                focus=self.columns.def_name(node),
-            )
-        )
 
     # ---- imports ---------------------------------------------------------------
 
@@ -468,8 +370,10 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
                 subclass = self.exports.subclass(source, alias.name)
                 found = self.exports.lookup(source, alias.name)
                 stars = () if found else self.exports.star_lookup(source, alias.name)
+                key = self.exports.defining(source, alias.name)
                 if subclass is not None:
-                    self.bind(bound, ConsumerClass(alias.name, *subclass))
+                    bases, own, inherits = subclass
+                    self.bind(bound, ConsumerClass(alias.name, bases, own, inherits, key or ""))
                 elif stars:  # re-exported by a star import: it fails here when gone
                     symbol = f"{stars[0]}.{alias.name}"
                     self.usages.append(
@@ -485,7 +389,7 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
                     )
                     self.bind(bound, symbol)
                 else:
-                    self.bind(bound, found or EXTERNAL + bound)
+                    self.bind(bound, found or (OwnClass(key) if key else EXTERNAL + bound))
             else:
                 self.bind(bound, EXTERNAL + f"{source}.{alias.name}")
 
@@ -535,15 +439,6 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
         elif isinstance(target, ast.Name):
             self._assign_name(target.id, value)
 
-    def _record_attribute_type(self, target: ast.Attribute, value: ast.expr) -> None:
-        """`self.x = <sglang instance>` inside a consumer class: remember x's type."""
-        if isinstance(target.value, ast.Name):
-            holder = self.lookup(target.value.id)
-            if isinstance(holder, ConsumerInstance):
-                typed = self.infer(value)
-                if typed is not None:
-                    holder.owner.attr_types.setdefault(target.attr, typed)
-
     def _assign_name(self, name: str, value: ast.expr | None, annotation=None) -> None:
         # `GC = parallel_state.GroupCoordinator` aliases, `b = ScheduleBatch(...)` types;
         # anything else shadows, except a fallback in `except ImportError: X = None`
@@ -565,9 +460,17 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
         self.generic_visit(node)
         if isinstance(node.target, ast.Name):
             self._assign_name(node.target.id, node.value, self._annotation(node.annotation))
-        elif node.value is not None and isinstance(node.target, ast.Attribute):
-            self._maybe_install(node.target, node.value)
-            self._record_attribute_type(node.target, node.value)
+        elif isinstance(node.target, ast.Attribute):
+            if node.value is not None:
+                self._maybe_install(node.target, node.value)
+            self._record_attribute_type(node.target, node.value, node.annotation)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        target = node.target
+        if isinstance(target, ast.Attribute):  # `x.n += 1` reads `x.n` first: a load
+            target = ast.copy_location(ast.Attribute(target.value, target.attr, ast.Load()), target)
+        self.visit(target)
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
@@ -649,7 +552,7 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
     def _own_write(self, node: ast.Attribute, store: bool) -> bool:
         """Remember `obj.x = ...` in this scope; True for a later read of `obj.x`."""
         receiver = dotted(node.value)
-        if not receiver or receiver.split(".")[0] in ("self", "cls"):
+        if not receiver or receiver in ("self", "cls"):
             return False  # self: the class's own names (class_names) cover it
         key = f"{_WROTE}{receiver}.{node.attr}"
         if store:
@@ -661,8 +564,8 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
         receiver = self.infer(node.value)
         if receiver is None:
             return False
-        if receiver[0] == "self" and node.attr in receiver[2]:
-            return True  # the subclass's own member
+        if receiver[0] == "obj" or (receiver[0] == "self" and node.attr in receiver[2]):
+            return True  # a consumer object's member, or the subclass's own
         stored = self._value_type(self._stored.get(id(node))) if store else None
         self.usages.append(
             MemberUsage(
