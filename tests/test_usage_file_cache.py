@@ -15,6 +15,7 @@ BASE = """from sglang.srt.managers.scheduler import Scheduler
 class Base(Scheduler):
     def setup(self):
         self.ready = True
+        self.peer = Scheduler()
 """
 
 USER = """from pkg.base import Base
@@ -57,6 +58,7 @@ def _same(root: Path, cache_dir: Path) -> FileCache:
     fresh, _ = _collect(root, None)
     assert cached.usages == fresh.usages
     assert cached.defined_names == fresh.defined_names
+    assert cached.fields == fresh.fields  # the attribute table, kept with the usages
     assert cached.files_scanned == fresh.files_scanned
     return cache
 
@@ -67,6 +69,9 @@ def test_only_the_edited_file_is_visited_again(tmp_path):
     assert first.hits == 0 and first.misses == 3
     again = _same(root, cache_dir)
     assert again.hits == 3 and again.misses == 0
+    cached, _ = _collect(root, cache_dir)
+    peer = ("call", "sglang.srt.managers.scheduler.Scheduler")
+    assert cached.fields["pkg.base.Base"] == {"peer": peer}  # read back from the records
     calls = root / "pkg" / "calls.py"
     calls.write_text(CALLS.replace("tp_size=2)", "tp_size=2,\n        dp_size=1)"))
     edited = _same(root, cache_dir)
