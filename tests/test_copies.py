@@ -261,3 +261,90 @@ def test_a_statement_moved_past_independent_ones_only_is_nothing_to_port(tmp_pat
 def test_asserted_reads_the_conditions_a_function_asserts() -> None:
     (fn,) = ast.parse("def f(a, c):\n    assert not a.b and c, 'no'\n    return a\n").body
     assert asserted(fn) == {("a.b", False), ("c", True)}
+
+
+GROUPS = """
+def make_group(size, backend="nccl", symm=False, retries=0, mode=None):
+    return (size, backend, symm, retries, mode)
+"""
+
+SETUP = """
+from sglang.srt.groups import make_group
+
+
+def setup(server_args, size, ranks):
+    ranks = [rank for rank in ranks if rank < size]
+    group = make_group(size, backend="nccl")
+    if server_args.verbose:
+        print(group, ranks)
+    return group, ranks, len(ranks)
+"""
+
+SERVER_ARGS = (
+    "import dataclasses\n\n\n@dataclasses.dataclass\nclass ServerArgs:\n"
+    "    enable_symm: bool = False\n    enable_other: bool = True\n    mode: str = 'none'\n"
+)
+
+
+def passed(tmp_path, keyword: str):
+    """What a copy of SETUP has to port when the new code passes one more keyword."""
+    store = BlobStore(tmp_path / "cache.sqlite")
+    trees = []
+    for name, code in (("old", SETUP), ("new", SETUP.replace('"nccl")', f'"nccl", {keyword})'))):
+        files = {
+            "sglang/__init__.py": "",
+            "sglang/srt/__init__.py": "",
+            "sglang/srt/groups.py": GROUPS,
+            "sglang/srt/bench.py": code,
+            "sglang/srt/server_args.py": SERVER_ARGS,
+        }
+        root = write_tree(tmp_path / name, files)
+        trees.append(Snapshot(tree_from_root(name, "directory", root), store))
+    old, new = trees
+    prints = extract_prints("sglang.srt.bench", old.source("sglang.srt.bench"), 0)
+    (found,) = [p for p in prints if p.qualname == "setup"]
+    return body_change(old, new, found)
+
+
+def test_a_keyword_passing_the_callees_default_is_nothing_to_port(tmp_path) -> None:
+    # what the callee uses when it is left out: a copy that leaves it out gets the same
+    for keyword in ("symm=server_args.enable_symm", "retries=0", "mode=None"):
+        assert passed(tmp_path / keyword, keyword) is None, keyword
+
+
+def test_a_keyword_passing_another_value_is_a_change(tmp_path) -> None:
+    # a setting on by default, another literal, another type, a ServerArgs default
+    # spelled differently ('none' is not None), a value not known
+    for keyword in (
+        "symm=server_args.enable_other",
+        "retries=3",
+        "retries=False",
+        "mode=server_args.mode",
+        "symm=size > 1",
+    ):
+        change = passed(tmp_path / keyword, keyword)
+        assert change is not None and change.changed_lines == {7}, keyword
+
+
+def test_the_text_a_debug_fstring_spells_is_no_change(tmp_path) -> None:
+    renamed = BODY.replace("total", "grand_total").replace(
+        'raise ValueError("batch too large")', 'raise ValueError(f"{grand_total=} too large")'
+    )
+    debug = BODY.replace(
+        'raise ValueError("batch too large")', 'raise ValueError(f"{total=} too large")'
+    )
+    store = BlobStore(tmp_path / "cache.sqlite")
+    trees = []
+    for name, code in (("old", debug), ("new", renamed)):
+        root = write_tree(tmp_path / name, {"sglang/__init__.py": "", "sglang/srt/bench.py": code})
+        trees.append(Snapshot(tree_from_root(name, "directory", root), store))
+    old, new = trees
+    (found,) = [p for p in extract_prints("sglang.srt.bench", debug, 0) if p.qualname == "prepare"]
+    assert body_change(old, new, found) is None
+    # the same text without `=` is a message of its own: the wording stays compared
+    reworded = renamed.replace("{grand_total=}", "{grand_total} is")
+    root = write_tree(
+        tmp_path / "reworded", {"sglang/__init__.py": "", "sglang/srt/bench.py": reworded}
+    )
+    changed = Snapshot(tree_from_root("reworded", "directory", root), store)
+    assert body_change(old, changed, found) is not None
