@@ -196,11 +196,13 @@ def make(device, size, timeout):
 """
 
 
-def refactored(tmp_path, new_code: str, pins=frozenset()):
+def refactored(tmp_path, new_code: str, pins=frozenset(), new_files=None):
     store = BlobStore(tmp_path / "cache.sqlite")
     trees = []
     for name, code in (("old", CHAIN), ("new", new_code)):
         files = {"sglang/__init__.py": "", "sglang/srt/bench.py": code}
+        if name == "new":
+            files |= new_files or {}
         root = write_tree(tmp_path / name, files)
         trees.append(Snapshot(tree_from_root(name, "directory", root), store))
     old, new = trees
@@ -227,6 +229,27 @@ CHAIN_CALL = CHAIN.replace(
 
 def test_an_extracted_function_with_the_same_body_is_nothing_to_port(tmp_path) -> None:
     assert refactored(tmp_path, HELPER + CHAIN_CALL) is None
+
+
+def test_an_extracted_function_with_early_returns_is_nothing_to_port(tmp_path) -> None:
+    # `if c: return a` then `return b` reads as `if c: ... else: ...`
+    early = HELPER.replace("    elif", "    if").replace("    else:\n        return", "    return")
+    assert "else" not in early
+    assert refactored(tmp_path, early + CHAIN_CALL) is None
+    changed = early.replace('return "gloo"', 'return "ccl"')
+    assert refactored(tmp_path / "changed", changed + CHAIN_CALL) is not None
+
+
+def test_an_extracted_function_imported_through_a_reexport_is_inlined(tmp_path) -> None:
+    files = {
+        "sglang/srt/__init__.py": "",
+        "sglang/srt/comm/__init__.py": "from sglang.srt.comm.backends import backend_for\n",
+        "sglang/srt/comm/backends.py": HELPER,
+    }
+    call = "from sglang.srt.comm import backend_for\n" + CHAIN_CALL
+    assert refactored(tmp_path, call, new_files=files) is None
+    files["sglang/srt/comm/backends.py"] = HELPER.replace('"xccl"', '"ccl"')
+    assert refactored(tmp_path / "changed", call, new_files=files) is not None
 
 
 def test_an_extracted_function_whose_body_differs_is_reported(tmp_path) -> None:

@@ -224,7 +224,8 @@ def _changed(old_tokens: list[str], old_lines: list[int], tokens: list[str]) -> 
 class _Lookup:
     """The function a call of the new code runs, when it is plain to see: a function of
     its module, a method of its class called on `self`, a function imported from a
-    module of the tree (at the module's top or in the function)."""
+    module of the tree (at the module's top or in the function; where a package
+    re-exports it, in the module that defines it)."""
 
     def __init__(self, snapshot, module: str, code: str, qualname: str):
         self.snapshot, self.module, self.code = snapshot, module, code
@@ -255,8 +256,19 @@ class _Lookup:
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     if (alias.asname or alias.name) == func.id:
-                        return self._defined(node.module, alias.name)
+                        return self._exported(node.module, alias.name)
         return self._defined(self.module, func.id)
+
+    def _exported(self, module: str, name: str) -> FunctionNode | None:
+        """`name` of `module`: defined there, or where the name it re-exports is defined."""
+        found = self._defined(module, name)
+        if found is not None:
+            return found
+        resolved = self.snapshot.resolve(f"{module}.{name}")
+        home = resolved.module.name if resolved is not None and resolved.module else ""
+        if not home or home == module or not resolved.canonical.startswith(home + "."):
+            return None
+        return self._defined(home, resolved.canonical[len(home) + 1 :])
 
     def parameter_default(self, call: ast.Call, name: str) -> str | None:
         """The source text of the default of the parameter `name` of the function `call`

@@ -9,7 +9,8 @@ has nothing to port then. Each rewrite here keeps the semantics of the function:
   memory);
 - `inlined`: a call of a function replaced by that function's body with its parameters
   bound to the call's arguments (`x = f(a)` with `return`s in tail position becoming
-  `x = ...`), the reverse of an "extract function";
+  `x = ...`, `if c: return a` followed by more read as `if c: ... else: ...`), the
+  reverse of an "extract function";
 - `moved_back`: a statement of the function's top level that the new code moved past
   statements it does not depend on (names it reads they do not bind, names it binds they
   do not use, no exit in between), put back where the old code had it. Names only: what
@@ -244,6 +245,13 @@ def _tail_assigned(body: list[ast.stmt], target: ast.expr) -> list[ast.stmt] | N
     the end (the call's None) is taken as the old code's chain without an `else`."""
     if not body:
         return body
+    for index, statement in enumerate(body[:-1]):  # `if c: return a` then more: an `else`
+        if isinstance(statement, ast.If) and not statement.orelse:
+            if _all_paths_return(statement.body):
+                rest = body[index + 1 :]
+                body = [*body[:index], ast.If(statement.test, statement.body, rest)]
+                ast.copy_location(body[-1], statement)
+                break
     *head, last = body
     if any(isinstance(n, ast.Return) for s in head for n in walk(s)):
         return None
