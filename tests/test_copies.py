@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from driftaudit.drift.copy_changes import body_change
-from driftaudit.drift.refactors import asserted
+from driftaudit.drift.refactors import asserted, unread
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.fingerprints import extract_prints
 from driftaudit.sources.tree import tree_from_root
@@ -196,7 +196,7 @@ def make(device, size, timeout):
 """
 
 
-def refactored(tmp_path, new_code: str, pins=frozenset(), new_files=None):
+def refactored(tmp_path, new_code: str, pins=frozenset(), new_files=None, unread=frozenset()):
     store = BlobStore(tmp_path / "cache.sqlite")
     trees = []
     for name, code in (("old", CHAIN), ("new", new_code)):
@@ -208,7 +208,7 @@ def refactored(tmp_path, new_code: str, pins=frozenset(), new_files=None):
     old, new = trees
     prints = extract_prints("sglang.srt.bench", old.source("sglang.srt.bench"), 0)
     (found,) = [p for p in prints if p.qualname == "make"]
-    return body_change(old, new, found, pins)
+    return body_change(old, new, found, pins, unread)
 
 
 HELPER = """
@@ -371,3 +371,35 @@ def test_the_text_a_debug_fstring_spells_is_no_change(tmp_path) -> None:
     )
     changed = Snapshot(tree_from_root("reworded", "directory", root), store)
     assert body_change(old, changed, found) is not None
+
+
+def test_unread_is_what_a_function_binds_and_never_reads() -> None:
+    code = "def f(a):\n    x = a\n    y = 1\n    z = [y for _ in a]\n    return a\n"
+    (fn,) = ast.parse(code).body
+    assert unread(fn) == {"x", "z", "_"}
+    for reads_by_name in ("    print(locals())\n", "    global x\n"):
+        (fn,) = ast.parse(code.replace("    return", reads_by_name + "    return")).body
+        assert unread(fn) == frozenset()
+
+
+def test_a_value_the_copy_never_reads_is_nothing_to_port(tmp_path) -> None:
+    # upstream computes `logits` another way; a copy that binds it and never reads it
+    # (it passes its own value on) has nothing to port
+    changed = CHAIN.replace(
+        "logits = project(sizes, backend)", "logits = project(sizes, backend, 2)"
+    )
+    assert refactored(tmp_path / "unread", changed, unread=frozenset({"logits"})) is None
+    change = refactored(tmp_path / "read", changed)
+    assert change is not None and change.changed_lines == {13}
+    # a binding upstream never reads is there for what its call does: still compared
+    kept = CHAIN.replace("    captured = ", "    _ = setup(sizes)\n    captured = ")
+    dropped = CHAIN.replace("    captured = ", "    _ = setup(sizes, 2)\n    captured = ")
+    store = BlobStore(tmp_path / "throwaway" / "cache.sqlite")
+    trees = []
+    for name, code in (("old", kept), ("new", dropped)):
+        files = {"sglang/__init__.py": "", "sglang/srt/bench.py": code}
+        root = write_tree(tmp_path / "throwaway" / name, files)
+        trees.append(Snapshot(tree_from_root(name, "directory", root), store))
+    prints = extract_prints("sglang.srt.bench", kept, 0)
+    (found,) = [p for p in prints if p.qualname == "make"]
+    assert body_change(*trees, found, unread=frozenset({"_"})) is not None

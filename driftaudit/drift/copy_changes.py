@@ -24,7 +24,9 @@ the new code passes and the old never did is left out where it passes what the c
 uses without it (`_DefaultsLeftOut`: a literal equal to the parameter's default in the new
 tree's API model, or a ServerArgs field whose default equals it), and the text an
 `f"{x=}"` writes before its value is dropped (it spells the expression, compared already).
-When all that differs is new modes, there is nothing to port. Both sides are then taken with the
+The statements binding a local the copy never reads (`refactors.values_dropped`: where
+upstream reads it later, a value for a reader the copy does not have) are left out on
+both sides. When all that differs is new modes, there is nothing to port. Both sides are then taken with the
 behaviour-preserving refactors of `drift.refactors` undone (the branches the copy's
 asserts decide, an extracted function inlined back, independent statements moved back),
 an inlining or a move kept only where it leaves fewer old lines changed.
@@ -42,7 +44,7 @@ from difflib import SequenceMatcher
 from driftaudit import codes
 from driftaudit.astwalk import walk
 from driftaudit.drift.changes import Change, short_name
-from driftaudit.drift.refactors import Pins, decided, inlined, moved_back
+from driftaudit.drift.refactors import Pins, decided, inlined, moved_back, values_dropped
 from driftaudit.similarity import FunctionNode, compare, function_tokens
 from driftaudit.snapshot.fingerprints import FunctionPrint, find_function
 
@@ -111,12 +113,17 @@ def _unified(
 
 
 def body_change(
-    old_snapshot, new_snapshot, original: FunctionPrint, pins: Pins = frozenset()
+    old_snapshot,
+    new_snapshot,
+    original: FunctionPrint,
+    pins: Pins = frozenset(),
+    unread: frozenset[str] = frozenset(),
 ) -> BodyChanged | None:
     """What changed in `original` (a function of the old tree), or None when its
     normalised body is the same in the new tree. The function is looked up in the new tree
     by module and qualified name. `pins`: the conditions the copy asserts
-    (`refactors.asserted`)."""
+    (`refactors.asserted`); `unread`: the locals the copy binds and never reads
+    (`refactors.unread`)."""
     old_path = old_snapshot.files[original.module]
     old_location = f"{old_path}:{original.lineno}"
     found = _in_new_tree(new_snapshot, original)
@@ -129,7 +136,8 @@ def body_change(
     old_source = old_code.splitlines()
     new_path = new_snapshot.files[new_module]
     lookup = _Lookup(new_snapshot, new_module, new_code, new.qualname)
-    ported = _to_port(original, old_code, new, new_code, _on_by_default(new_snapshot), pins, lookup)
+    on = _on_by_default(new_snapshot)
+    ported = _to_port(original, old_code, new, new_code, on, pins, lookup, unread)
     if ported is not None and not ported:
         return None  # only new modes differ: nothing a copy of the old code runs
     diff, changed, added, removed = _unified(
@@ -185,6 +193,7 @@ def _to_port(
     on: frozenset[str] = frozenset(),
     pins: Pins = frozenset(),
     lookup: _Lookup | None = None,
+    unread: frozenset[str] = frozenset(),
 ):
     """The old lines the normalised diff touches (see the module docstring): the lines of
     the old tokens it replaces or deletes, and for an insertion the lines of the old tokens
@@ -197,8 +206,8 @@ def _to_port(
     new_fn = decided(_new_modes_off(new_fn, _identifiers(old_fn), on), pins)
     if lookup is not None:
         new_fn = _DefaultsLeftOut(old_fn, lookup).visit(new_fn)
-    old_fn = _DebugTextDropped().visit(decided(old_fn, pins))
-    new_fn = _DebugTextDropped().visit(new_fn)
+    old_fn = _DebugTextDropped().visit(values_dropped(decided(old_fn, pins), unread))
+    new_fn = _DebugTextDropped().visit(values_dropped(new_fn, unread))
     old_tokens, old_lines = function_tokens(old_fn)
 
     def cost(fn: FunctionNode) -> int:

@@ -110,6 +110,55 @@ class _Decided(ast.NodeTransformer):
         return None if all(isinstance(t, ast.Name) for t in node.targets) else node
 
 
+def unread(fn: FunctionNode) -> frozenset[str]:
+    """The locals a function binds and never reads (anywhere in it, nested scopes
+    included); none when it can read them by name (`locals()`, `vars()`, `eval`,
+    `exec`) or shares them (`global`, `nonlocal`)."""
+    bound: set[str] = set()
+    loaded: set[str] = set()
+    for node in walk(fn):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            return frozenset()
+    if loaded & {"locals", "vars", "eval", "exec"}:
+        return frozenset()
+    return frozenset(bound - loaded)
+
+
+def values_dropped(fn: FunctionNode, names: frozenset[str]) -> FunctionNode:
+    """A copy of `fn` without the statements that bind one of `names` (`x = value`,
+    `x: T = value`) where `fn` reads it later: a value computed for a reader a copy
+    does not have. A binding `fn` never reads (`_ = setup()`) is kept: it is there for
+    what its call does."""
+    if not names:
+        return fn
+    loaded = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return _ValuesDropped(names & loaded).visit(copy.deepcopy(fn))
+
+
+class _ValuesDropped(ast.NodeTransformer):
+    def __init__(self, names: frozenset[str]):
+        self.names = names
+
+    def _target(self, target: ast.expr) -> bool:
+        return isinstance(target, ast.Name) and target.id in self.names
+
+    def visit_Assign(self, node: ast.Assign):
+        return None if len(node.targets) == 1 and self._target(node.targets[0]) else node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        return None if node.value is not None and self._target(node.target) else node
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if name == "body" and isinstance(block, list) and not block:
+                node.body = [ast.Pass()]  # type: ignore[attr-defined]
+        return node
+
+
 def _live_prefix(block: list[ast.stmt]) -> list[ast.stmt]:
     """The statements of a block up to and including its first exit."""
     for number, statement in enumerate(block):
