@@ -26,10 +26,11 @@ tree's API model, or a ServerArgs field whose default equals it), and the text a
 `f"{x=}"` writes before its value is dropped (it spells the expression, compared already).
 The statements binding a local the copy never reads (`refactors.values_dropped`: where
 upstream reads it later, a value for a reader the copy does not have) are left out on
-both sides. When all that differs is new modes, there is nothing to port. Both sides are then taken with the
-behaviour-preserving refactors of `drift.refactors` undone (the branches the copy's
-asserts decide, an extracted function inlined back, independent statements moved back),
-an inlining or a move kept only where it leaves fewer old lines changed.
+both sides. When all that differs is new modes, there is nothing to port. Both sides are
+then taken with the behaviour-preserving refactors of `drift.refactors` undone (the
+branches the copy's asserts decide, an extracted function inlined back, independent
+statements moved back), an inlining or a move kept only where it leaves fewer old lines
+changed.
 """
 
 from __future__ import annotations
