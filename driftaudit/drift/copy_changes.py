@@ -533,6 +533,7 @@ class _DebugTextDropped(ast.NodeTransformer):
     tokens already compare (a renamed local renames it; nothing to port)."""
 
     def visit_JoinedStr(self, node: ast.JoinedStr):
+        self.generic_visit(node)  # an f-string nested in one of its values
         parts = node.values
         for text, value in zip(parts, parts[1:], strict=False):
             if not (
