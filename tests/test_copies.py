@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from driftaudit.drift.copy_changes import body_change
-from driftaudit.drift.refactors import asserted
+from driftaudit.drift.refactors import asserted, unread
 from driftaudit.snapshot import Snapshot
 from driftaudit.snapshot.fingerprints import extract_prints
 from driftaudit.sources.tree import tree_from_root
@@ -196,17 +196,19 @@ def make(device, size, timeout):
 """
 
 
-def refactored(tmp_path, new_code: str, pins=frozenset()):
+def refactored(tmp_path, new_code: str, pins=frozenset(), new_files=None, unread=frozenset()):
     store = BlobStore(tmp_path / "cache.sqlite")
     trees = []
     for name, code in (("old", CHAIN), ("new", new_code)):
         files = {"sglang/__init__.py": "", "sglang/srt/bench.py": code}
+        if name == "new":
+            files |= new_files or {}
         root = write_tree(tmp_path / name, files)
         trees.append(Snapshot(tree_from_root(name, "directory", root), store))
     old, new = trees
     prints = extract_prints("sglang.srt.bench", old.source("sglang.srt.bench"), 0)
     (found,) = [p for p in prints if p.qualname == "make"]
-    return body_change(old, new, found, pins)
+    return body_change(old, new, found, pins, unread)
 
 
 HELPER = """
@@ -227,6 +229,27 @@ CHAIN_CALL = CHAIN.replace(
 
 def test_an_extracted_function_with_the_same_body_is_nothing_to_port(tmp_path) -> None:
     assert refactored(tmp_path, HELPER + CHAIN_CALL) is None
+
+
+def test_an_extracted_function_with_early_returns_is_nothing_to_port(tmp_path) -> None:
+    # `if c: return a` then `return b` reads as `if c: ... else: ...`
+    early = HELPER.replace("    elif", "    if").replace("    else:\n        return", "    return")
+    assert "else" not in early
+    assert refactored(tmp_path, early + CHAIN_CALL) is None
+    changed = early.replace('return "gloo"', 'return "ccl"')
+    assert refactored(tmp_path / "changed", changed + CHAIN_CALL) is not None
+
+
+def test_an_extracted_function_imported_through_a_reexport_is_inlined(tmp_path) -> None:
+    files = {
+        "sglang/srt/__init__.py": "",
+        "sglang/srt/comm/__init__.py": "from sglang.srt.comm.backends import backend_for\n",
+        "sglang/srt/comm/backends.py": HELPER,
+    }
+    call = "from sglang.srt.comm import backend_for\n" + CHAIN_CALL
+    assert refactored(tmp_path, call, new_files=files) is None
+    files["sglang/srt/comm/backends.py"] = HELPER.replace('"xccl"', '"ccl"')
+    assert refactored(tmp_path / "changed", call, new_files=files) is not None
 
 
 def test_an_extracted_function_whose_body_differs_is_reported(tmp_path) -> None:
@@ -261,3 +284,122 @@ def test_a_statement_moved_past_independent_ones_only_is_nothing_to_port(tmp_pat
 def test_asserted_reads_the_conditions_a_function_asserts() -> None:
     (fn,) = ast.parse("def f(a, c):\n    assert not a.b and c, 'no'\n    return a\n").body
     assert asserted(fn) == {("a.b", False), ("c", True)}
+
+
+GROUPS = """
+def make_group(size, backend="nccl", symm=False, retries=0, mode=None):
+    return (size, backend, symm, retries, mode)
+"""
+
+SETUP = """
+from sglang.srt.groups import make_group
+
+
+def setup(server_args, size, ranks):
+    ranks = [rank for rank in ranks if rank < size]
+    group = make_group(size, backend="nccl")
+    if server_args.verbose:
+        print(group, ranks)
+    return group, ranks, len(ranks)
+"""
+
+SERVER_ARGS = (
+    "import dataclasses\n\n\n@dataclasses.dataclass\nclass ServerArgs:\n"
+    "    enable_symm: bool = False\n    enable_other: bool = True\n    mode: str = 'none'\n"
+)
+
+
+def passed(tmp_path, keyword: str):
+    """What a copy of SETUP has to port when the new code passes one more keyword."""
+    store = BlobStore(tmp_path / "cache.sqlite")
+    trees = []
+    for name, code in (("old", SETUP), ("new", SETUP.replace('"nccl")', f'"nccl", {keyword})'))):
+        files = {
+            "sglang/__init__.py": "",
+            "sglang/srt/__init__.py": "",
+            "sglang/srt/groups.py": GROUPS,
+            "sglang/srt/bench.py": code,
+            "sglang/srt/server_args.py": SERVER_ARGS,
+        }
+        root = write_tree(tmp_path / name, files)
+        trees.append(Snapshot(tree_from_root(name, "directory", root), store))
+    old, new = trees
+    prints = extract_prints("sglang.srt.bench", old.source("sglang.srt.bench"), 0)
+    (found,) = [p for p in prints if p.qualname == "setup"]
+    return body_change(old, new, found)
+
+
+def test_a_keyword_passing_the_callees_default_is_nothing_to_port(tmp_path) -> None:
+    # what the callee uses when it is left out: a copy that leaves it out gets the same
+    for keyword in ("symm=server_args.enable_symm", "retries=0", "mode=None"):
+        assert passed(tmp_path / keyword, keyword) is None, keyword
+
+
+def test_a_keyword_passing_another_value_is_a_change(tmp_path) -> None:
+    # a setting on by default, another literal, another type, a ServerArgs default
+    # spelled differently ('none' is not None), a value not known
+    for keyword in (
+        "symm=server_args.enable_other",
+        "retries=3",
+        "retries=False",
+        "mode=server_args.mode",
+        "symm=size > 1",
+    ):
+        change = passed(tmp_path / keyword, keyword)
+        assert change is not None and change.changed_lines == {7}, keyword
+
+
+def test_the_text_a_debug_fstring_spells_is_no_change(tmp_path) -> None:
+    renamed = BODY.replace("total", "grand_total").replace(
+        'raise ValueError("batch too large")', 'raise ValueError(f"{grand_total=} too large")'
+    )
+    debug = BODY.replace(
+        'raise ValueError("batch too large")', 'raise ValueError(f"{total=} too large")'
+    )
+    store = BlobStore(tmp_path / "cache.sqlite")
+    trees = []
+    for name, code in (("old", debug), ("new", renamed)):
+        root = write_tree(tmp_path / name, {"sglang/__init__.py": "", "sglang/srt/bench.py": code})
+        trees.append(Snapshot(tree_from_root(name, "directory", root), store))
+    old, new = trees
+    (found,) = [p for p in extract_prints("sglang.srt.bench", debug, 0) if p.qualname == "prepare"]
+    assert body_change(old, new, found) is None
+    # the same text without `=` is a message of its own: the wording stays compared
+    reworded = renamed.replace("{grand_total=}", "{grand_total} is")
+    root = write_tree(
+        tmp_path / "reworded", {"sglang/__init__.py": "", "sglang/srt/bench.py": reworded}
+    )
+    changed = Snapshot(tree_from_root("reworded", "directory", root), store)
+    assert body_change(old, changed, found) is not None
+
+
+def test_unread_is_what_a_function_binds_and_never_reads() -> None:
+    code = "def f(a):\n    x = a\n    y = 1\n    z = [y for _ in a]\n    return a\n"
+    (fn,) = ast.parse(code).body
+    assert unread(fn) == {"x", "z", "_"}
+    for reads_by_name in ("    print(locals())\n", "    global x\n"):
+        (fn,) = ast.parse(code.replace("    return", reads_by_name + "    return")).body
+        assert unread(fn) == frozenset()
+
+
+def test_a_value_the_copy_never_reads_is_nothing_to_port(tmp_path) -> None:
+    # upstream computes `logits` another way; a copy that binds it and never reads it
+    # (it passes its own value on) has nothing to port
+    changed = CHAIN.replace(
+        "logits = project(sizes, backend)", "logits = project(sizes, backend, 2)"
+    )
+    assert refactored(tmp_path / "unread", changed, unread=frozenset({"logits"})) is None
+    change = refactored(tmp_path / "read", changed)
+    assert change is not None and change.changed_lines == {13}
+    # a binding upstream never reads is there for what its call does: still compared
+    kept = CHAIN.replace("    captured = ", "    _ = setup(sizes)\n    captured = ")
+    dropped = CHAIN.replace("    captured = ", "    _ = setup(sizes, 2)\n    captured = ")
+    store = BlobStore(tmp_path / "throwaway" / "cache.sqlite")
+    trees = []
+    for name, code in (("old", kept), ("new", dropped)):
+        files = {"sglang/__init__.py": "", "sglang/srt/bench.py": code}
+        root = write_tree(tmp_path / "throwaway" / name, files)
+        trees.append(Snapshot(tree_from_root(name, "directory", root), store))
+    prints = extract_prints("sglang.srt.bench", kept, 0)
+    (found,) = [p for p in prints if p.qualname == "make"]
+    assert body_change(*trees, found, unread=frozenset({"_"})) is not None

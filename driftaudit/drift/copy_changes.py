@@ -19,11 +19,18 @@ setting on by default (`_on_by_default`: a ServerArgs field whose default is not
 not known, an environment variable of the new tree with a default that is not falsy),
 which the new code runs unasked. Its else arm stays, and a local that the change
 introduced to carry such a value is put back in place, so
-`use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. When all
-that differs is new modes, there is nothing to port. Both sides are then taken with the
-behaviour-preserving refactors of `drift.refactors` undone (the branches the copy's
-asserts decide, an extracted function inlined back, independent statements moved back),
-an inlining or a move kept only where it leaves fewer old lines changed.
+`use_x = True if new_mode() else OLD; f(x=use_x)` reads as the old `f(x=OLD)`. A keyword
+the new code passes and the old never did is left out where it passes what the callee
+uses without it (`_DefaultsLeftOut`: a literal equal to the parameter's default in the new
+tree's API model, or a ServerArgs field whose default equals it), and the text an
+`f"{x=}"` writes before its value is dropped (it spells the expression, compared already).
+The statements binding a local the copy never reads (`refactors.values_dropped`: where
+upstream reads it later, a value for a reader the copy does not have) are left out on
+both sides. When all that differs is new modes, there is nothing to port. Both sides are
+then taken with the behaviour-preserving refactors of `drift.refactors` undone (the
+branches the copy's asserts decide, an extracted function inlined back, independent
+statements moved back), an inlining or a move kept only where it leaves fewer old lines
+changed.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from difflib import SequenceMatcher
 from driftaudit import codes
 from driftaudit.astwalk import walk
 from driftaudit.drift.changes import Change, short_name
-from driftaudit.drift.refactors import Lookup, Pins, decided, inlined, moved_back
+from driftaudit.drift.refactors import Pins, decided, inlined, moved_back, values_dropped
 from driftaudit.similarity import FunctionNode, compare, function_tokens
 from driftaudit.snapshot.fingerprints import FunctionPrint, find_function
 
@@ -107,12 +114,17 @@ def _unified(
 
 
 def body_change(
-    old_snapshot, new_snapshot, original: FunctionPrint, pins: Pins = frozenset()
+    old_snapshot,
+    new_snapshot,
+    original: FunctionPrint,
+    pins: Pins = frozenset(),
+    unread: frozenset[str] = frozenset(),
 ) -> BodyChanged | None:
     """What changed in `original` (a function of the old tree), or None when its
     normalised body is the same in the new tree. The function is looked up in the new tree
     by module and qualified name. `pins`: the conditions the copy asserts
-    (`refactors.asserted`)."""
+    (`refactors.asserted`); `unread`: the locals the copy binds and never reads
+    (`refactors.unread`)."""
     old_path = old_snapshot.files[original.module]
     old_location = f"{old_path}:{original.lineno}"
     found = _in_new_tree(new_snapshot, original)
@@ -125,7 +137,8 @@ def body_change(
     old_source = old_code.splitlines()
     new_path = new_snapshot.files[new_module]
     lookup = _Lookup(new_snapshot, new_module, new_code, new.qualname)
-    ported = _to_port(original, old_code, new, new_code, _on_by_default(new_snapshot), pins, lookup)
+    on = _on_by_default(new_snapshot)
+    ported = _to_port(original, old_code, new, new_code, on, pins, lookup, unread)
     if ported is not None and not ported:
         return None  # only new modes differ: nothing a copy of the old code runs
     diff, changed, added, removed = _unified(
@@ -180,7 +193,8 @@ def _to_port(
     new_code: str,
     on: frozenset[str] = frozenset(),
     pins: Pins = frozenset(),
-    lookup: Lookup | None = None,
+    lookup: _Lookup | None = None,
+    unread: frozenset[str] = frozenset(),
 ):
     """The old lines the normalised diff touches (see the module docstring): the lines of
     the old tokens it replaces or deletes, and for an insertion the lines of the old tokens
@@ -191,7 +205,10 @@ def _to_port(
     if old_fn is None or new_fn is None:
         return None
     new_fn = decided(_new_modes_off(new_fn, _identifiers(old_fn), on), pins)
-    old_fn = decided(old_fn, pins)
+    if lookup is not None:
+        new_fn = _DefaultsLeftOut(old_fn, lookup).visit(new_fn)
+    old_fn = _DebugTextDropped().visit(values_dropped(decided(old_fn, pins), unread))
+    new_fn = _DebugTextDropped().visit(values_dropped(new_fn, unread))
     old_tokens, old_lines = function_tokens(old_fn)
 
     def cost(fn: FunctionNode) -> int:
@@ -217,7 +234,8 @@ def _changed(old_tokens: list[str], old_lines: list[int], tokens: list[str]) -> 
 class _Lookup:
     """The function a call of the new code runs, when it is plain to see: a function of
     its module, a method of its class called on `self`, a function imported from a
-    module of the tree (at the module's top or in the function)."""
+    module of the tree (at the module's top or in the function; where a package
+    re-exports it, in the module that defines it)."""
 
     def __init__(self, snapshot, module: str, code: str, qualname: str):
         self.snapshot, self.module, self.code = snapshot, module, code
@@ -248,8 +266,49 @@ class _Lookup:
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     if (alias.asname or alias.name) == func.id:
-                        return self._defined(node.module, alias.name)
+                        return self._exported(node.module, alias.name)
         return self._defined(self.module, func.id)
+
+    def _exported(self, module: str, name: str) -> FunctionNode | None:
+        """`name` of `module`: defined there, or where the name it re-exports is defined."""
+        found = self._defined(module, name)
+        if found is not None:
+            return found
+        resolved = self.snapshot.resolve(f"{module}.{name}")
+        home = resolved.module.name if resolved is not None and resolved.module else ""
+        if not home or home == module or not resolved.canonical.startswith(home + "."):
+            return None
+        return self._defined(home, resolved.canonical[len(home) + 1 :])
+
+    def parameter_default(self, call: ast.Call, name: str) -> str | None:
+        """The source text of the default of the parameter `name` of the function `call`
+        runs (read in the tree's API model, through re-exports), None when it has none or
+        the function is not plain to see."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id not in ("self", "cls") or not self.owner:
+                return None
+            path = f"{self.module}.{self.owner}.{func.attr}"
+        elif isinstance(func, ast.Name):
+            path = f"{self.module}.{func.id}"
+            tree = self._tree(self.module)
+            for node in walk(tree) if tree is not None else ():
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    for alias in node.names:
+                        if (alias.asname or alias.name) == func.id:
+                            path = f"{node.module}.{alias.name}"
+        else:
+            return None
+        found = self.snapshot.resolve(path)
+        params = getattr(found.obj, "params", None) if found is not None else None
+        named = [p for p in params or () if p.name == name and p.kind != "positional-only"]
+        return named[0].default if named else None
+
+    def setting_default(self, name: str) -> str | None:
+        """The source text of the default of the ServerArgs field `name`."""
+        model = self.snapshot.server_args()
+        found = model.fields.get(name) if model is not None else None
+        return found.default if found is not None else None
 
     def _defined(self, module: str, qualname: str) -> FunctionNode | None:
         tree = self._tree(module)
@@ -416,6 +475,77 @@ class _NewModesOff(ast.NodeTransformer):
             for k in node.keywords
             if not (isinstance(k.value, ast.Name) and k.value.id in self.plumbed)
         ]
+        return node
+
+
+def _literal(text: str | None) -> tuple[bool, object]:
+    """(True, the value) of a literal's source text, else (False, None)."""
+    try:
+        return (True, ast.literal_eval(text)) if text is not None else (False, None)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False, None
+
+
+def _setting(node: ast.expr) -> str | None:
+    """`F` of `server_args.F`, `self.server_args.F`: a ServerArgs field read."""
+    if not isinstance(node, ast.Attribute):
+        return None
+    owner = node.value
+    if isinstance(owner, ast.Attribute) and owner.attr == "server_args":
+        return node.attr
+    return node.attr if isinstance(owner, ast.Name) and owner.id == "server_args" else None
+
+
+class _DefaultsLeftOut(ast.NodeTransformer):
+    """A keyword argument the new code passes and the old code never did, left out where
+    it passes what the callee uses without it: a literal equal to the parameter's default,
+    or a ServerArgs field whose default equals it (a setting left as it is). A copy of
+    the old code gets the same value by leaving it out: nothing to port. Values compared
+    as Python literals of the same type (`False` is not `0`, `'none'` is not `None`)."""
+
+    def __init__(self, old: FunctionNode, lookup: _Lookup):
+        self.old = {k.arg for k in walk(old) if isinstance(k, ast.keyword) and k.arg}
+        self.lookup = lookup
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        node.keywords = [k for k in node.keywords if not self._default(node, k)]
+        return node
+
+    def _default(self, call: ast.Call, keyword: ast.keyword) -> bool:
+        if keyword.arg is None or keyword.arg in self.old:
+            return False
+        field = _setting(keyword.value)
+        if field is not None:
+            known, value = _literal(self.lookup.setting_default(field))
+        elif isinstance(keyword.value, ast.Constant):
+            known, value = True, keyword.value.value
+        else:
+            return False
+        if not known:
+            return False
+        has, default = _literal(self.lookup.parameter_default(call, keyword.arg))
+        return has and type(default) is type(value) and default == value
+
+
+class _DebugTextDropped(ast.NodeTransformer):
+    """The text `f"{x=}"` writes before a value: it spells the expression, which the
+    tokens already compare (a renamed local renames it; nothing to port)."""
+
+    def visit_JoinedStr(self, node: ast.JoinedStr):
+        self.generic_visit(node)  # an f-string nested in one of its values
+        parts = node.values
+        for text, value in zip(parts, parts[1:], strict=False):
+            if not (
+                isinstance(text, ast.Constant)
+                and isinstance(text.value, str)
+                and isinstance(value, ast.FormattedValue)
+            ):
+                continue
+            head = text.value.rstrip()
+            spelled = ast.unparse(value.value)
+            if head.endswith("=") and head[:-1].rstrip().endswith(spelled):
+                text.value = head[:-1].rstrip()[: -len(spelled)]
         return node
 
 

@@ -9,7 +9,8 @@ has nothing to port then. Each rewrite here keeps the semantics of the function:
   memory);
 - `inlined`: a call of a function replaced by that function's body with its parameters
   bound to the call's arguments (`x = f(a)` with `return`s in tail position becoming
-  `x = ...`), the reverse of an "extract function";
+  `x = ...`, `if c: return a` followed by more read as `if c: ... else: ...`), the
+  reverse of an "extract function";
 - `moved_back`: a statement of the function's top level that the new code moved past
   statements it does not depend on (names it reads they do not bind, names it binds they
   do not use, no exit in between), put back where the old code had it. Names only: what
@@ -107,6 +108,55 @@ class _Decided(ast.NodeTransformer):
 
     def visit_Delete(self, node: ast.Delete):
         return None if all(isinstance(t, ast.Name) for t in node.targets) else node
+
+
+def unread(fn: FunctionNode) -> frozenset[str]:
+    """The locals a function binds and never reads (anywhere in it, nested scopes
+    included); none when it can read them by name (`locals()`, `vars()`, `eval`,
+    `exec`) or shares them (`global`, `nonlocal`)."""
+    bound: set[str] = set()
+    loaded: set[str] = set()
+    for node in walk(fn):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            return frozenset()
+    if loaded & {"locals", "vars", "eval", "exec"}:
+        return frozenset()
+    return frozenset(bound - loaded)
+
+
+def values_dropped(fn: FunctionNode, names: frozenset[str]) -> FunctionNode:
+    """A copy of `fn` without the statements that bind one of `names` (`x = value`,
+    `x: T = value`) where `fn` reads it later: a value computed for a reader a copy
+    does not have. A binding `fn` never reads (`_ = setup()`) is kept: it is there for
+    what its call does."""
+    if not names:
+        return fn
+    loaded = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return _ValuesDropped(names & loaded).visit(copy.deepcopy(fn))
+
+
+class _ValuesDropped(ast.NodeTransformer):
+    def __init__(self, names: frozenset[str]):
+        self.names = names
+
+    def _target(self, target: ast.expr) -> bool:
+        return isinstance(target, ast.Name) and target.id in self.names
+
+    def visit_Assign(self, node: ast.Assign):
+        return None if len(node.targets) == 1 and self._target(node.targets[0]) else node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        return None if node.value is not None and self._target(node.target) else node
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if name == "body" and isinstance(block, list) and not block:
+                node.body = [ast.Pass()]  # type: ignore[attr-defined]
+        return node
 
 
 def _live_prefix(block: list[ast.stmt]) -> list[ast.stmt]:
@@ -244,6 +294,13 @@ def _tail_assigned(body: list[ast.stmt], target: ast.expr) -> list[ast.stmt] | N
     the end (the call's None) is taken as the old code's chain without an `else`."""
     if not body:
         return body
+    for index, statement in enumerate(body[:-1]):  # `if c: return a` then more: an `else`
+        if isinstance(statement, ast.If) and not statement.orelse:
+            if _all_paths_return(statement.body):
+                rest = body[index + 1 :]
+                body = [*body[:index], ast.If(statement.test, statement.body, rest)]
+                ast.copy_location(body[-1], statement)
+                break
     *head, last = body
     if any(isinstance(n, ast.Return) for s in head for n in walk(s)):
         return None

@@ -20,7 +20,9 @@ the copy whose condition is pinned (a constant, or a name the copy's function or
 binds to constants only, combined with `not`, `and`, `or`) keeps only the arm it takes,
 so an upstream change under a flag the copy kept but turned off is nothing to port. What
 counts as upstream's change is in `drift.copy_changes` (its new modes are left out, and
-the branches the copy's asserts decide, `drift.refactors`).
+the branches the copy's asserts decide, `drift.refactors`; so is a new way to compute a
+local the copy binds and never reads, `refactors.unread`: its value reaches nothing of
+the copy's).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from driftaudit.astwalk import block_children, walk
 from driftaudit.drift.changes import short_name
 from driftaudit.drift.copy_changes import body_change
 from driftaudit.drift.pairs import MISSING, PairMemo
-from driftaudit.drift.refactors import Pins, asserted, decide
+from driftaudit.drift.refactors import Pins, asserted, decide, unread
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.similarity import MIN_TOKENS, compare, function_tokens, functions, name_bag
 from driftaudit.snapshot.fingerprints import FunctionPrint, module_prints
@@ -63,6 +65,7 @@ class ConsumerFunction:
     note: str  # docstring and comments in and just above the function
     live: list[str] | None = None  # the tokens without the arms it pins off, if any
     pins: Pins = frozenset()  # the conditions it asserts (`refactors.asserted`)
+    unread: frozenset[str] = frozenset()  # locals it binds and never reads
 
     @property
     def provenance(self) -> bool:
@@ -97,7 +100,15 @@ def consumer_functions(files: dict[str, tuple[str, ast.Module]]) -> list[Consume
             live = _live(fn, module)
             found.append(
                 ConsumerFunction(
-                    path, qualname, fn.lineno, fn.col_offset + 1, tokens, note, live, asserted(fn)
+                    path,
+                    qualname,
+                    fn.lineno,
+                    fn.col_offset + 1,
+                    tokens,
+                    note,
+                    live,
+                    asserted(fn),
+                    unread(fn),
                 )
             )
     return found
@@ -334,9 +345,11 @@ def _display(original: FunctionPrint) -> str:
 def _finding(function: ConsumerFunction, original, similarity, near: bool, old, new, memo):
     # what became of an original depends on the two trees alone: kept per version pair
     # ... and the conditions the copy asserts
-    pins = sorted(function.pins)
-    question = repr(("body-to-port", original.module, original.qualname, original.lineno, pins))
-    change = memo.answer(question, partial(body_change, old, new, original, function.pins))
+    pins, unread = sorted(function.pins), sorted(function.unread)
+    where = (original.module, original.qualname, original.lineno)
+    question = repr(("body-to-port", *where, pins, unread))
+    compute = partial(body_change, old, new, original, function.pins, function.unread)
+    change = memo.answer(question, compute)
     if change is None:
         return None
     copied = similarity.copied_lines
