@@ -35,6 +35,7 @@ from driftaudit.drift.effective import (
     never_runs,
     parsed,
     read_conditions,
+    tree_conditions,
     tree_reads,
 )
 from driftaudit.drift.literals import UNKNOWN, value_of
@@ -56,6 +57,7 @@ from driftaudit.store import key
 
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
 ATTR_READS_VERSION = "2"
+ATTR_GATES_VERSION = "1"
 # a limit's default that means "no limit": a new default None may mean the same
 _UNBOUNDED = {"sys.maxsize", "math.inf", "float('inf')", 'float("inf")', "inf"}
 
@@ -87,6 +89,28 @@ def _reader(snapshot: Snapshot, symbol: str):
         )
 
     return reads
+
+
+def _gates(snapshot: Snapshot, symbol: str):
+    """`effective.tree_conditions` of the tree (below the package `_reader` reads),
+    kept in the snapshot store."""
+    under = "/".join(symbol.split(".")[:2])
+
+    def gates(holder: str, attr: str) -> list[list[str]] | None:
+        entry = key("attr_gates", ATTR_GATES_VERSION, snapshot.digest, under, holder, attr)
+        return snapshot.kept(
+            entry, lambda: tree_conditions(snapshot.tree.root, holder, attr, under), _conjunctions
+        )
+
+    return gates
+
+
+def _conjunctions(data) -> list[list[str]] | None:
+    if data is not None and not (
+        isinstance(data, list) and all(isinstance(r, list) and _texts(r) is not None for r in data)
+    ):
+        raise TypeError("not a list of lists of conditions")
+    return data
 
 
 def _texts(data) -> list[str] | None:
@@ -414,7 +438,7 @@ class Differ:
         if found is None:
             return None
         tree, obj = found
-        return read_conditions(tree, obj.lineno or 0, obj.name, param, _reader(snapshot, symbol))
+        return read_conditions(tree, obj.lineno or 0, obj.name, param, _gates(snapshot, symbol))
 
     def _source_of(
         self, snapshot: Snapshot, symbol: str
