@@ -201,3 +201,10 @@ def test_a_gate_set_again_from_elsewhere_stands_for_nothing(tmp_path):
 def test_a_written_setting_is_not_followed(tmp_path):
     manager = MANAGER + "\n\ndef reset(config):\n    config.level = 0\n"
     assert _gates(tmp_path, manager)("config", "level") is None
+
+
+def test_a_gate_the_configuration_sets_itself_is_not_known(tmp_path):
+    config = CONFIG + "        if self.mode == 'c':\n            self.trace = True\n"
+    reads = read_conditions(config, 5, "Config", "level", _gates(tmp_path))
+    assert reads == [["mode == 'b'"], []]  # `trace` may be turned on by __post_init__
+    assert not never_runs(reads, {"trace": "False", "mode": "'a'"})

@@ -219,6 +219,7 @@ class Differ:
         self._reference_cache: dict[str, Change | None] = {}
         # a module's syntax tree, per tree and module, for the effective values
         self._parsed: dict[tuple[str, str], ast.Module | None] = {}
+        self._new_reads: dict[tuple[str, str], list[list[str]] | None] = {}
 
     # ---- does the name still exist? ----------------------------------------------
 
@@ -431,6 +432,13 @@ class Differ:
         tree, obj = found
         reader = _reader(snapshot, symbol)
         return effective_in(tree, obj.lineno or 0, obj.name, param, default, reader)
+
+    def new_reads(self, symbol: str, param: str) -> list[list[str]] | None:
+        """Where the new release's callable `symbol` reads `param` (`read_conditions`),
+        once per run."""
+        if (symbol, param) not in self._new_reads:
+            self._new_reads[symbol, param] = self._conditions(self.new, symbol, param)
+        return self._new_reads[symbol, param]
 
     def _conditions(self, snapshot: Snapshot, symbol: str, param: str) -> list[list[str]] | None:
         """Where the callable `symbol` of `snapshot` reads `param`: `read_conditions`."""

@@ -404,8 +404,27 @@ def read_conditions(
         outside = elsewhere(_snake(cls.name), attr)
         if outside is None:
             return None
-        reads += outside
+        reads += _in_terms(outside, stored)
     return reads
+
+
+def _in_terms(reads: list[list[str]], settings: dict[str, str]) -> list[list[str]]:
+    """Conditions on an object's attributes (`tree_conditions`) as conditions on the
+    parameters they hold (attribute -> parameter); a condition naming an attribute that
+    holds none (one the class sets itself) is dropped: it is not known."""
+    kept: list[list[str]] = []
+    for read in reads:
+        conditions = []
+        for text in read:
+            node = _parse(text)
+            leaves = [n for n in walk(node) if isinstance(n, ast.Name)] if node else []
+            if node is None or not all(n.id in settings for n in leaves):
+                continue
+            for leaf in leaves:
+                leaf.id = settings[leaf.id]
+            conditions.append(ast.unparse(node))
+        kept.append(conditions)
+    return kept
 
 
 def _field_conditions(
@@ -429,7 +448,8 @@ def _field_conditions(
         for t in _targets(n)
         if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == _SELF
     }
-    names = _Names({f: f for f in fields - written}, set())
+    settings = {f: f for f in fields - written}
+    names = _Names(settings, set())
     flow = _Flow("None", None, field)
     reads: list[list[str]] = []
     for method in methods:
@@ -441,7 +461,7 @@ def _field_conditions(
         outside = elsewhere(_snake(cls.name), field)
         if outside is None:
             return None
-        reads += outside
+        reads += _in_terms(outside, settings)
     return reads
 
 
