@@ -208,3 +208,11 @@ def test_a_gate_the_configuration_sets_itself_is_not_known(tmp_path):
     reads = read_conditions(config, 5, "Config", "level", _gates(tmp_path))
     assert reads == [["mode == 'b'"], []]  # `trace` may be turned on by __post_init__
     assert not never_runs(reads, {"trace": "False", "mode": "'a'"})
+
+
+def test_a_gate_computed_again_where_it_is_copied_is_not_known(tmp_path):
+    manager = MANAGER.replace(
+        "        self.level = config.level\n",
+        "        self.level = config.level\n        self.trace = config.trace or config.debug\n",
+    )
+    assert _gates(tmp_path, manager)("config", "level") == [[]]

@@ -567,6 +567,7 @@ def _copied(cls: ast.ClassDef, holder: str) -> dict[str, str]:
     whose other writes of `self.y` are the same copy or take the writing method's own
     arguments (a reconfiguration: `if obj.z is not None: self.y = obj.z`)."""
     copies: dict[str, str] = {}
+    copying: set[int] = set()  # the methods that copy settings (a constructor)
     others: dict[str, list[tuple[Function, ast.expr | None]]] = {}
     for method in _methods(cls):
         for node in walk(method):
@@ -581,13 +582,26 @@ def _copied(cls: ast.ClassDef, holder: str) -> dict[str, str]:
                 setting = _setting(value, holder) if isinstance(node, ast.Assign) else None
                 if setting is not None and copies.get(target.attr, setting) == setting:
                     copies[target.attr] = setting
+                    copying.add(id(method))
                 else:
                     others.setdefault(target.attr, []).append((method, value))
     return {
         attr: setting
         for attr, setting in copies.items()
-        if all(_from_arguments(m, v) for m, v in others.get(attr, []))
+        if all(
+            id(m) not in copying and not _reads_holder(v, holder) and _from_arguments(m, v)
+            for m, v in others.get(attr, [])
+        )
     }
+
+
+def _reads_holder(value: ast.expr | None, holder: str) -> bool:
+    """Does `value` read the object that holds the settings (`server_args.z and ...`)?"""
+    return value is not None and any(
+        (isinstance(n, ast.Name) and n.id == holder)
+        or (isinstance(n, ast.Attribute) and n.attr == holder)
+        for n in walk(value)
+    )
 
 
 def _setting(value: ast.AST | None, holder: str) -> str | None:
