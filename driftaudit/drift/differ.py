@@ -57,7 +57,7 @@ from driftaudit.store import key
 
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
 ATTR_READS_VERSION = "2"
-ATTR_GATES_VERSION = "1"
+ATTR_GATES_VERSION = "2"
 # a limit's default that means "no limit": a new default None may mean the same
 _UNBOUNDED = {"sys.maxsize", "math.inf", "float('inf')", 'float("inf")', "inf"}
 
