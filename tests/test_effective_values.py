@@ -123,6 +123,15 @@ class Engine:
     assert never_runs(reads, {"enable_lora": "False"})
     assert not never_runs(reads, {"enable_lora": "True"})
     assert not never_runs(reads, {})
+    # a method the caller may call to switch it at run time leaves it the setting
+    switch = "\n    def configure(self, request):\n        self.enable_lora = request.lora\n"
+    reads = read_conditions(source + switch, 1, "Engine", "lora_backend")
+    assert never_runs(reads, {"enable_lora": "False"})
+    # sglang's own code turning it on: the attribute stands for nothing
+    reads = read_conditions(
+        source + switch.replace("request.lora", "probe()"), 1, "Engine", "lora_backend"
+    )
+    assert not never_runs(reads, {"enable_lora": "False"})
 
 
 CONFIG = """\

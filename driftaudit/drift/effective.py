@@ -384,10 +384,16 @@ def read_conditions(
     stored = _stored(init, params) if cls is not None else {}
     for method in cls.body if cls is not None else []:
         if isinstance(method, ast.FunctionDef) and method is not init:
-            # set again elsewhere: the attribute no longer stands for the parameter
-            for target in (t for n in walk(method) for t in _targets(n)):
-                if isinstance(target, ast.Attribute) and target.attr in stored:
-                    stored.pop(target.attr)
+            # set again elsewhere: the attribute no longer stands for the parameter, but
+            # where a method sets it from its own arguments (a run-time reconfiguration)
+            for write in walk(method):
+                for target in _targets(write):
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and target.attr in stored
+                        and not _from_arguments(method, getattr(write, "value", None))
+                    ):
+                        stored.pop(target.attr)
     reads: list[list[str]] = []
     functions = [init] + [
         m for m in (cls.body if cls is not None else []) if isinstance(m, ast.FunctionDef)
