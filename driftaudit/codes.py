@@ -360,7 +360,8 @@ SERVER_ARG_DEFAULT_CHANGED = _code(
     "when the consumer never reads the field, and not at all when it sets the field after "
     "building ServerArgs: the default is never seen; nor when the new default is None and "
     "the new release resolves it to the old value at startup: a declared `fallback=`, an "
-    "`if x is None:` branch of its argument resolution).",
+    "`if x is None:` branch of its argument resolution; nor, the consumer not reading it, "
+    "when every read of it in the new release sits behind a setting the call leaves off).",
     "ServerArgs(model_path=...)  # enable_decoder_swa_bounded_replay: False -> None",
     "Set the old default explicitly if you depend on it.",
 )

@@ -123,3 +123,105 @@ class Engine:
     assert never_runs(reads, {"enable_lora": "False"})
     assert not never_runs(reads, {"enable_lora": "True"})
     assert not never_runs(reads, {})
+    # a method the caller may call to switch it at run time leaves it the setting
+    switch = "\n    def configure(self, request):\n        self.enable_lora = request.lora\n"
+    reads = read_conditions(source + switch, 1, "Engine", "lora_backend")
+    assert never_runs(reads, {"enable_lora": "False"})
+    # sglang's own code turning it on: the attribute stands for nothing
+    reads = read_conditions(
+        source + switch.replace("request.lora", "probe()"), 1, "Engine", "lora_backend"
+    )
+    assert not never_runs(reads, {"enable_lora": "False"})
+
+
+CONFIG = """\
+import dataclasses
+
+
+@dataclasses.dataclass
+class Config:
+    trace: bool = False
+    level: int = 0
+    mode: str = "a"
+
+    def __post_init__(self):
+        if self.mode == "b":
+            print(self.level)
+"""
+
+MANAGER = """\
+class Manager:
+    def __init__(self, config):
+        self.trace = config.trace
+        self.level = config.level
+        self.limit = config.limit
+        self.limited = config.limited
+
+    def describe(self):
+        if self.trace:
+            return self.level
+        return None
+
+    def reconfigure(self, request):
+        if request.trace is not None:
+            self.trace = request.trace  # the caller's run-time switch
+
+    def warm_up(self):
+        self.limited = True
+
+    async def run(self):
+        if not self.limited:
+            return None
+        return self.limit
+"""
+
+
+def _gates(tmp_path, manager=MANAGER):
+    from driftaudit.drift.effective import tree_conditions
+
+    (tmp_path / "sglang").mkdir(exist_ok=True)
+    (tmp_path / "sglang" / "config.py").write_text(CONFIG)
+    (tmp_path / "sglang" / "manager.py").write_text(manager)
+    return lambda holder, attr: tree_conditions(tmp_path, holder, attr)
+
+
+def test_a_setting_copied_onto_another_object_keeps_its_gate(tmp_path):
+    gates = _gates(tmp_path)
+    assert gates("config", "level") == [["trace"]]
+    reads = read_conditions(CONFIG, 5, "Config", "level", gates)
+    assert reads == [["mode == 'b'"], ["trace"]]  # the dataclass's own read, then the copy's
+    assert never_runs(reads, {"trace": "False", "mode": "'a'"})
+    assert not never_runs(reads, {"trace": "True", "mode": "'a'"})
+    assert not never_runs(reads, {"trace": "False", "mode": "'b'"})
+    assert not never_runs(reads, {"mode": "'a'"})  # trace not known
+
+
+def test_a_gate_sglang_sets_itself_is_no_setting(tmp_path):
+    assert _gates(tmp_path)("config", "limit") == [[]]  # warm_up() sets `self.limited`
+    manager = MANAGER.replace("self.limited = True", "pass")
+    assert _gates(tmp_path, manager)("config", "limit") == [["not (not limited)"]]
+
+
+def test_a_gate_set_again_from_elsewhere_stands_for_nothing(tmp_path):
+    manager = MANAGER.replace("self.trace = request.trace", "self.trace = compute()")
+    assert _gates(tmp_path, manager)("config", "level") == [[]]
+
+
+def test_a_written_setting_is_not_followed(tmp_path):
+    manager = MANAGER + "\n\ndef reset(config):\n    config.level = 0\n"
+    assert _gates(tmp_path, manager)("config", "level") is None
+
+
+def test_a_gate_the_configuration_sets_itself_is_not_known(tmp_path):
+    config = CONFIG + "        if self.mode == 'c':\n            self.trace = True\n"
+    reads = read_conditions(config, 5, "Config", "level", _gates(tmp_path))
+    assert reads == [["mode == 'b'"], []]  # `trace` may be turned on by __post_init__
+    assert not never_runs(reads, {"trace": "False", "mode": "'a'"})
+
+
+def test_a_gate_computed_again_where_it_is_copied_is_not_known(tmp_path):
+    manager = MANAGER.replace(
+        "        self.level = config.level\n",
+        "        self.level = config.level\n        self.trace = config.trace or config.debug\n",
+    )
+    assert _gates(tmp_path, manager)("config", "level") == [[]]

@@ -180,3 +180,35 @@ def test_names_stand_for_the_value_they_were_assigned() -> None:
         (),
         (("has", "x", 3, None),),
     )
+
+
+def test_a_module_level_test_read_with_its_own_imports() -> None:
+    from driftaudit.usage.consumer_guards import branch_guards
+    from driftaudit.usage.exports import module_conditions
+
+    module = ast.parse(
+        "import sglang as sgl\n"
+        "from packaging.version import parse\n"
+        "from sglang.srt import utils\n"
+        "V = parse(sgl.__version__)\n"
+        'NEW = V >= parse("0.5")\n'
+        'HAS = hasattr(utils, "x")\n'
+        'OWN = parse(__version__) >= parse("2.0")\n'  # the consumer's own version
+        "try:\n"
+        '    TWICE = V >= parse("0.5")\n'
+        "except ValueError:\n"
+        "    TWICE = False\n"
+    )
+    found = module_conditions(module)
+    assert found == {
+        "V": ("version",),
+        "NEW": ("guard", ("version", ">=", "0.5", 5)),
+        "HAS": ("guard", ("has", "x", 6, "sglang.srt.utils.x")),
+    }
+    # read in another module: placed at the test that reads it
+    test = ast.parse("not NEW", mode="eval").body
+    ast.fix_missing_locations(ast.increment_lineno(test, 41))
+    assert branch_guards(test, {"NEW": found["NEW"]}.get) == (
+        (("version", "<", "0.5", 42),),
+        (("version", ">=", "0.5", 42),),
+    )

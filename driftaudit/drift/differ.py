@@ -35,6 +35,7 @@ from driftaudit.drift.effective import (
     never_runs,
     parsed,
     read_conditions,
+    tree_conditions,
     tree_reads,
 )
 from driftaudit.drift.literals import UNKNOWN, value_of
@@ -56,6 +57,7 @@ from driftaudit.store import key
 
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
 ATTR_READS_VERSION = "2"
+ATTR_GATES_VERSION = "2"
 # a limit's default that means "no limit": a new default None may mean the same
 _UNBOUNDED = {"sys.maxsize", "math.inf", "float('inf')", 'float("inf")', "inf"}
 
@@ -87,6 +89,28 @@ def _reader(snapshot: Snapshot, symbol: str):
         )
 
     return reads
+
+
+def _gates(snapshot: Snapshot, symbol: str):
+    """`effective.tree_conditions` of the tree (below the package `_reader` reads),
+    kept in the snapshot store."""
+    under = "/".join(symbol.split(".")[:2])
+
+    def gates(holder: str, attr: str) -> list[list[str]] | None:
+        entry = key("attr_gates", ATTR_GATES_VERSION, snapshot.digest, under, holder, attr)
+        return snapshot.kept(
+            entry, lambda: tree_conditions(snapshot.tree.root, holder, attr, under), _conjunctions
+        )
+
+    return gates
+
+
+def _conjunctions(data) -> list[list[str]] | None:
+    if data is not None and not (
+        isinstance(data, list) and all(isinstance(r, list) and _texts(r) is not None for r in data)
+    ):
+        raise TypeError("not a list of lists of conditions")
+    return data
 
 
 def _texts(data) -> list[str] | None:
@@ -195,6 +219,7 @@ class Differ:
         self._reference_cache: dict[str, Change | None] = {}
         # a module's syntax tree, per tree and module, for the effective values
         self._parsed: dict[tuple[str, str], ast.Module | None] = {}
+        self._new_reads: dict[tuple[str, str], list[list[str]] | None] = {}
 
     # ---- does the name still exist? ----------------------------------------------
 
@@ -408,13 +433,20 @@ class Differ:
         reader = _reader(snapshot, symbol)
         return effective_in(tree, obj.lineno or 0, obj.name, param, default, reader)
 
+    def new_reads(self, symbol: str, param: str) -> list[list[str]] | None:
+        """Where the new release's callable `symbol` reads `param` (`read_conditions`),
+        once per run."""
+        if (symbol, param) not in self._new_reads:
+            self._new_reads[symbol, param] = self._conditions(self.new, symbol, param)
+        return self._new_reads[symbol, param]
+
     def _conditions(self, snapshot: Snapshot, symbol: str, param: str) -> list[list[str]] | None:
         """Where the callable `symbol` of `snapshot` reads `param`: `read_conditions`."""
         found = self._source_of(snapshot, symbol)
         if found is None:
             return None
         tree, obj = found
-        return read_conditions(tree, obj.lineno or 0, obj.name, param, _reader(snapshot, symbol))
+        return read_conditions(tree, obj.lineno or 0, obj.name, param, _gates(snapshot, symbol))
 
     def _source_of(
         self, snapshot: Snapshot, symbol: str

@@ -8,6 +8,7 @@ import sys
 
 from driftaudit import codes
 from driftaudit.drift import Differ
+from driftaudit.drift.effective import never_runs
 from driftaudit.drift.replacements import ServerArgRedirected
 from driftaudit.drift.serverarg_changes import (
     SERVER_ARGS,
@@ -241,20 +242,36 @@ class SurfaceMatcher:
     def _defaults(self, call: CallUsage) -> list[Finding]:
         """ServerArgs(...) leaves these fields unset, and their defaults changed: a warning
         where the consumer reads the field, info where it never does; nothing where the
-        same function sets it after construction (the default is never seen), or where
-        the new release resolves the new None default to the old value at startup."""
+        same function sets it after construction (the default is never seen), where
+        the new release resolves the new None default to the old value at startup, or,
+        the consumer not reading it, where every read of it in the new release sits
+        behind a setting the call leaves off (`effective.read_conditions`)."""
         findings = []
         reads, writes = self._field_uses()
+        values = None
         for name, changes in self.server_args.by_field.items():
             if name in call.keywords or (call.path, call.scope, name) in writes:
                 continue
             for change in changes:
                 if isinstance(change, ServerArgDefaultChanged) and not change.resolved_at:
+                    if name not in reads:
+                        values = self._call_values(call) if values is None else values
+                        sglang_reads = self.differ.new_reads(SERVER_ARGS, name)
+                        if never_runs(sglang_reads, {k: v for k, v in values.items() if k != name}):
+                            continue  # every read in sglang is behind a setting left off
                     message = f"ServerArgs(...) leaves `{name}` unset: {change.explain()}"
                     fix = Fix(f"pass `{name}={change.keep}` to keep the old behaviour")
                     severity = "" if name in reads else "info"
                     findings.append(finding_at(call, change, message, fix, severity=severity))
         return findings
+
+    def _call_values(self, call: CallUsage) -> dict[str, str]:
+        """Each field's value in a ServerArgs(...) call: the literal it passes, else (left
+        out) its new default; a field it passes otherwise is not known."""
+        fields = self.server_args.new.fields
+        values = {n: f.default for n, f in fields.items() if f.default and n not in call.keywords}
+        values.update((k, v) for k, v in call.literals.items() if not k.isdigit())
+        return values
 
     def _field_uses(self) -> tuple[set[str], set[tuple]]:
         """ServerArgs fields the consumer reads (names); and sets on an instance, as

@@ -66,7 +66,7 @@ def current_versions() -> dict[str, dict[str, str]]:
     checks that every namespace the code writes is here)."""
     from driftaudit import findings_cache
     from driftaudit.drift.deprecations import DEPRECATIONS_VERSION
-    from driftaudit.drift.differ import ATTR_READS_VERSION
+    from driftaudit.drift.differ import ATTR_GATES_VERSION, ATTR_READS_VERSION
     from driftaudit.drift.pairs import NAMESPACE as PAIR
     from driftaudit.drift.pairs import PAIRS_VERSION
     from driftaudit.history.states import STATES_VERSION
@@ -98,6 +98,7 @@ def current_versions() -> dict[str, dict[str, str]]:
         "deprecated": DEPRECATIONS_VERSION,
         "deprecation": DEPRECATIONS_VERSION,
         "attr_reads": ATTR_READS_VERSION,
+        "attr_gates": ATTR_GATES_VERSION,
         "symstate": STATES_VERSION,
         "envdelta": STATES_VERSION,
         "global_attrs": GLOBAL_ATTRS_VERSION,

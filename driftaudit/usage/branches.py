@@ -28,13 +28,14 @@ class BranchesMixin:
         def bind(self, name: str, target: Any) -> None: ...
         def resolve_expr(self, node: ast.expr) -> str | None: ...
         def value_of(self, name: str) -> ast.expr | None: ...
+        def guard_value(self, name: str) -> ast.expr | tuple | None: ...
 
     def visit_If(self, node: ast.If) -> None:
         self.visit(node.test)
         narrowed = self._isinstance(node.test)
         if narrowed:
             self.scopes.append(dict([narrowed]))
-        body_guards, else_guards = branch_guards(node.test, self.value_of, self.resolve_expr)
+        body_guards, else_guards = branch_guards(node.test, self.guard_value, self.resolve_expr)
         self._guarded_visit(node.body, *body_guards)
         if narrowed:
             self.scopes.pop()
@@ -48,7 +49,7 @@ class BranchesMixin:
         saved = self.usages.guards
         for value in node.values:
             self.visit(value)
-            guard = condition_guard(value, self.value_of, self.resolve_expr)
+            guard = condition_guard(value, self.guard_value, self.resolve_expr)
             if guard is not None:
                 self.usages.guards = (*self.usages.guards, guard)
         self.usages.guards = saved
@@ -66,7 +67,7 @@ class BranchesMixin:
         for statement in statements:
             self.visit(statement)
             if statement.__class__ in _EXITS_BEFORE:
-                after = after_guards(statement, self.value_of, self.resolve_expr)
+                after = after_guards(statement, self.guard_value, self.resolve_expr)
                 if after:
                     self.usages.guards = (*self.usages.guards, *after)
         self.usages.guards = saved

@@ -54,9 +54,10 @@ class _File:
 
 
 # What a module contributes to the export table (its bindings, its star imports, its
-# classes with bases: (bases, the names the body defines)) and the modules each of its
-# import statements may name (to tell whether it imports a re-exporter).
-_Summary = tuple[dict, list, dict, list, frozenset | None]
+# classes with bases: (bases, the names the body defines)), the modules each of its
+# import statements may name (to tell whether it imports a re-exporter), the star
+# import's bound names, and what its top-level names stand for in a test.
+_Summary = tuple[dict, list, dict, list, frozenset | None, dict]
 
 
 def _summarize(file: _File) -> _Summary | None:
@@ -78,14 +79,17 @@ def _summarize(file: _File) -> _Summary | None:
         elif isinstance(node, ast.Import):
             imports.append([a.name for a in node.names])
     bindings, stars = part.bindings.get(file.module, {}), part.stars.get(file.module, [])
-    return bindings, stars, classes, imports, part.bound.get(file.module)
+    conditions = part.conditions.get(file.module, {})
+    return bindings, stars, classes, imports, part.bound.get(file.module), conditions
 
 
 def _add(exports: ConsumerExports, file: _File, summary: _Summary) -> None:
     """`exports.add_module` from the summary (the class bodies' names stand for the class
     nodes: all the table reads of them)."""
-    bindings, stars, classes, _, bound = summary
+    bindings, stars, classes, _, bound, conditions = summary
     exports.modules.add(file.module)
+    if conditions:
+        exports.conditions[file.module] = conditions
     if bound is not None:
         exports.bound[file.module] = bound
     exports.bindings.setdefault(file.module, {}).update(bindings)

@@ -18,6 +18,10 @@ A guard is a plain tuple:
 - ("version", op, version, line): a branch taken only when `sglang.__version__ <op>
   version` (op already negated for an `else`).
 
+A name stands for the value it was assigned, in this module or, imported from another
+consumer module (`from .compat import SGLANG_GE_0_5`, `compat.IS_NEW`), in that one
+(`stands_for`, read there with that module's imports: `usage/exports.py`).
+
 Code after an `if` one branch of which always leaves (`if not hasattr(m, "x"): return`,
 `raise`, `continue`, `sys.exit()`) runs under the other branch's guards, as an `else:`
 would; a function body keeps the lasting guards (version, has, fallback) of the place
@@ -39,8 +43,12 @@ _DISTRIBUTION_VERSION = {"version", "get_version", "get_distribution"}
 _DEPTH = 3  # names followed to the value they were assigned (`NEW = parse(v) >= ...`)
 
 Guard = tuple
-# the expression a name was last assigned in the scopes visible here, or None
-ValueOf = Callable[[str], "ast.expr | None"]
+# the expression a name (or `module.NAME`) was last assigned in the scopes visible here,
+# or, for a name another consumer module defines, what it stands for there (`Stands`)
+ValueOf = Callable[[str], "ast.expr | Stands | None"]
+# what a module-level name of a consumer module stands for in a test, read in that module
+# (its imports resolve its names): ("guard", Guard) or ("version",), sglang's version
+Stands = tuple
 
 
 def _no_value(name: str) -> ast.expr | None:
@@ -83,8 +91,11 @@ def condition_guard(
     """The guard a condition sets up for what runs only when it holds: the body of an
     `if`, or the later operands of `A and B` (`parse(sglang.__version__) < parse("0.5")
     and args.x`). A name stands for the value it was assigned (`if SGLANG_NEW:`)."""
-    if isinstance(test, ast.Name) and depth < _DEPTH:
-        value = value_of(test.id)
+    name = dotted(test) if isinstance(test, (ast.Name, ast.Attribute)) else None
+    if name is not None and depth < _DEPTH:
+        value = value_of(name)
+        if isinstance(value, tuple):  # defined in another consumer module
+            return _at_line(value[1], test.lineno) if value[0] == "guard" else None
         if value is not None:
             if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
                 return None  # a negated flag: its guard is in the `else`
@@ -190,8 +201,11 @@ _SGLANG = object()  # what `_unwrap` gives for sglang's own version
 def _unwrap(node: ast.expr, value_of: ValueOf, resolve: Callable | None, depth: int = 0):
     """A version string, or `_SGLANG` for sglang's version, through `parse(...)`,
     `Version(...)`, `str(...)`, and names assigned one of them; else the node."""
-    if isinstance(node, ast.Name) and depth < _DEPTH:
-        value = value_of(node.id)
+    name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    if name is not None and depth < _DEPTH:
+        value = value_of(name)
+        if isinstance(value, tuple):  # defined in another consumer module
+            return _SGLANG if value[0] == "version" else node
         if value is not None:
             return _unwrap(value, value_of, resolve, depth + 1)
     if _is_version(node, resolve):
@@ -221,6 +235,26 @@ def _is_version(node: ast.expr, resolve: Callable | None) -> bool:
         return True
     path = resolve(node) if resolve is not None else name
     return bool(path) and path.endswith("__version__") and path.split(".")[0] == "sglang"
+
+
+def _at_line(guard: Guard, line: int) -> Guard:
+    """The guard placed at the test that reads it (not where its name was defined)."""
+    at = {"version": 3, "has": 2, "lacks": 2}.get(guard[0])
+    return guard if at is None else (*guard[:at], line, *guard[at + 1 :])
+
+
+def stands_for(
+    value: ast.expr, value_of: ValueOf = _no_value, resolve: Callable | None = None
+) -> Stands | None:
+    """What a module-level value stands for in a test of another module that imports it:
+    a version or feature test (`parse(sglang.__version__) >= parse("0.5.10")`,
+    `hasattr(sglang.srt.x, "y")`), or sglang's version itself; None otherwise."""
+    guard = condition_guard(value, value_of, resolve)
+    if guard is not None and guard[0] in ("version", "has"):
+        return ("guard", guard)
+    if _unwrap(value, value_of, resolve) is _SGLANG:
+        return ("version",)
+    return None
 
 
 # what still holds when a function defined here runs

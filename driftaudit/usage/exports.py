@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from driftaudit.astwalk import walk
 from driftaudit.pysource import dotted
+from driftaudit.usage.consumer_guards import stands_for
 from driftaudit.usage.star_imports import bound_names, from_star
 
 SGLANG = "sglang"
@@ -40,6 +41,9 @@ class ConsumerExports:
     # module -> class (every module-level class) -> (base expressions as dotted names,
     # the class node or the names its body defines: `class_names`)
     classes: dict[str, dict[str, tuple[list[str], ast.ClassDef]]] = field(default_factory=dict)
+    # module -> module-level name -> what it stands for in a test (`consumer_guards.Stands`:
+    # a version or feature test, sglang's version), read with the module's own imports
+    conditions: dict[str, dict[str, tuple]] = field(default_factory=dict)
     _exporting: dict[str, bool] = field(default_factory=dict, repr=False)  # caches
     _subclasses: dict[tuple[str, str], tuple | None] = field(default_factory=dict, repr=False)
 
@@ -65,6 +69,22 @@ class ConsumerExports:
             elif isinstance(node, ast.ClassDef):  # with sglang bases or not (`defining`)
                 bases = [d for d in map(dotted, node.bases) if d]
                 self.classes.setdefault(name, {})[node.name] = (bases, node)
+        conditions = module_conditions(tree)
+        if conditions:
+            self.conditions[name] = conditions
+
+    def condition(self, module: str, name: str, seen: frozenset = frozenset()) -> tuple | None:
+        """What `name` of consumer `module` stands for in a test (`module_conditions`),
+        followed through the consumer's re-exports."""
+        if (module, name) in seen or len(seen) > 20:
+            return None
+        found = self.conditions.get(module, {}).get(name)
+        if found is not None:
+            return found
+        entry = self.bindings.get(module, {}).get(name)
+        if entry is None or entry[0] != "consumer" or not entry[2]:
+            return None
+        return self.condition(entry[1], entry[2], seen | {(module, name)})
 
     def subclass(self, module: str, name: str, seen: frozenset = frozenset()):
         """(sglang bases, own names, inherits its `__init__`) of consumer class `name` of
@@ -191,6 +211,54 @@ def summary_names(node: ast.ClassDef) -> frozenset[str]:
     `__init__` (calling the class is then not calling the sglang base's)."""
     names = class_names(node)
     return names | {"__init__"} if node.decorator_list or node.keywords else names
+
+
+def module_conditions(tree: ast.Module) -> dict[str, tuple]:
+    """Each name a module assigns once at its top level (`SGLANG_GE_0_5 = parse(sglang.
+    __version__) >= parse("0.5")`, `HAS_X = hasattr(...)`, `SGL_VERSION = version(
+    "sglang")`) -> what it stands for in a test (`consumer_guards.stands_for`), its names
+    resolved through the module's own imports and top-level values."""
+    values: dict[str, ast.expr | None] = {}
+    imports: dict[str, str] = {}
+    for node in _module_level(tree.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                imports[bound] = alias.name if alias.asname else bound
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign) and node.value is not None
+            else []
+        )
+        for target in targets:
+            if isinstance(target, ast.Name):
+                # assigned twice (a try/except fallback, a branch): not one value
+                values[target.id] = None if target.id in values else node.value
+    if not values:
+        return {}
+
+    def value_of(name: str) -> ast.expr | None:
+        return values.get(name)
+
+    def resolve(node: ast.expr) -> str | None:
+        name = dotted(node)
+        head, _, rest = (name or "").partition(".")
+        target = imports.get(head)
+        if target is None or not _is_sglang(target):
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    found = {}
+    for name, value in values.items():
+        stands = stands_for(value, value_of, resolve) if value is not None else None
+        if stands is not None:
+            found[name] = stands
+    return found
 
 
 def _module_level(body: list[ast.stmt]):

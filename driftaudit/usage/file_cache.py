@@ -49,6 +49,8 @@ def exports_digest(exports: ConsumerExports) -> str:
         for name, (bases, body) in sorted(exports.classes[module].items()):
             own = sorted(body if isinstance(body, frozenset) else summary_names(body))
             digest.update(f"\nc\0{module}\0{name}\0{bases!r}\0{own!r}".encode())
+    for module in sorted(exports.conditions):
+        digest.update(f"\nt\0{module}\0{sorted(exports.conditions[module].items())!r}".encode())
     return digest.hexdigest()
 
 

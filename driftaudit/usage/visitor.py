@@ -74,6 +74,7 @@ _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseExcept
 _STRING_IMPORTERS = {"import_module", "__import__"}
 _VALUE = "\0value:"  # scope key: the expression a local name was last assigned
 _WROTE = "\0wrote:"  # scope key: `obj.x` the consumer assigned itself
+_FROM = "\0from:"  # scope key: (consumer module, name) a name was imported from
 
 
 class UsageVisitor(
@@ -144,6 +145,29 @@ class UsageVisitor(
                 return scope.get(_VALUE + name)
         return None
 
+    def guard_value(self, name: str) -> ast.expr | tuple | None:
+        """`value_of` for the guards: also, for a name imported from a consumer module
+        (`from .compat import NEW`) or read off one (`compat.NEW`), what it stands for
+        in a test there (`ConsumerExports.condition`)."""
+        head, _, rest = name.partition(".")
+        for scope in reversed(self.scopes):
+            if head not in scope:
+                continue
+            if not rest:
+                value = scope.get(_VALUE + head)
+                if value is not None:
+                    return value
+                source = scope.get(_FROM + head)
+                return self.exports.condition(*source) if source else None
+            bound = scope[head]
+            if not (isinstance(bound, str) and bound.startswith(CONSUMER)):
+                return None
+            module, parts = bound[len(CONSUMER) :], rest.split(".")
+            while len(parts) > 1 and f"{module}.{parts[0]}" in self.exports.modules:
+                module = f"{module}.{parts.pop(0)}"
+            return self.exports.condition(module, parts[0]) if len(parts) == 1 else None
+        return None
+
     def _local_value(self, name: str) -> ast.expr | None:
         """The expression `name` was last assigned in the current scope, if any."""
         return self.scopes[-1].get(_VALUE + name)
@@ -151,6 +175,7 @@ class UsageVisitor(
     def bind(self, name: str, target) -> None:
         self.scopes[-1][name] = target
         self.scopes[-1].pop(_VALUE + name, None)
+        self.scopes[-1].pop(_FROM + name, None)
 
     def resolve_expr(self, node: ast.expr) -> str | None:
         """The sglang path an expression names (`dp_attention.x` -> sglang...x)."""
@@ -390,6 +415,8 @@ class UsageVisitor(
                     self.bind(bound, symbol)
                 else:
                     self.bind(bound, found or (OwnClass(key) if key else EXTERNAL + bound))
+                    if not found:
+                        self.scopes[-1][_FROM + bound] = (source, alias.name)
             else:
                 self.bind(bound, EXTERNAL + f"{source}.{alias.name}")
 
