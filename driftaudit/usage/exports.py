@@ -68,8 +68,9 @@ class ConsumerExports:
                     self.classes.setdefault(name, {})[node.name] = (bases, node)
 
     def subclass(self, module: str, name: str, seen: frozenset = frozenset()):
-        """(sglang bases, own names, inherits its `__init__`) of consumer class `name` of
-        `module`, or None; the last as `ConsumerClass.inherits_init`, along the chain.
+        """(sglang bases, own names, inherits its `__init__`, home) of consumer class `name`
+        of `module`, or None; the third as `ConsumerClass.inherits_init`, along the chain;
+        home: `module.Class` of its class statement (through re-exports).
 
         Bases are followed through the consumer's other subclasses (B(A), A(ModelRunner)).
         """
@@ -110,7 +111,7 @@ class ConsumerExports:
                 bases += parent[0]
                 own |= parent[1]
                 inherits = inherits and parent[2]
-        return (tuple(bases), frozenset(own), inherits) if bases else None
+        return (tuple(bases), frozenset(own), inherits, f"{module}.{name}") if bases else None
 
     @staticmethod
     def _target(module: str, attr: str) -> tuple:

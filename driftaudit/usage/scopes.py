@@ -52,6 +52,7 @@ class ConsumerClass:
     # one base, no decorator, no `__init__`/`__new__` of its own: calling it calls the
     # sglang base's `__init__` with the same arguments
     inherits_init: bool = False
+    home: str = ""  # `module.Class` where the class statement is (`SubclassUsage.home`)
 
 
 @dataclass

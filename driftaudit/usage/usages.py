@@ -87,7 +87,7 @@ class CallUsage(Usage):
     partial: bool = False
     settled: list[str] = field(default_factory=list)
     settled_positional: int = 0
-    via: str = ""  # a consumer subclass constructed (symbol: its sglang base)
+    via: str = ""  # a consumer subclass constructed, as its `home` (symbol: its sglang base)
     via_init: bool = False  # that subclass has no `__init__`: the call binds to the base's
 
 
@@ -180,6 +180,7 @@ class SubclassUsage(Usage):
     bases: tuple = ()  # sglang paths of its bases, those of consumer bases included
     own: frozenset = frozenset()  # names it and its consumer bases define
     abstract: bool = False  # it declares abstract methods itself: not meant to be built
+    home: str = ""  # `module.Class`: what a call of it names as `CallUsage.via`
 
 
 @dataclass

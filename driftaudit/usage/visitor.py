@@ -310,27 +310,35 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
             and not node.decorator_list
             and not {"__init__", "__new__"} & own
         )
-        self.bind(node.name, ConsumerClass(node.name, bases, own, inherits) if bases else EXTERNAL)
-        self._subclass_usage(node, bases, own)
+        subclass = self._subclass_usage(node, bases, own, inherits)
+        self.bind(node.name, subclass or EXTERNAL)
 
-    def _subclass_usage(self, node: ast.ClassDef, bases: tuple, own: frozenset) -> None:
+    def _subclass_usage(
+        self, node: ast.ClassDef, bases: tuple, own: frozenset, inherits: bool
+    ) -> ConsumerClass | None:
         """The class as a `SubclassUsage`, its consumer bases' sglang bases and names
-        folded in (`class B(A)`, `class A(EngineBase)` in this module or imported)."""
+        folded in (`class B(A)`, `class A(EngineBase)` in this module or imported, as
+        `exports.subclass` folds them), and as the `ConsumerClass` its name binds."""
         names = set(own)
         reached = list(bases)
         for base in node.bases:
-            found = self.lookup(base.id) if isinstance(base, ast.Name) else None
-            if isinstance(found, ConsumerClass):
+            found = self._consumer_class(base)
+            if found is not None:
                 reached += [b for b in found.bases if b not in reached]
                 names |= found.own
+                inherits = inherits and found.inherits_init
         if not reached:
-            return
+            return None
+        home = f"{self.module}.{node.name}"
         abstract = any(
             isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
             and any((dotted(d) or "").endswith("abstractmethod") for d in s.decorator_list)
             for s in node.body
         )
-        at = next((b for b in node.bases if self.resolve_expr(b) or isinstance(b, ast.Name)), node)
+        at = next(
+            (b for b in node.bases if self.resolve_expr(b) or self._consumer_class(b)),
+            next((b for b in node.bases if isinstance(b, ast.Name)), node),
+        )
         self.usages.append(
             SubclassUsage(
                 *self._at(node),
@@ -340,8 +348,28 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
                 own=frozenset(names),
                 abstract=abstract,
                 focus=self.columns.span(at) if at is not node else None,
+                home=home,
             )
         )
+        return ConsumerClass(node.name, tuple(reached), frozenset(names), inherits, home)
+
+    def _consumer_class(self, node: ast.expr) -> ConsumerClass | None:
+        """The consumer subclass of sglang classes an expression names: a name (an
+        alias of it included) or a consumer module's attribute (`engines.HttpAdapter`)."""
+        if isinstance(node, ast.Name):
+            found = self.lookup(node.id)
+            return found if isinstance(found, ConsumerClass) else None
+        parts = (dotted(node) or "").split(".")
+        base = self.lookup(parts[0]) if len(parts) > 1 else None
+        if not (isinstance(base, str) and base.startswith(CONSUMER)):
+            return None
+        module = base[len(CONSUMER) :]
+        for part in parts[1:-1]:
+            module = f"{module}.{part}"
+            if module not in self.exports.modules:
+                return None
+        found = self.exports.subclass(module, parts[-1])
+        return ConsumerClass(parts[-1], *found) if found else None
 
     def _wrapped(self, node: ast.ClassDef) -> tuple[str, ...]:
         """The sglang classes the class's `__init__` takes an instance of (annotated)."""
@@ -545,13 +573,14 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
                     holder.owner.attr_types.setdefault(target.attr, typed)
 
     def _assign_name(self, name: str, value: ast.expr | None, annotation=None) -> None:
-        # `GC = parallel_state.GroupCoordinator` aliases, `b = ScheduleBatch(...)` types;
+        # `GC = parallel_state.GroupCoordinator` aliases (and of consumer subclasses),
+        # `b = ScheduleBatch(...)` types;
         # anything else shadows, except a fallback in `except ImportError: X = None`
         bound = annotation
         if bound is None and value is not None and id(value) in self._partials:
             bound = PartialOf(*self._partials[id(value)])
         if bound is None and value is not None:
-            bound = self.resolve_expr(value) or self.infer(value)
+            bound = self.resolve_expr(value) or self.infer(value) or self._consumer_class(value)
             if bound is None and isinstance(value, ast.Name):
                 local = self.lookup(value.id)
                 bound = local if isinstance(local, LocalFunction) else None
@@ -826,14 +855,13 @@ class UsageVisitor(BranchesMixin, InferenceMixin, MonkeypatchMixin, SpelledCalls
                 lookup = EnumLookupUsage(*self._at(node), symbol, by_value=True, literal=literal)
                 lookup.focus = focus
                 self.usages.append(lookup)
-        elif isinstance(func, ast.Name) and isinstance(self.lookup(func.id), ConsumerClass):
-            subclass = self.lookup(func.id)
+        elif (subclass := self._consumer_class(func)) is not None:
             self.usages.append(
                 CallUsage(
                     *self._at(node),
                     subclass.bases[0],
                     **shape.__dict__,
-                    via=subclass.name,
+                    via=subclass.home,
                     via_init=subclass.inherits_init,
                     focus=self.columns.token(node),
                 )
