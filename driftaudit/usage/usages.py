@@ -159,6 +159,9 @@ class OverrideUsage(Usage):
     # stand in for it (a wrapper sglang calls in its place); only a method that mirrors
     # the base's old parameters is taken for such a stand-in
     stand_in: bool = False
+    # a consumer function installed in sglang's place (`Cls.meth = fn`, `setattr`,
+    # `patch.object`): `owner` is the function's name, `bases` the patched class or module
+    replaces: bool = False
 
 
 @dataclass
