@@ -79,15 +79,16 @@ def mirrors(usage: OverrideUsage, old: Function) -> bool:
 
 def reaches_replacement(change: Change, usage: OverrideUsage) -> bool:
     """Does a signature change break the replacement `usage`? sglang now passes a
-    parameter it has no place for (a new required one, a new name), or no longer passes
-    one it requires (a removed one it has: its position or its value is gone)."""
+    parameter it has no place for (a new required one, a new name), no longer passes one
+    it requires (removed, without a default in it), or passes one of its parameters at
+    another position."""
     if isinstance(change, (RequiredParameterAdded, ParameterRenamed)):
         name = change.new_name if isinstance(change, ParameterRenamed) else change.param
         return name not in usage.params and not usage.var_keyword
     param = getattr(change, "param", None)
-    if isinstance(change, ParameterRemoved) or param:
-        return param in usage.params
-    return True
+    if isinstance(change, ParameterRemoved):
+        return param in usage.params and param not in usage.defaulted
+    return param in usage.params if param else True
 
 
 def unaccepted_additions(

@@ -65,7 +65,11 @@ class MonkeypatchMixin:
         if isinstance(node, ast.Lambda):
             return
         args = node.args
-        params = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
+        positional = [*args.posonlyargs, *args.args]
+        params = [a.arg for a in [*positional, *args.kwonlyargs]]
+        defaulted = [a.arg for a in positional[len(positional) - len(args.defaults) :]]
+        kw_defaults = zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        defaulted += [a.arg for a, d in kw_defaults if d is not None]
         self.usages.append(
             OverrideUsage(
                 *self._at(at),
@@ -78,6 +82,7 @@ class MonkeypatchMixin:
                 var_positional=args.vararg is not None,
                 var_keyword=args.kwarg is not None,
                 replaces=True,
+                defaulted=defaulted,
                 focus=self.columns.span(value),
             )
         )

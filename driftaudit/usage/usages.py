@@ -162,6 +162,7 @@ class OverrideUsage(Usage):
     # a consumer function installed in sglang's place (`Cls.meth = fn`, `setattr`,
     # `patch.object`): `owner` is the function's name, `bases` the patched class or module
     replaces: bool = False
+    defaulted: list[str] = field(default_factory=list)  # its parameters with a default
 
 
 @dataclass
