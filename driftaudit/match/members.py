@@ -108,7 +108,7 @@ class MemberMatcher:
                 c
                 for c in self.differ.signature_changes(path, old.obj, new.obj, locs)
                 if not isinstance(c, DefaultChanged)
-                and (not usage.replaces or reaches_replacement(c, usage))
+                and (not usage.replaces or reaches_replacement(c, usage, new.obj))
             ]
             reasons = [c.explain() for c in changes]
             added = unaccepted_additions(

@@ -77,17 +77,20 @@ def mirrors(usage: OverrideUsage, old: Function) -> bool:
     return own[: len(wanted)] == wanted
 
 
-def reaches_replacement(change: Change, usage: OverrideUsage) -> bool:
-    """Does a signature change break the replacement `usage`? sglang now passes a
-    parameter it has no place for (a new required one, a new name), no longer passes one
-    it requires (removed, without a default in it), or passes one of its parameters at
-    another position."""
+def reaches_replacement(change: Change, usage: OverrideUsage, new: Function) -> bool:
+    """Does a signature change break the replacement `usage` (`new`: sglang's function
+    now)? sglang now passes a parameter it has no place for (a new required one, a new
+    name), no longer passes one it requires (removed, without a default in it; not when
+    the new function takes `*args`/`**kwargs`: its callers may pass it still, as a
+    `CustomOp.forward(self, *args, **kwargs)` that dispatches to the same parameters), or
+    passes one of its parameters at another position."""
     if isinstance(change, (RequiredParameterAdded, ParameterRenamed)):
         name = change.new_name if isinstance(change, ParameterRenamed) else change.param
         return name not in usage.params and not usage.var_keyword
     param = getattr(change, "param", None)
     if isinstance(change, ParameterRemoved):
-        return param in usage.params and param not in usage.defaulted
+        passed_on = any(p.kind in _VARIADIC for p in new.params)
+        return param in usage.params and param not in usage.defaulted and not passed_on
     return param in usage.params if param else True
 
 
