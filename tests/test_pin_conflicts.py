@@ -154,3 +154,18 @@ def test_separate_environments_are_offered_as_a_supported_range(tmp_path):
     found = pin_conflict_findings(read_pins(tmp_path), "0.5.6")
     errors = [f for f in found if f.severity == "error"]
     assert errors and not any("supports" in f.message for f in errors)
+
+
+def test_sub_projects_that_disagree_are_separate_environments(tmp_path):
+    """No pin at the root: the shallowest sub-project's pin gives --old; another
+    sub-project pinning another release is an environment of its own (a warning)."""
+    write_tree(
+        tmp_path,
+        {
+            "README.md": "two projects\n",
+            "train/pyproject.toml": '[project]\nname = "t"\ndependencies = ["sglang==0.5.2"]\n',
+            "serve/api/requirements.txt": "torch==2.8.0\nsglang[all]==0.5.6\n",
+        },
+    )
+    assert read_pin(tmp_path) == ("0.5.2", "train/pyproject.toml:3")
+    assert places(tmp_path, "0.5.2") == [("serve/api/requirements.txt", 2, "warning")]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.pins import read_pin, read_pins
 
 from .conftest import write_tree
@@ -190,3 +191,58 @@ def test_environments_are_rooted_where_an_install_starts(tmp_path):
     assert not together(pins["docker/Dockerfile"], pins["docker/Dockerfile.rocm"])
     assert not together(pins["requirements-cuda.txt"], pins["docker/Dockerfile"])
     assert pins["requirements-deep.txt"].with_sglang  # both stacks install it
+
+
+SUB_PROJECT = """\
+[project]
+name = "skyrl-train"
+dependencies = ["torch==2.7.0"]
+
+[project.optional-dependencies]
+sglang = [
+    "sglang[srt,openai]==0.4.8.post1",
+]
+"""
+
+
+def test_a_sub_project_pins_sglang_when_the_root_does_not(tmp_path):
+    """The root's metadata pins no sglang release: the sub-projects' metadata below it
+    is read (any depth, shallowest first; only those that require sglang), through the
+    consumer's file index (.gitignore, virtualenvs and --exclude hold)."""
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "root"\ndependencies = ["sglang"]\n',
+            ".gitignore": "scratch/\n",
+            "skyrl-train/pyproject.toml": SUB_PROJECT,
+            "skyrl-gym/pyproject.toml": '[project]\nname = "gym"\ndependencies = ["numpy==2.0"]\n',
+            "examples/deep/serve/requirements.txt": "sglang==0.4.6\n",
+            "scratch/requirements.txt": "sglang==0.1.0\n",
+            "env/pyvenv.cfg": "home = /usr\n",
+            "env/lib/site/pyproject.toml": 'dependencies = ["sglang==0.2.0"]\n',
+        },
+    )
+    assert read_pin(tmp_path) == ("0.4.8.post1", "skyrl-train/pyproject.toml:7")
+    pins = {(p.path, p.name): p for p in read_pins(tmp_path)}
+    assert set(pins) == {
+        ("skyrl-train/pyproject.toml", "torch"),
+        ("skyrl-train/pyproject.toml", "sglang"),
+        ("examples/deep/serve/requirements.txt", "sglang"),
+    }
+    torch = pins["skyrl-train/pyproject.toml", "torch"]
+    assert torch.with_sglang and torch.sglang == "0.4.8.post1"
+    assert pins["skyrl-train/pyproject.toml", "sglang"].group == "sglang"
+
+
+def test_a_root_pin_leaves_the_sub_projects_unread(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "requirements.txt": "sglang==0.5.2\n",
+            "serving/pyproject.toml": 'dependencies = ["sglang==0.4.0", "torch==2.0"]\n',
+        },
+    )
+    assert read_pin(tmp_path) == ("0.5.2", "requirements.txt:1")
+    assert [p.path for p in read_pins(tmp_path)] == ["requirements.txt"]
+    assert read_pin(ConsumerFiles(tmp_path / "serving")) == ("0.4.0", "pyproject.toml:1")
+    assert read_pin(ConsumerFiles(tmp_path, exclude=["serving"])) == ("0.5.2", "requirements.txt:1")

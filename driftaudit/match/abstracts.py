@@ -6,15 +6,21 @@ implements. Each name is looked up the way Python's MRO finds it (`Snapshot.reso
 follows base classes): the first definition must be abstract in the new tree and must not
 have been in the old one (then the consumer class already had to define it, or is
 abstract by design). A consumer class that declares abstract methods itself is left out.
+
+The fact is the class statement's (where the fix goes); each call that instantiates the
+class (by its name, an alias, a consumer module's attribute, imported from anywhere in the
+consumer: `CallUsage.via`) is a place of it, where the TypeError is raised.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from driftaudit.drift.changes import AbstractMethodAdded
 from driftaudit.drift.differ import function_location
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.snapshot.api_model import Class, Function
-from driftaudit.usage import SubclassUsage
+from driftaudit.usage import CallUsage, SubclassUsage
 
 ABSTRACT = "abstractmethod"
 
@@ -53,6 +59,31 @@ def abstract_findings(usage: SubclassUsage, differ, classes: list[str]) -> list[
         names = ", ".join(f"`{n}`" for n, _, _ in missing)
         return [finding_at(usage, change, message, Fix(f"define {names} in `{usage.owner}`"))]
     return []
+
+
+def instantiation_places(
+    by_class: dict[str, list[Finding]], calls: list[CallUsage]
+) -> list[Finding]:
+    """The class statement's findings again at each call that builds the class
+    (`by_class`: `SubclassUsage.key` -> its findings): one fact, one place per call,
+    pointing at the callee (the call's start is the place's anchor)."""
+    places = []
+    for call in calls:
+        span = call.focus or (call.line, call.column, call.line, call.column)
+        anchor = (call.line, call.column) if span[:2] != (call.line, call.column) else None
+        for finding in by_class.get(call.via, ()):
+            places.append(
+                replace(
+                    finding,
+                    path=call.path,
+                    line=span[0],
+                    column=span[1],
+                    end_line=span[2],
+                    end_column=span[3],
+                    anchor=anchor,
+                )
+            )
+    return places
 
 
 def _is_abstract(obj) -> bool:

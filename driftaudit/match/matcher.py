@@ -28,7 +28,7 @@ from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.drift.effective import never_runs
 from driftaudit.drift.serverarg_changes import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
-from driftaudit.match.abstracts import abstract_findings
+from driftaudit.match.abstracts import abstract_findings, instantiation_places
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
 from driftaudit.match.dataclass_calls import dataclass_findings
@@ -83,6 +83,7 @@ def match_usages(
         Finding(codes.PARSE_ERROR, f.path, f.line, f.column, "", f"does not parse: {f.message}")
         for f in usages.failures
     ]
+    abstract: dict[str, list[Finding]] = {}  # a consumer class -> its DA306 findings
     for usage in usages.usages:
         if isinstance(usage, (ImportUsage, ReferenceUsage)):
             findings += matcher.reference(usage, usage.symbol)
@@ -99,9 +100,12 @@ def match_usages(
             findings += dataclass_findings(usage, differ, classes)
         elif isinstance(usage, SubclassUsage):
             classes = members.classes_of(("self", usage.bases, frozenset()))
-            findings += abstract_findings(usage, differ, classes)
+            abstract[usage.key] = abstract_findings(usage, differ, classes)
+            findings += abstract[usage.key]
         elif isinstance(usage, EnumLookupUsage):
             findings += enum_lookup_findings(usage, differ)
+    builds = [u for u in usages.usages if isinstance(u, CallUsage) and u.via]
+    findings += instantiation_places(abstract, builds)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])
     findings += TypeMatcher(differ, matcher, members).findings(usages)
     findings += mutation_findings(usages, differ, members)

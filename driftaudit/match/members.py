@@ -9,7 +9,12 @@ from driftaudit.drift import Differ
 from driftaudit.drift.changes import DefaultChanged
 from driftaudit.drift.differ import function_location, parameter_additions
 from driftaudit.findings import Finding, Fix, finding_at
-from driftaudit.match.overrides import KeywordCallers, mirrors, unaccepted_additions
+from driftaudit.match.overrides import (
+    KeywordCallers,
+    mirrors,
+    reaches_replacement,
+    unaccepted_additions,
+)
 from driftaudit.match.receivers import TypeResolver
 from driftaudit.snapshot.api_model import Class, Function
 from driftaudit.usage import (
@@ -74,7 +79,10 @@ class MemberMatcher:
         return []
 
     def override(self, usage: OverrideUsage) -> list[Finding]:
-        for cls in self.classes_of(("self", usage.bases, frozenset())):
+        owners = self.classes_of(("self", usage.bases, frozenset()))
+        if usage.replaces and not owners:
+            owners = list(usage.bases)  # a module's function replaced
+        for cls in owners:
             path = f"{cls}.{usage.method}"
             old = self.differ.old.resolve(path)
             if old is None or not isinstance(old.obj, Function):
@@ -85,11 +93,14 @@ class MemberMatcher:
             change = self.differ.reference_change(path)
             owner = cls.rpartition(".")[2]
             verb = "stands in for" if usage.stand_in else "overrides"
+            ours = f"{usage.owner}.{usage.method}"
+            if usage.replaces:
+                verb, ours = "replaces", usage.owner
             if change is not None:
-                if change.symbol != path:
-                    return []
+                if change.symbol != path or usage.replaces:
+                    return []  # a replaced name that is gone: DA104 at the same write
                 message = (
-                    f"`{usage.owner}.{usage.method}` {verb} `{owner}.{usage.method}`, which "
+                    f"`{ours}` {verb} `{owner}.{usage.method}`, which "
                     f"sglang no longer has: the override is never called"
                 )
                 fix = Fix(f"override `{change.candidate}` instead") if change.candidate else None
@@ -102,6 +113,7 @@ class MemberMatcher:
                 c
                 for c in self.differ.signature_changes(path, old.obj, new.obj, locs)
                 if not isinstance(c, DefaultChanged)
+                and (not usage.replaces or reaches_replacement(c, usage, new.obj))
             ]
             reasons = [c.explain() for c in changes]
             added = unaccepted_additions(
@@ -111,15 +123,18 @@ class MemberMatcher:
                 changes.append(change)
                 reasons.append(
                     f"`{owner}.{usage.method}` has a new parameter `{change.param}` that sglang "
-                    f"passes (`{caller}`) and the override does not accept"
+                    f"passes (`{caller}`) and {'it' if usage.replaces else 'the override'} "
+                    "does not accept"
                 )
             if not changes:
                 return []
             message = (
-                f"`{usage.owner}.{usage.method}` {verb} `{owner}.{usage.method}`, whose "
+                f"`{ours}` {verb} `{owner}.{usage.method}`, whose "
                 f"signature changed: " + "; ".join(reasons)
             )
             fix = Fix("update the override's parameters to the new base signature")
+            if usage.replaces:
+                fix = Fix(f"update `{usage.owner}`'s parameters to the new signature")
             return [finding_at(usage, changes[0], message, fix, use="override", symbol=path)]
         return []
 

@@ -6,6 +6,9 @@ it called the processor) breaks when the base method gains a parameter that sgla
 callers pass and the override has no place for it (no such parameter, no `**kwargs`).
 A new optional parameter counts only when some call in the new tree passes it by keyword:
 that call is the evidence. A positional pass is not looked for (the check under-reports).
+A consumer function installed in sglang's place (`Cls.meth = fn`: `OverrideUsage.replaces`)
+is such an override too; it was written for whatever release, so only the changes that
+reach its own parameters count (`reaches_replacement`).
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ from __future__ import annotations
 import ast
 import re
 
-from driftaudit.drift.changes import ParameterAdded
+from driftaudit.drift.changes import (
+    Change,
+    ParameterAdded,
+    ParameterRemoved,
+    ParameterRenamed,
+    RequiredParameterAdded,
+)
 from driftaudit.snapshot.api_model import VAR_KEYWORD, VAR_POSITIONAL, Function
 from driftaudit.usage import OverrideUsage
 
@@ -66,6 +75,23 @@ def mirrors(usage: OverrideUsage, old: Function) -> bool:
     if not wanted:  # no parameters to mirror: only a method that takes none either
         return not own and not usage.var_positional and not usage.var_keyword
     return own[: len(wanted)] == wanted
+
+
+def reaches_replacement(change: Change, usage: OverrideUsage, new: Function) -> bool:
+    """Does a signature change break the replacement `usage` (`new`: sglang's function
+    now)? sglang now passes a parameter it has no place for (a new required one, a new
+    name), no longer passes one it requires (removed, without a default in it; not when
+    the new function takes `*args`/`**kwargs`: its callers may pass it still, as a
+    `CustomOp.forward(self, *args, **kwargs)` that dispatches to the same parameters), or
+    passes one of its parameters at another position."""
+    if isinstance(change, (RequiredParameterAdded, ParameterRenamed)):
+        name = change.new_name if isinstance(change, ParameterRenamed) else change.param
+        return name not in usage.params and not usage.var_keyword
+    param = getattr(change, "param", None)
+    if isinstance(change, ParameterRemoved):
+        passed_on = any(p.kind in _VARIADIC for p in new.params)
+        return param in usage.params and param not in usage.defaulted and not passed_on
+    return param in usage.params if param else True
 
 
 def unaccepted_additions(

@@ -73,7 +73,8 @@ def _entries(usages: UsageSet, graph: CallGraph, types: TypeResolver):
             node = graph.method(cls, usage.member) if cls else None
         if node is not None:
             # a consumer subclass constructed: its overrides run instead of sglang's methods
-            yield usage, node, frozenset(by_class.get(getattr(usage, "via", ""), ()))
+            built = getattr(usage, "via", "").rpartition(".")[2]  # its `key`: module.Class
+            yield usage, node, frozenset(by_class.get(built, ()))
 
 
 def _through(change: ReachLost, overrides: frozenset[str]) -> bool:

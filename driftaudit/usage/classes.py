@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from driftaudit.astwalk import walk
 from driftaudit.pysource import Columns, Located, dotted
-from driftaudit.usage.exports import class_names
+from driftaudit.usage.exports import ConsumerExports, class_names
 from driftaudit.usage.scopes import (
+    CONSUMER,
     ClassContext,
     ConsumerClass,
     ConsumerInstance,
@@ -33,6 +34,7 @@ class ClassesMixin:
         defined_names: set[str]
         fields: dict[str, dict[str, tuple]]
         _class: ClassContext | None
+        exports: ConsumerExports
 
         def lookup(self, name: str) -> Any: ...
         def bind(self, name: str, target: Any) -> None: ...
@@ -83,7 +85,7 @@ class ClassesMixin:
             node.name,
             ConsumerClass(node.name, bases, names, inherits, key) if bases else OwnClass(key),
         )
-        self._subclass_usage(node, bases, names)
+        self._subclass_usage(node, bases, names, key)
 
     def _folded(self, node: ast.ClassDef, bases: tuple, own: frozenset):
         """(sglang bases, names, inherits its `__init__`) with the consumer bases' folded
@@ -97,14 +99,14 @@ class ClassesMixin:
             and not {"__init__", "__new__"} & own
         )
         for base in node.bases:
-            found = self.lookup(base.id) if isinstance(base, ast.Name) else None
-            if isinstance(found, ConsumerClass):
+            found = self._consumer_class(base)
+            if found is not None:
                 reached += [b for b in found.bases if b not in reached]
                 names |= found.own
                 inherits = inherits and found.inherits_init
         return tuple(reached), frozenset(names), inherits
 
-    def _subclass_usage(self, node: ast.ClassDef, bases: tuple, own: frozenset) -> None:
+    def _subclass_usage(self, node: ast.ClassDef, bases: tuple, own: frozenset, key: str) -> None:
         """The class as a `SubclassUsage` (its consumer bases folded in: `_folded`)."""
         if not bases:
             return
@@ -113,7 +115,10 @@ class ClassesMixin:
             and any((dotted(d) or "").endswith("abstractmethod") for d in s.decorator_list)
             for s in node.body
         )
-        at = next((b for b in node.bases if self.resolve_expr(b) or isinstance(b, ast.Name)), node)
+        at = next(
+            (b for b in node.bases if self.resolve_expr(b) or self._consumer_class(b)),
+            next((b for b in node.bases if isinstance(b, ast.Name)), node),
+        )
         self.usages.append(
             SubclassUsage(
                 *self._at(node),
@@ -123,8 +128,27 @@ class ClassesMixin:
                 own=own,
                 abstract=abstract,
                 focus=self.columns.span(at) if at is not node else None,
+                key=key,
             )
         )
+
+    def _consumer_class(self, node: ast.expr) -> ConsumerClass | None:
+        """The consumer subclass of sglang classes an expression names: a name (an
+        alias of it included) or a consumer module's attribute (`engines.HttpAdapter`)."""
+        if isinstance(node, ast.Name):
+            found = self.lookup(node.id)
+            return found if isinstance(found, ConsumerClass) else None
+        parts = (dotted(node) or "").split(".")
+        base = self.lookup(parts[0]) if len(parts) > 1 else None
+        if not (isinstance(base, str) and base.startswith(CONSUMER)):
+            return None
+        module = base[len(CONSUMER) :]
+        for part in parts[1:-1]:
+            module = f"{module}.{part}"
+            if module not in self.exports.modules:
+                return None
+        found = self.exports.subclass(module, parts[-1])
+        return ConsumerClass(parts[-1], *found) if found else None
 
     def _wrapped(self, node: ast.ClassDef) -> tuple[str, ...]:
         """The sglang classes the class's `__init__` takes an instance of (annotated)."""

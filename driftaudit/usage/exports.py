@@ -87,8 +87,9 @@ class ConsumerExports:
         return self.condition(entry[1], entry[2], seen | {(module, name)})
 
     def subclass(self, module: str, name: str, seen: frozenset = frozenset()):
-        """(sglang bases, own names, inherits its `__init__`) of consumer class `name` of
-        `module`, or None; the last as `ConsumerClass.inherits_init`, along the chain.
+        """(sglang bases, own names, inherits its `__init__`, key) of consumer class `name`
+        of `module`, or None; the third as `ConsumerClass.inherits_init`, along the chain;
+        key: `module.Class` of its class statement (through re-exports).
 
         Bases are followed through the consumer's other subclasses (B(A), A(ModelRunner)).
         """
@@ -129,7 +130,7 @@ class ConsumerExports:
                 bases += parent[0]
                 own |= parent[1]
                 inherits = inherits and parent[2]
-        return (tuple(bases), frozenset(own), inherits) if bases else None
+        return (tuple(bases), frozenset(own), inherits, f"{module}.{name}") if bases else None
 
     def defining(self, module: str, name: str, seen: int = 0) -> str | None:
         """`module.Class` where consumer class `name` of `module` is defined (through

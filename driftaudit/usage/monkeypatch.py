@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from driftaudit.usage.exports import SGLANG
 from driftaudit.usage.scopes import Deferred, LocalFunction
-from driftaudit.usage.usages import ReferenceUsage
+from driftaudit.usage.usages import OverrideUsage, ReferenceUsage
 
 if TYPE_CHECKING:
     from driftaudit.pysource import Columns, Located
@@ -57,6 +57,35 @@ class MonkeypatchMixin:
         local = self.lookup(value.id)
         if isinstance(local, LocalFunction):
             self._install(local.node, ("path", owner))
+            self._replacement(target, local.node, owner, target.attr, value)
+
+    def _replacement(self, at: Located, node, owner: str, name: str, value: ast.expr) -> None:
+        """The consumer function installed as `owner.name`: sglang now calls it in place
+        of its own, so it is checked as an override of it (DA305), at the install."""
+        if isinstance(node, ast.Lambda):
+            return
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        params = [a.arg for a in [*positional, *args.kwonlyargs]]
+        defaulted = [a.arg for a in positional[len(positional) - len(args.defaults) :]]
+        kw_defaults = zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        defaulted += [a.arg for a, d in kw_defaults if d is not None]
+        self.usages.append(
+            OverrideUsage(
+                *self._at(at),
+                "",
+                node.name,
+                (owner,),
+                name,
+                params,
+                args.vararg is not None and args.kwarg is not None,
+                var_positional=args.vararg is not None,
+                var_keyword=args.kwarg is not None,
+                replaces=True,
+                defaulted=defaulted,
+                focus=self.columns.span(value),
+            )
+        )
 
     def _install(self, node, owner: tuple) -> None:
         """Type the first parameter of a function that acts as a method of `owner`."""
@@ -114,6 +143,7 @@ class MonkeypatchMixin:
                 local = self.lookup(replacement.id)
                 if isinstance(local, LocalFunction):
                     self._install(local.node, ("path", owner))
+                    self._replacement(node, local.node, owner, attribute.value, replacement)
 
     def _replacement_call(self, func: ast.Name, first: ast.expr) -> None:
         """`replaced_forward(self.logits_processor, ...)`: a function whose first

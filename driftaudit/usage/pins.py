@@ -5,7 +5,10 @@ Read from, in this order: pyproject.toml (`[project] dependencies` and
 `extras_require`, via ast), setup.cfg (`[options] install_requires`, via configparser)
 and Dockerfiles (`SGLANG_IMAGE_TAG=v0.5.16`, `lmsysorg/sglang:v0.5.16`, `pip install
 "sglang[all]==0.5.16"` in a RUN instruction: their sglang only). Each
-requirement is parsed by `packaging` (driftaudit/requirements.py).
+requirement is parsed by `packaging` (driftaudit/requirements.py). When none of these at
+the root pins an sglang release, the same metadata of the sub-projects below it
+(`skyrl-train/pyproject.toml`, any depth, shallowest first) that require sglang is read
+too: each sub-project is an environment of its own, and DA004 judges those that disagree.
 
 Each pin knows whether it shares an environment with sglang: a requirements file with
 the files it `-r` includes (directly or not), a Dockerfile with the requirements files it
@@ -89,26 +92,22 @@ def read_pins(consumer: ConsumerFiles | Path) -> list[Pin]:
     pins: list[Pin] = []
     declares: set[tuple[str, str | None]] = set()  # (file, extra) that require sglang
     includes: dict[str, set[str]] = {}  # requirements file -> files it `-r` includes
-    for relpath, reader in _sources(files):
-        text = files.by_rel[relpath].text
-        if text is None:
-            continue
-        if reader is _from_requirements_txt:
-            includes[relpath] = _included(relpath, text)
-        elif reader is _from_dockerfile:  # an image installs the files it names
-            includes[relpath] = _named_files(text, files)
-        found = []
-        for line, column, requirement, group in _grouped(reader(text)):
-            if _names_sglang(requirement):
-                declares.add((relpath, group))
-            pin = _pin(relpath, line, column, requirement)
-            if pin is not None:
-                pin.group = group
-                found.append(pin)
-        sglang = next((p.exact for p in found if p.name == "sglang" and p.exact), None)
-        for pin in found:
-            pin.sglang = sglang
-        pins += found
+    for sources, sub_projects in ((_sources(files), False), (_nested_sources(files), True)):
+        if sub_projects and sglang_pin(pins) is not None:
+            break  # the root pins sglang: sub-projects are not looked at
+        for relpath, reader in sources:
+            text = files.by_rel[relpath].text
+            if text is None:
+                continue
+            found, declared = _read(relpath, reader, text)
+            if sub_projects and not declared:
+                continue  # a sub-project that does not install sglang
+            if reader is _from_requirements_txt:
+                includes[relpath] = _included(relpath, text)
+            elif reader is _from_dockerfile:  # an image installs the files it names
+                includes[relpath] = _named_files(text, files)
+            declares |= declared
+            pins += found
     roots = _environments(includes)
     for pin in pins:
         pin.environments = roots.get(pin.path, frozenset({pin.path}))
@@ -116,6 +115,22 @@ def read_pins(consumer: ConsumerFiles | Path) -> list[Pin]:
         for pin in pins:
             pin.with_sglang = any(_together(pin, path, group, roots) for path, group in declares)
     return pins
+
+
+def _read(relpath: str, reader, text: str) -> tuple[list[Pin], set[tuple[str, str | None]]]:
+    """One file's pins, and the (file, extra) in it that require sglang."""
+    found, declared = [], set()
+    for line, column, requirement, group in _grouped(reader(text)):
+        if _names_sglang(requirement):
+            declared.add((relpath, group))
+        pin = _pin(relpath, line, column, requirement)
+        if pin is not None:
+            pin.group = group
+            found.append(pin)
+    sglang = next((p.exact for p in found if p.name == "sglang" and p.exact), None)
+    for pin in found:
+        pin.sglang = sglang
+    return found, declared
 
 
 def _names_sglang(text: str) -> bool:
@@ -226,6 +241,27 @@ def _sources(files: ConsumerFiles):
     for rel in matching("Dockerfile*") + matching("docker/Dockerfile*"):
         if rel.count("/") == rel.startswith("docker/"):
             yield rel, _from_dockerfile
+
+
+def _nested_sources(files: ConsumerFiles):
+    """(relative path, reader) of the sub-projects' metadata below the root
+    (`skyrl-train/pyproject.toml`, `serving/requirements.txt`), shallowest first: read
+    when the root pins no sglang release. The walk's exclusions hold (`--exclude`,
+    .gitignore, virtualenvs and build output are not in the index)."""
+    readers = {"pyproject.toml": _from_pyproject, "setup.py": _from_setup_py}
+    readers["setup.cfg"] = _from_setup_cfg
+    found = []
+    for file in files:
+        if "/" not in file.rel:
+            continue
+        name = file.rel.rpartition("/")[2]
+        reader = readers.get(name)
+        if reader is None and fnmatch.fnmatchcase(name, _REQ_GLOB):
+            reader = _from_requirements_txt
+        if reader is not None:
+            found.append((file.rel.count("/"), file.rel, reader))
+    for _, rel, reader in sorted(found, key=lambda row: row[:2]):
+        yield rel, reader
 
 
 def _pin(path: str, line: int, column: int, text: str) -> Pin | None:

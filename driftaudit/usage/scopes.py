@@ -21,6 +21,9 @@ class Recorder(list[Usage]):
         super().append(usage)
 
 
+CONSUMER = "consumer:"  # prefix of a binding to a consumer module
+
+
 @dataclass
 class LocalFunction:
     node: ast.FunctionDef | ast.AsyncFunctionDef

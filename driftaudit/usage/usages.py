@@ -87,7 +87,9 @@ class CallUsage(Usage):
     partial: bool = False
     settled: list[str] = field(default_factory=list)
     settled_positional: int = 0
-    via: str = ""  # a consumer subclass constructed (symbol: its sglang base)
+    via: str = (
+        ""  # a consumer subclass constructed, as its `key`, module.Class (symbol: its sglang base)
+    )
     via_init: bool = False  # that subclass has no `__init__`: the call binds to the base's
 
 
@@ -159,6 +161,10 @@ class OverrideUsage(Usage):
     # stand in for it (a wrapper sglang calls in its place); only a method that mirrors
     # the base's old parameters is taken for such a stand-in
     stand_in: bool = False
+    # a consumer function installed in sglang's place (`Cls.meth = fn`, `setattr`,
+    # `patch.object`): `owner` is the function's name, `bases` the patched class or module
+    replaces: bool = False
+    defaulted: list[str] = field(default_factory=list)  # its parameters with a default
 
 
 @dataclass
@@ -180,6 +186,7 @@ class SubclassUsage(Usage):
     bases: tuple = ()  # sglang paths of its bases, those of consumer bases included
     own: frozenset = frozenset()  # names it and its consumer bases define
     abstract: bool = False  # it declares abstract methods itself: not meant to be built
+    key: str = ""  # `module.Class`: what a call of it names as `CallUsage.via`
 
 
 @dataclass

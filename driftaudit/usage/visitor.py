@@ -30,6 +30,7 @@ from driftaudit.usage.fallbacks import Fallbacks, never_none_arguments
 from driftaudit.usage.inference import SUPER, InferenceMixin
 from driftaudit.usage.monkeypatch import PATCHERS, MonkeypatchMixin
 from driftaudit.usage.scopes import (
+    CONSUMER,
     ClassContext,
     ConsumerClass,
     ConsumerInstance,
@@ -64,7 +65,6 @@ from driftaudit.usage.usages import (
 )
 from driftaudit.usage.valuetypes import arguments, literal_arguments, value_type
 
-CONSUMER = "consumer:"  # prefix of a binding to a consumer module
 EXTERNAL = "external:"  # a name bound to something outside sglang
 # the `dataclasses` functions that need a dataclass (`is_dataclass` answers False instead)
 DATACLASS_FUNCTIONS = frozenset(
@@ -467,13 +467,14 @@ class UsageVisitor(
             self._assign_name(target.id, value)
 
     def _assign_name(self, name: str, value: ast.expr | None, annotation=None) -> None:
-        # `GC = parallel_state.GroupCoordinator` aliases, `b = ScheduleBatch(...)` types;
+        # `GC = parallel_state.GroupCoordinator` aliases (and of consumer subclasses),
+        # `b = ScheduleBatch(...)` types;
         # anything else shadows, except a fallback in `except ImportError: X = None`
         bound = annotation
         if bound is None and value is not None and id(value) in self._partials:
             bound = PartialOf(*self._partials[id(value)])
         if bound is None and value is not None:
-            bound = self.resolve_expr(value) or self.infer(value)
+            bound = self.resolve_expr(value) or self.infer(value) or self._consumer_class(value)
             if bound is None and isinstance(value, ast.Name):
                 local = self.lookup(value.id)
                 bound = local if isinstance(local, LocalFunction) else None
@@ -756,14 +757,13 @@ class UsageVisitor(
                 lookup = EnumLookupUsage(*self._at(node), symbol, by_value=True, literal=literal)
                 lookup.focus = focus
                 self.usages.append(lookup)
-        elif isinstance(func, ast.Name) and isinstance(self.lookup(func.id), ConsumerClass):
-            subclass = self.lookup(func.id)
+        elif (subclass := self._consumer_class(func)) is not None:
             self.usages.append(
                 CallUsage(
                     *self._at(node),
                     subclass.bases[0],
                     **shape.__dict__,
-                    via=subclass.name,
+                    via=subclass.key,
                     via_init=subclass.inherits_init,
                     focus=self.columns.token(node),
                 )
