@@ -397,8 +397,7 @@ class UsageVisitor(
                 stars = () if found else self.exports.star_lookup(source, alias.name)
                 key = self.exports.defining(source, alias.name)
                 if subclass is not None:
-                    bases, own, inherits = subclass
-                    self.bind(bound, ConsumerClass(alias.name, bases, own, inherits, key or ""))
+                    self.bind(bound, ConsumerClass(alias.name, *subclass))
                 elif stars:  # re-exported by a star import: it fails here when gone
                     symbol = f"{stars[0]}.{alias.name}"
                     self.usages.append(
