@@ -41,6 +41,7 @@ class CompareResult:
     timings: dict[str, float] = field(default_factory=dict)
     files: ConsumerFiles | None = None  # the consumer's files, read once (the fixer reuses them)
     snapshots: tuple[Snapshot, Snapshot] | None = None  # opened, unless the findings were cached
+    fingerprint: str | None = None  # the consumer's files as the run read them (use_cache)
 
     @property
     def old_pin(self) -> str | None:
@@ -177,7 +178,9 @@ def run_compare(
         if cached is not None:
             timings["resolve"] = time.perf_counter() - start
             usages = UsageSet(str(consumer))  # not collected: the findings were stored
-            return CompareResult(old_tree, new_tree, consumer, cached, usages, timings, files)
+            return CompareResult(
+                old_tree, new_tree, consumer, cached, usages, timings, files, None, fingerprint
+            )
     from driftaudit.forked import Parallelism
     from driftaudit.store.ahead import Ahead
     from driftaudit.usage.imported import imported_modules
@@ -207,7 +210,9 @@ def run_compare(
         files.cache.flush()
     if cache is not None:
         cache.save(*keys, findings)
-    return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, files, (old, new))
+    return CompareResult(
+        old.tree, new.tree, consumer, findings, usages, timings, files, (old, new), fingerprint
+    )
 
 
 @dataclass
@@ -279,8 +284,76 @@ def run_supported(
             finding.fails_on = [newest]
         for finding in backward:
             finding.fails_on = [oldest]
-    result.findings = sorted(result.findings + backward, key=Finding.sort_key)
+    known = result.findings + backward
+    inside = _inside(forward, timeline, known, exclude, pack_dirs, prefixes, use_cache, cache_dir)
+    result.findings = sorted(known + inside, key=Finding.sort_key)
     return result
+
+
+def _inside(
+    forward: CompareResult,
+    timeline,
+    known: list[Finding],
+    exclude: list[str] | None,
+    pack_dirs: list[Path] | None,
+    prefixes: list[str] | None,
+    use_cache: bool,
+    cache_dir: Path,
+) -> list[Finding]:
+    """What fails on a release inside the range alone (`history/inside.py`), kept in the
+    findings cache per consumer and every release of the range."""
+    from driftaudit.history.inside import audit_inside
+
+    if len(timeline.versions) < 3:
+        return []
+    files = forward.files or ConsumerFiles(forward.consumer, exclude)
+    # a release's identity is its record's wheel sha256: a kept answer opens no tree
+    timeline.fetch([i for i, known in enumerate(timeline.identities) if known is None])
+    fingerprint = forward.fingerprint if use_cache else None
+    cache, keys = None, ("", "")
+    if fingerprint is not None and all(timeline.identities):
+        directories = pack_directories(pack_dirs)
+        slot = {
+            "consumer": str(forward.consumer.resolve()),
+            "inside": timeline.versions,
+            "exclude": files.exclude,
+            "prefixes": prefixes,
+            "packs": [str(d) for d in directories],
+        }
+        inputs = {
+            "files": fingerprint,
+            "trees": timeline.identities,
+            "packs": packs_digest(directories),
+        }
+        cache = FindingsCache(cache_dir)
+        keys = cache.keys(slot, inputs)
+        cached = cache.load(*keys)
+        if cached is not None:
+            return cached
+    usages = forward.usages
+    if forward.snapshots is None:  # the ends' findings came from the cache
+        from driftaudit.usage import collect_usages
+
+        if fingerprint is not None:
+            from driftaudit.findings_cache import tool_digest
+            from driftaudit.usage.file_cache import FileCache
+
+            files.cache = files.cache or FileCache(cache_dir, forward.consumer, tool_digest())
+        usages = collect_usages(files)
+    from driftaudit.usage.surface_uses import scan_surfaces
+
+    try:
+        found = audit_inside(
+            timeline, usages, scan_surfaces(files, prefixes), files, forward.consumer, known
+        )
+    except DriftauditError as exc:  # the ends' findings stand
+        print(f"driftaudit: warning: releases inside the range not audited: {exc}", file=sys.stderr)
+        return []
+    if files.cache is not None:
+        files.cache.flush()
+    if cache is not None:
+        cache.save(*keys, found)
+    return found
 
 
 def _fact_at(finding: Finding) -> tuple:

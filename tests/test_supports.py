@@ -216,3 +216,83 @@ def test_the_command_line_wins_over_the_configured_range(releases, tmp_path, cap
     document = json.loads(out)
     assert document["new"]["version"] == "2.1.0"
     assert all("fails_on" not in f for f in document["findings"])
+
+
+# The releases inside a range: a name removed in 3.1.0 and restored in 3.2.0, a keyword
+# that 3.1.0 and 3.2.0 lack, a name only 3.2.0 has, a name that leaves for good in 3.1.0.
+_UTILS = "def helper(x):\n    return x\n"
+_GONE = "\n\ndef gone(x):\n    return x\n"
+_MIDDLE = "\n\ndef middle_only(x):\n    return x\n"
+_LAUNCH = "\n\ndef launch(x, *, fast=False):\n    return x\n"
+_LAUNCH_SLOW = "\n\ndef launch(x):\n    return x\n"
+_UTILS_FILE = "sglang/srt/utils.py"
+_COMPAT = {"sglang/srt/compat.py": _UTILS}
+INSIDE = {
+    "3.0.0": {_UTILS_FILE: _UTILS + _GONE + _LAUNCH, **_COMPAT},
+    "3.1.0": {_UTILS_FILE: _LAUNCH_SLOW, **_COMPAT},
+    "3.2.0": {_UTILS_FILE: _UTILS + _MIDDLE + _LAUNCH_SLOW, **_COMPAT},
+    "3.3.0": {_UTILS_FILE: _UTILS + _LAUNCH, **_COMPAT},
+}
+WORKER = """\
+import sglang
+from packaging.version import Version
+
+from sglang.srt.utils import helper  # fails on 3.1.0
+from sglang.srt.utils import gone  # fails on 3.1.0, 3.2.0, 3.3.0
+from sglang.srt.utils import middle_only  # fails on 3.0.0, 3.1.0, 3.3.0
+from sglang.srt.utils import launch
+
+try:  # near miss: the fallback is in every release
+    from sglang.srt.utils import helper as h2
+except ImportError:
+    from sglang.srt.compat import helper as h2
+
+if Version(sglang.__version__) != Version("3.1.0"):  # near miss: not for 3.1.0
+    from sglang.srt.utils import helper as h3
+
+launch(1, fast=True)  # fails on 3.1.0, 3.2.0
+launch(2)
+helper(1), gone(1), middle_only(1), h2(1), h3(1)
+"""
+
+
+@pytest.fixture
+def inside_releases(fake_index):
+    for version, files in INSIDE.items():
+        fake_index.add(version, files={**_BASE, **files})
+    return fake_index
+
+
+def test_the_releases_inside_the_range_are_audited(
+    inside_releases, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.delenv("DRIFTAUDIT_NO_RESULT_CACHE")  # the findings cache is on
+    consumer = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/worker.py": WORKER})
+    argv = ["compare", str(consumer), "-q", "--supports", ">=3.0,<=3.3", "--format", "json"]
+    code, out, err = _run(tmp_path, capsys, *argv)
+    assert code == 1, err
+    document = json.loads(out)
+    assert_valid("findings", document)
+    lines = _by_line(document["findings"])
+    # one finding per fact, each naming the releases where it fails
+    assert {n: [tuple(f["fails_on"]) for f in found] for n, found in lines.items()} == {
+        n: marked for n, marked in _marked(WORKER).items()
+    }, lines
+    helper = lines[_worker_line("import helper  #")][0]
+    assert helper["rule"] == "DA102" and "inside the supported range" in helper["message"]
+    # evidence in both trees: 3.0.0's, and where 3.1.0 has it
+    assert (helper["old_location"], helper["new_location"]) == (
+        "sglang/srt/utils.py:1",
+        "sglang/srt/compat.py:1",
+    )
+    middle = lines[_worker_line("import middle_only")][0]
+    assert middle["old_location"] is None and middle["new_location"]  # 3.0.0's, 3.2.0's
+    keyword = lines[_worker_line("fast=True")][0]
+    assert keyword["rule"] == "DA201" and keyword["symbol"] == "sglang.srt.utils.launch"
+    # a warm run reads the same from the cache, matching nothing again
+    monkeypatch.setattr("driftaudit.history.inside.audit_inside", None)
+    assert _run(tmp_path, capsys, *argv)[1] == out
+
+
+def _worker_line(text: str) -> int:
+    return next(n for n, line in enumerate(WORKER.splitlines(), 1) if text in line)

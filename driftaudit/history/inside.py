@@ -1,0 +1,104 @@
+"""What fails on a release inside a supported range and on neither end of it.
+
+The compares oldest -> newest and newest -> oldest see the ends alone: a name removed in
+0.5.19 and restored in 0.5.21, a keyword that only some middle release lacks, or a name
+only a middle release has (added, then dropped again) leave both ends agreeing. Each
+middle release `M` is matched with the usages the consumer already has (no second read
+of the consumer, no behaviour checks): oldest -> `M` finds what works on the oldest and
+fails on `M`; `M` -> oldest what works on `M` alone and fails on the oldest. The
+matcher reads only the modules the usages resolve through (kept per file in the store,
+shared by the releases that have the same file), and judges the consumer's guards
+(fallbacks, version branches, feature tests) against `M` as it does against the ends.
+
+Kept: what fails (severity error: an import, a call, an attribute that raises), at a
+place and symbol neither end's compare reported (that fact is theirs, with its own
+`fails_on` read from every release); each fact once, however many middle releases
+show it. Its `fails_on`: the middle releases where oldest -> `M` finds it (the matcher's
+own answer on each), or for a name only middle releases have, every release where its
+aspects read as on the oldest (`failing.mark_failing`). What only behaves differently
+on a middle release (a default that changed and changed back) is left to the ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING
+
+from driftaudit.progress import step
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from driftaudit.findings import Finding
+    from driftaudit.history.timeline import Timeline
+    from driftaudit.usage.files import ConsumerFiles
+    from driftaudit.usage.surface_uses import SurfaceUsages
+    from driftaudit.usage.usages import UsageSet
+
+
+def place_of(finding: Finding) -> tuple:
+    """A fact's place whatever code tells it: the symbol at one consumer position."""
+    return (finding.symbol, finding.path, finding.line, finding.column)
+
+
+def audit_inside(
+    timeline: Timeline,
+    usages: UsageSet,
+    surfaces: SurfaceUsages | None,
+    files: ConsumerFiles,
+    root: Path,
+    known: list[Finding],
+) -> list[Finding]:
+    """The facts that fail on a middle release of `timeline` (oldest first, its ends the
+    range's) and that `known` (the ends' findings) does not hold, each with `fails_on`."""
+    from driftaudit.drift import Differ
+    from driftaudit.history.failing import mark_failing
+    from driftaudit.match import match_usages
+
+    versions = timeline.versions
+    last = len(versions) - 1
+    if last < 2:
+        return []
+    timeline.fetch(list(range(len(versions))))  # several at once
+    seen = {place_of(f) for f in known}
+    forward: dict[tuple, tuple[Finding, list[str]]] = {}  # with the releases it fails on
+    backward: dict[tuple, tuple[int, Finding]] = {}
+    oldest = timeline.snapshot(0)
+    match = partial(match_usages, packs=[], root=root, surfaces=surfaces, files=files)
+    for index in range(1, last):
+        middle = timeline.snapshot(index)
+        step(f"matching the consumer's uses on sglang {versions[index]}, inside the range")
+        for finding in _failing(match(usages, Differ(oldest, middle))):
+            at = place_of(finding)
+            if at in seen:
+                continue
+            if at in forward:
+                forward[at][1].append(versions[index])
+            else:
+                told = _told(finding, f"seen from {versions[0]} to {versions[index]}")
+                forward[at] = (told, [versions[index]])
+        for finding in _failing(match(usages, Differ(middle, oldest))):
+            at = place_of(finding)
+            if at not in seen and at not in forward and at not in backward:
+                told = _told(finding, f"seen from {versions[index]} back to {versions[0]}")
+                # in the range's order: old is the oldest release's side
+                told = replace(
+                    told, old_location=finding.new_location, new_location=finding.old_location
+                )
+                backward[at] = (index, told)
+    for index in sorted({i for i, _ in backward.values()}):
+        group = [f for i, f in backward.values() if i == index]
+        mark_failing(group, timeline, index, 0)
+    for finding, failing in forward.values():
+        finding.fails_on = failing
+    return [*(f for f, _ in forward.values()), *(f for _, f in backward.values())]
+
+
+def _failing(findings: list[Finding]) -> list[Finding]:
+    """What raises on the release (the consumer's own input, DA0xx, is the ends')."""
+    return [f for f in findings if f.severity == "error" and not f.code.code.startswith("DA0")]
+
+
+def _told(finding: Finding, how: str) -> Finding:
+    return replace(finding, message=f"{finding.message}, {how} (inside the supported range)")
