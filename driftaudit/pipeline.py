@@ -285,7 +285,10 @@ def run_supported(
         for finding in backward:
             finding.fails_on = [oldest]
     known = result.findings + backward
+    from driftaudit.history.inside import amend
+
     inside = _inside(forward, timeline, known, exclude, pack_dirs, prefixes, use_cache, cache_dir)
+    inside = amend(known, inside, timeline.versions)
     result.findings = sorted(known + inside, key=Finding.sort_key)
     return result
 

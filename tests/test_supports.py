@@ -227,16 +227,31 @@ _LAUNCH = "\n\ndef launch(x, *, fast=False):\n    return x\n"
 _LAUNCH_SLOW = "\n\ndef launch(x):\n    return x\n"
 _UTILS_FILE = "sglang/srt/utils.py"
 _COMPAT = {"sglang/srt/compat.py": _UTILS}
+# a dataclass no longer from 3.1.0, whose constructor changes again in 3.2.0 and 3.3.0
+_ARGS_FILE = "sglang/srt/args.py"
+_DATACLASS = "import dataclasses\n\n\n@dataclasses.dataclass\nclass Args:\n    x: int = 1\n"
+_PLAIN = "class Args:\n    def __init__(self, x: int = 1{more}):\n        self.x = x\n"
 INSIDE = {
-    "3.0.0": {_UTILS_FILE: _UTILS + _GONE + _LAUNCH, **_COMPAT},
-    "3.1.0": {_UTILS_FILE: _LAUNCH_SLOW, **_COMPAT},
-    "3.2.0": {_UTILS_FILE: _UTILS + _MIDDLE + _LAUNCH_SLOW, **_COMPAT},
-    "3.3.0": {_UTILS_FILE: _UTILS + _LAUNCH, **_COMPAT},
+    "3.0.0": {_UTILS_FILE: _UTILS + _GONE + _LAUNCH, _ARGS_FILE: _DATACLASS, **_COMPAT},
+    "3.1.0": {_UTILS_FILE: _LAUNCH_SLOW, _ARGS_FILE: _PLAIN.format(more=""), **_COMPAT},
+    "3.2.0": {
+        _UTILS_FILE: _UTILS + _MIDDLE + _LAUNCH_SLOW,
+        _ARGS_FILE: _PLAIN.format(more=", y: int = 2"),
+        **_COMPAT,
+    },
+    "3.3.0": {
+        _UTILS_FILE: _UTILS + _LAUNCH,
+        _ARGS_FILE: _PLAIN.format(more=", y: int = 2, z: int = 3"),
+        **_COMPAT,
+    },
 }
 WORKER = """\
+import dataclasses
+
 import sglang
 from packaging.version import Version
 
+from sglang.srt.args import Args
 from sglang.srt.utils import helper  # fails on 3.1.0
 from sglang.srt.utils import gone  # fails on 3.1.0, 3.2.0, 3.3.0
 from sglang.srt.utils import middle_only  # fails on 3.0.0, 3.1.0, 3.3.0
@@ -253,6 +268,7 @@ if Version(sglang.__version__) != Version("3.1.0"):  # near miss: not for 3.1.0
 launch(1, fast=True)  # fails on 3.1.0, 3.2.0
 launch(2)
 helper(1), gone(1), middle_only(1), h2(1), h3(1)
+dataclasses.fields(Args)  # fails on 3.1.0, 3.2.0, 3.3.0
 """
 
 
@@ -263,9 +279,7 @@ def inside_releases(fake_index):
     return fake_index
 
 
-def test_the_releases_inside_the_range_are_audited(
-    inside_releases, tmp_path, capsys, monkeypatch
-):
+def test_the_releases_inside_the_range_are_audited(inside_releases, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("DRIFTAUDIT_NO_RESULT_CACHE")  # the findings cache is on
     consumer = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/worker.py": WORKER})
     argv = ["compare", str(consumer), "-q", "--supports", ">=3.0,<=3.3", "--format", "json"]

@@ -50,8 +50,10 @@ def audit_inside(
     root: Path,
     known: list[Finding],
 ) -> list[Finding]:
-    """The facts that fail on a middle release of `timeline` (oldest first, its ends the
-    range's) and that `known` (the ends' findings) does not hold, each with `fails_on`."""
+    """What fails on a middle release of `timeline` (oldest first, its ends the range's),
+    each with `fails_on`: the facts `known` (the ends' findings) does not hold, and, at a
+    place `known` holds, the middle releases oldest -> `M` finds it on (`amend` merges
+    them into that fact)."""
     from driftaudit.drift import Differ
     from driftaudit.history.failing import mark_failing
     from driftaudit.match import match_usages
@@ -71,8 +73,6 @@ def audit_inside(
         step(f"matching the consumer's uses on sglang {versions[index]}, inside the range")
         for finding in _failing(match(usages, Differ(oldest, middle))):
             at = place_of(finding)
-            if at in seen:
-                continue
             if at in forward:
                 forward[at][1].append(versions[index])
             else:
@@ -93,6 +93,28 @@ def audit_inside(
     for finding, failing in forward.values():
         finding.fails_on = failing
     return [*(f for f, _ in forward.values()), *(f for _, f in backward.values())]
+
+
+def amend(known: list[Finding], inside: list[Finding], versions: list[str]) -> list[Finding]:
+    """The facts of `inside` that `known` does not hold; an `inside` finding at a place a
+    known fact of the oldest -> newest compare holds adds its middle releases to that
+    fact's `fails_on` (the matcher's answer on each release, where the names' states
+    alone may not tell: a class that stopped being a dataclass fails on every release
+    since, not only on the newest)."""
+    by_place: dict[tuple, list[Finding]] = {}
+    for finding in known:
+        by_place.setdefault(place_of(finding), []).append(finding)
+    new = []
+    for finding in inside:
+        here = by_place.get(place_of(finding))
+        if here is None:
+            new.append(finding)
+            continue
+        for fact in here:
+            if fact.fails_on is not None and versions[0] not in fact.fails_on:
+                failing = {*fact.fails_on, *(finding.fails_on or [])}
+                fact.fails_on = [v for v in versions if v in failing]
+    return new
 
 
 def _failing(findings: list[Finding]) -> list[Finding]:
