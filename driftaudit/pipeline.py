@@ -25,8 +25,11 @@ from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.usages import UsageSet
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from driftaudit.drift import Change
     from driftaudit.forked import Parallelism
+    from driftaudit.history.timeline import Timeline
     from driftaudit.snapshot import Snapshot
     from driftaudit.store import Entry, Store
 
@@ -221,6 +224,7 @@ class SupportedResult(CompareResult):
     `releases` every release of it (oldest first)."""
 
     releases: list[str] = field(default_factory=list)
+    timeline: Timeline | None = None  # the range's releases (None: one release)
 
 
 def run_supported(
@@ -261,20 +265,49 @@ def run_supported(
     forward = run(old_spec=oldest, new_spec=newest)
     result = SupportedResult(**{f: getattr(forward, f) for f in forward.__dataclass_fields__})
     result.releases = releases
-    result.findings = _covered_pins(forward.findings, forward.files, releases)
     if oldest == newest:
+        result.findings = _covered_pins(forward.findings, forward.files, releases)
         return result
     backward = run(old_spec=newest, new_spec=oldest).findings
-    seen = {_fact_at(f) for f in result.findings}
+    from driftaudit.history.timeline import Timeline
+
+    timeline = Timeline([result.old, *releases[1:-1], result.new], cache_dir)
+    result.timeline = timeline
+    inside = partial(
+        _inside,
+        forward,
+        timeline,
+        exclude=exclude,
+        pack_dirs=pack_dirs,
+        prefixes=prefixes,
+        use_cache=use_cache,
+        cache_dir=cache_dir,
+    )
+    result.findings = _ranged(forward.findings, backward, forward.files, timeline, inside)
+    return result
+
+
+def _ranged(
+    forward: list[Finding],
+    backward: list[Finding],
+    files: ConsumerFiles | None,
+    timeline: Timeline,
+    inside: Callable[[list[Finding]], list[Finding]],
+) -> list[Finding]:
+    """The range's findings from its two compares' (oldest -> newest, newest -> oldest):
+    each fact once, told in the range's order, with the releases it fails on; then what
+    `inside(known)` finds on the releases between (`history/inside.py`)."""
+    from driftaudit.history.failing import mark_failing
+    from driftaudit.history.inside import amend
+
+    releases = timeline.versions
+    oldest, newest, last = releases[0], releases[-1], len(releases) - 1
+    findings = _covered_pins(forward, files, releases)
+    seen = {_fact_at(f) for f in findings}
     # the consumer's own input (DA0xx) is judged once, oldest -> newest
     backward = [f for f in backward if not f.code.code.startswith("DA0")]
     backward = [_backward(f, oldest, newest) for f in backward if _fact_at(f) not in seen]
-    from driftaudit.history.failing import mark_failing
-    from driftaudit.history.timeline import Timeline
-
-    last = len(releases) - 1
-    timeline = Timeline([result.old, *releases[1:-1], result.new], cache_dir)
-    ranged = [f for f in result.findings if not f.code.code.startswith("DA0")]
+    ranged = [f for f in findings if not f.code.code.startswith("DA0")]
     try:
         mark_failing(ranged, timeline, 0, last)
         mark_failing(backward, timeline, last, 0)
@@ -284,18 +317,13 @@ def run_supported(
             finding.fails_on = [newest]
         for finding in backward:
             finding.fails_on = [oldest]
-    known = result.findings + backward
-    from driftaudit.history.inside import amend
-
-    inside = _inside(forward, timeline, known, exclude, pack_dirs, prefixes, use_cache, cache_dir)
-    inside = amend(known, inside, timeline.versions)
-    result.findings = sorted(known + inside, key=Finding.sort_key)
-    return result
+    known = findings + backward
+    return sorted(known + amend(known, inside(known), releases), key=Finding.sort_key)
 
 
 def _inside(
     forward: CompareResult,
-    timeline,
+    timeline: Timeline,
     known: list[Finding],
     exclude: list[str] | None,
     pack_dirs: list[Path] | None,
@@ -536,6 +564,8 @@ class FixResult:
     known: list[Finding] = field(default_factory=list)  # accepted in the baseline: not fixed
     refused: list[tuple[str, str]] = field(default_factory=list)  # (path, why): nothing written
     swept: list[Path] = field(default_factory=list)  # leftovers of a killed run, removed
+    # a supported range: findings whose fix would break a release of it (and why)
+    range_held: list[tuple[Finding, str]] = field(default_factory=list)
 
     @property
     def fixed(self) -> int:
@@ -579,12 +609,16 @@ def run_fix(
     use_cache: bool = False,
     baseline: Path | None = None,
     sources: tuple[str, str] = ("command line", "command line"),
+    supports: str | None = None,
+    offline: bool = False,
 ) -> FixResult:
     """Compare, turn the mechanical findings into edits, re-audit the fixed files and keep
     the fixes the re-audit confirms, rewrite (only with apply: every changed file or
     none, see `driftaudit.fix.write`). A finding silenced inline (`# driftaudit:
     ignore[...]`) or accepted in the `baseline` is not fixed, as `check` does not report
-    it, nor one its file's `per_file_ignores` (glob, codes) leave out."""
+    it, nor one its file's `per_file_ignores` (glob, codes) leave out. With `supports` (a
+    range, in place of old and new): the findings of every release in it, each fix made
+    to work on all of them or held back (`fix/range_fixes.py`), and re-audited on all."""
     from driftaudit.check import triage
     from driftaudit.check.selection import Selection
     from driftaudit.fix import (  # libcst: only to fix
@@ -598,18 +632,32 @@ def run_fix(
     from driftaudit.fix.verify import Fix
 
     scanned_at = time.time_ns()  # a file written after this may not match its findings
-    compare = run_compare(
-        consumer,
-        old_spec,
-        new_spec,
-        cache_dir,
-        exclude,
-        pack_dirs,
-        prefixes,
-        allow_paths,
-        use_cache,
-        sources,
-    )
+    compare: CompareResult
+    if supports is not None:
+        compare = run_supported(
+            consumer,
+            supports,
+            cache_dir,
+            offline,
+            exclude,
+            pack_dirs,
+            prefixes,
+            use_cache,
+            sources[1],
+        )
+    else:
+        compare = run_compare(
+            consumer,
+            old_spec,
+            new_spec,
+            cache_dir,
+            exclude,
+            pack_dirs,
+            prefixes,
+            allow_paths,
+            use_cache,
+            sources,
+        )
     files = compare.files or ConsumerFiles(consumer, exclude)
     gate = triage(compare.findings, files, baseline)
     known = {id(f) for f in [*gate.suppressed, *gate.known]}
@@ -617,6 +665,12 @@ def run_fix(
     wanted = Selection(per_file=per_file_ignores or []).apply(wanted)
     fixes = [Fix(f, edits_from_findings([f], select, ignore, unsafe_fixes)) for f in wanted]
     fixes = [fix for fix in fixes if fix.edits]
+    range_held: list[tuple[Finding, str]] = []
+    if isinstance(compare, SupportedResult):
+        from driftaudit.fix.range_fixes import range_fixes
+
+        fixes, out_of_range = range_fixes(fixes, compare.releases)
+        range_held = [(fix.finding, why) for fix, why in out_of_range]
     held = (
         []
         if unsafe_fixes
@@ -626,6 +680,7 @@ def run_fix(
     audit = partial(_audit_contents, compare, files, cache_dir, pack_dirs, prefixes, use_cache)
     changes, last = _reaudit(compare.findings, fixes, changes, audit)
     result = FixResult(compare, changes, False, held, gate.suppressed, gate.known)
+    result.range_held = range_held
     if apply:
         result.swept = sweep_stale(consumer)
         new_files = [(c.path, c.data(), c.source.digest) for c in changes if c.changed]
@@ -705,8 +760,9 @@ def _audit_contents(
     changed: dict,
 ) -> _Reaudit:
     """The findings of the consumer with the `changed` files (path -> FileChange) read as
-    their new contents: the same trees, packs and settings as `compare`; with
-    `use_cache`, the unchanged files' per-file results come from the file cache."""
+    their new contents: the same trees, packs and settings as `compare` (a supported
+    range: every release of it); with `use_cache`, the unchanged files' per-file results
+    come from the file cache."""
     from driftaudit.usage.pins import read_pins
 
     contents = {path: change.data() for path, change in changed.items()}
@@ -720,9 +776,19 @@ def _audit_contents(
 
         # flushed only once the fixed files are written (`run_fix`)
         after_files.cache = FileCache(cache_dir, compare.consumer, tool_digest())
-    findings, _ = _audit(
-        compare.consumer, old, new, after_files, read_pins(after_files), pack_dirs, prefixes, {}
+    pins = read_pins(after_files)
+    findings, usages = _audit(
+        compare.consumer, old, new, after_files, pins, pack_dirs, prefixes, {}
     )
+    timeline = compare.timeline if isinstance(compare, SupportedResult) else None
+    if timeline is not None:  # a range: every release of it, as `run_supported` audits
+        from driftaudit.history.inside import audit_inside
+        from driftaudit.usage.surface_uses import scan_surfaces
+
+        backward, _ = _audit(compare.consumer, new, old, after_files, pins, pack_dirs, prefixes, {})
+        surfaces = scan_surfaces(after_files, prefixes)
+        inside = partial(audit_inside, timeline, usages, surfaces, after_files, compare.consumer)
+        findings = _ranged(findings, backward, after_files, timeline, inside)
     return _Reaudit(after_files, findings)
 
 

@@ -310,3 +310,104 @@ def test_the_releases_inside_the_range_are_audited(inside_releases, tmp_path, ca
 
 def _worker_line(text: str) -> int:
     return next(n for n, line in enumerate(WORKER.splitlines(), 1) if text in line)
+
+
+# `fix --supports`: a kernel moved in 4.1.0 (the consumer imports it from either home),
+# and a keyword renamed in 4.1.0, for which no one spelling works on every release.
+_KERNEL = "def fused(x, scale=1.0):\n    return x * scale\n"
+_KEEP = "def other(x):\n    return x\n"
+_NEW_HOME = {"sglang/srt/ops/__init__.py": "", "sglang/srt/ops/kernels.py": _KERNEL}
+_RUN = "def run(x, *, {name}=False):\n    return x\n"
+FIXABLE = {
+    "4.0.0": {
+        "sglang/srt/kernels.py": _KEEP + _KERNEL,
+        **_NEW_HOME,
+        "sglang/srt/ops/kernels.py": _KEEP,  # the kernel's new home, without it yet
+        "sglang/srt/api.py": _RUN.format(name="fast"),
+    },
+    "4.1.0": {
+        "sglang/srt/kernels.py": _KEEP,
+        **_NEW_HOME,
+        "sglang/srt/api.py": _RUN.format(name="quick"),
+    },
+    "4.2.0": {
+        "sglang/srt/kernels.py": _KEEP,
+        **_NEW_HOME,
+        "sglang/srt/api.py": _RUN.format(name="quick"),
+    },
+}
+KERNELS = """\
+# the CUDA image's kernels
+from sglang.srt.kernels import fused, other  # the old home
+from sglang.srt.api import run
+
+
+def forward(x):
+    from sglang.srt.ops.kernels import fused as fused_v2  # only 4.1.0 on
+
+    return run(fused(other(x)), fast=True) + fused_v2(x)
+"""
+FIXED = """\
+# the CUDA image's kernels
+from sglang.srt.kernels import other  # the old home
+try:
+    from sglang.srt.ops.kernels import fused
+except ImportError:
+    from sglang.srt.kernels import fused
+from sglang.srt.api import run
+
+
+def forward(x):
+    try:
+        from sglang.srt.kernels import fused as fused_v2
+    except ImportError:
+        from sglang.srt.ops.kernels import fused as fused_v2  # only 4.1.0 on
+
+    return run(fused(other(x)), fast=True) + fused_v2(x)
+"""
+
+
+@pytest.fixture
+def fixable_releases(fake_index):
+    for version, files in FIXABLE.items():
+        fake_index.add(version, files={**_BASE, **files})
+    return fake_index
+
+
+def test_fix_writes_what_works_on_every_release_or_says_why_not(fixable_releases, tmp_path, capsys):
+    consumer = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/kernels.py": KERNELS})
+    argv = ["fix", str(consumer), "-q", "--supports", ">=4.0,<=4.2", "--apply"]
+    code, _, err = _run(tmp_path, capsys, *argv)
+    assert code == 0, err
+    assert (consumer / "app" / "kernels.py").read_text() == FIXED
+    assert "fixed 2 findings in 1 files" in err
+    # the keyword: no one spelling works on 4.0.0 and on 4.1.0, 4.2.0
+    (human,) = [line for line in err.splitlines() if "DA202" in line]
+    assert "works on 4.0.0 as written and fails on 4.1.0, 4.2.0" in human, err
+    # the range's audit of the fixed file: the keyword alone is left
+    argv = ["compare", str(consumer), "-q", "--supports", ">=4.0,<=4.2", "--format", "json"]
+    _, out, _ = _run(tmp_path, capsys, *argv)
+    assert [(f["rule"], f["fails_on"]) for f in json.loads(out)["findings"]] == [
+        ("DA202", ["4.1.0", "4.2.0"])
+    ]
+    # a second run has nothing left to write
+    assert _run(tmp_path, capsys, "fix", str(consumer), "-q", "--supports", ">=4.0,<=4.2")[0] == 0
+
+
+def test_a_guarded_import_that_fails_on_a_middle_release_is_held_back(fake_index, tmp_path, capsys):
+    # `fused` leaves `kernels` in 5.1.0 and reaches `ops.kernels` only in 5.2.0: on 5.1.0
+    # neither spelling imports, so the re-audit of every release refuses the guard
+    homes = {
+        "5.0.0": {"sglang/srt/kernels.py": _KEEP + _KERNEL, "sglang/srt/ops/kernels.py": _KEEP},
+        "5.1.0": {"sglang/srt/kernels.py": _KEEP, "sglang/srt/ops/kernels.py": _KEEP},
+        "5.2.0": {"sglang/srt/kernels.py": _KEEP, "sglang/srt/ops/kernels.py": _KEEP + _KERNEL},
+    }
+    for version, files in homes.items():
+        fake_index.add(version, files={**_BASE, "sglang/srt/ops/__init__.py": "", **files})
+    source = "from sglang.srt.kernels import fused\n\nfused(1)\n"
+    consumer = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/k.py": source})
+    argv = ["fix", str(consumer), "-q", "--supports", ">=5.0,<=5.2", "--apply"]
+    code, _, err = _run(tmp_path, capsys, *argv)
+    assert code == 0, err
+    assert (consumer / "app" / "k.py").read_text() == source, "nothing written"
+    assert "fixed 0 findings" in err and "not fixed: app/k.py:1:32 guard-import" in err, err
