@@ -564,7 +564,7 @@ class FixResult:
     known: list[Finding] = field(default_factory=list)  # accepted in the baseline: not fixed
     refused: list[tuple[str, str]] = field(default_factory=list)  # (path, why): nothing written
     swept: list[Path] = field(default_factory=list)  # leftovers of a killed run, removed
-    # a supported range: findings whose fix would break a release of it (and why)
+    # a supported range: findings whose fix the re-audit held back, as it breaks a release
     range_held: list[tuple[Finding, str]] = field(default_factory=list)
 
     @property
@@ -665,12 +665,10 @@ def run_fix(
     wanted = Selection(per_file=per_file_ignores or []).apply(wanted)
     fixes = [Fix(f, edits_from_findings([f], select, ignore, unsafe_fixes)) for f in wanted]
     fixes = [fix for fix in fixes if fix.edits]
-    range_held: list[tuple[Finding, str]] = []
     if isinstance(compare, SupportedResult):
         from driftaudit.fix.range_fixes import range_fixes
 
-        fixes, out_of_range = range_fixes(fixes, compare.releases)
-        range_held = [(fix.finding, why) for fix, why in out_of_range]
+        fixes = range_fixes(fixes, compare.releases, partial(_everywhere, compare.timeline))
     held = (
         []
         if unsafe_fixes
@@ -680,7 +678,15 @@ def run_fix(
     audit = partial(_audit_contents, compare, files, cache_dir, pack_dirs, prefixes, use_cache)
     changes, last = _reaudit(compare.findings, fixes, changes, audit)
     result = FixResult(compare, changes, False, held, gate.suppressed, gate.known)
-    result.range_held = range_held
+    if isinstance(compare, SupportedResult):
+        from driftaudit.fix.range_fixes import why_held
+
+        skipped = {id(e): why for c in changes for e, why in c.skipped}
+        for fix in fixes:
+            reasons = [skipped[id(e)] for e in fix.edits if id(e) in skipped]
+            why = why_held(fix.finding, compare.releases, reasons[0]) if reasons else None
+            if why is not None:
+                result.range_held.append((fix.finding, why))
     if apply:
         result.swept = sweep_stale(consumer)
         new_files = [(c.path, c.data(), c.source.digest) for c in changes if c.changed]
@@ -692,6 +698,17 @@ def run_fix(
         if result.written and last is not None and last.files.cache is not None:
             last.files.cache.flush()  # the written files' per-file results: the next run's
     return result
+
+
+def _everywhere(timeline: Timeline | None, names: list[str]) -> set[str]:
+    """The sglang names every release of a range has (its timeline's states)."""
+    if timeline is None:
+        return set(names)
+    try:
+        states = timeline.states(names)
+    except DriftauditError:
+        return set()
+    return {name for name, row in states.items() if all(state.present for state in row)}
 
 
 # A re-audit holds back at least one fix per round; past this many rounds, every fix

@@ -316,13 +316,14 @@ def _worker_line(text: str) -> int:
 # and a keyword renamed in 4.1.0, for which no one spelling works on every release.
 _KERNEL = "def fused(x, scale=1.0):\n    return x * scale\n"
 _KEEP = "def other(x):\n    return x\n"
-_NEW_HOME = {"sglang/srt/ops/__init__.py": "", "sglang/srt/ops/kernels.py": _KERNEL}
+_SCALE = "\n\ndef scale(x, by=2):\n    return x * by\n"  # in both homes in 4.0.0
+_NEW_HOME = {"sglang/srt/ops/__init__.py": "", "sglang/srt/ops/kernels.py": _KERNEL + _SCALE}
 _RUN = "def run(x, *, {name}=False):\n    return x\n"
 FIXABLE = {
     "4.0.0": {
-        "sglang/srt/kernels.py": _KEEP + _KERNEL,
+        "sglang/srt/kernels.py": _KEEP + _KERNEL + _SCALE,
         **_NEW_HOME,
-        "sglang/srt/ops/kernels.py": _KEEP,  # the kernel's new home, without it yet
+        "sglang/srt/ops/kernels.py": _KEEP + _SCALE,  # the kernel's new home, without it yet
         "sglang/srt/api.py": _RUN.format(name="fast"),
     },
     "4.1.0": {
@@ -340,12 +341,13 @@ KERNELS = """\
 # the CUDA image's kernels
 from sglang.srt.kernels import fused, other  # the old home
 from sglang.srt.api import run
+from sglang.srt.kernels import scale  # both homes have it in 4.0.0: a plain move
 
 
 def forward(x):
     from sglang.srt.ops.kernels import fused as fused_v2  # only 4.1.0 on
 
-    return run(fused(other(x)), fast=True) + fused_v2(x)
+    return run(fused(other(x)), fast=True) + fused_v2(scale(x))
 """
 FIXED = """\
 # the CUDA image's kernels
@@ -355,6 +357,7 @@ try:
 except ImportError:
     from sglang.srt.kernels import fused
 from sglang.srt.api import run
+from sglang.srt.ops.kernels import scale  # both homes have it in 4.0.0: a plain move
 
 
 def forward(x):
@@ -363,7 +366,7 @@ def forward(x):
     except ImportError:
         from sglang.srt.ops.kernels import fused as fused_v2  # only 4.1.0 on
 
-    return run(fused(other(x)), fast=True) + fused_v2(x)
+    return run(fused(other(x)), fast=True) + fused_v2(scale(x))
 """
 
 
@@ -380,7 +383,7 @@ def test_fix_writes_what_works_on_every_release_or_says_why_not(fixable_releases
     code, _, err = _run(tmp_path, capsys, *argv)
     assert code == 0, err
     assert (consumer / "app" / "kernels.py").read_text() == FIXED
-    assert "fixed 2 findings in 1 files" in err
+    assert "fixed 3 findings in 1 files" in err
     # the keyword: no one spelling works on 4.0.0 and on 4.1.0, 4.2.0
     (human,) = [line for line in err.splitlines() if "DA202" in line]
     assert "works on 4.0.0 as written and fails on 4.1.0, 4.2.0" in human, err
