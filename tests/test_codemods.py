@@ -117,6 +117,16 @@ def test_guard_import_splits_one_name_out_and_keeps_aliases():
     )
 
 
+def test_guard_import_can_keep_the_written_import_first():
+    edit = {"name": "f", "new_module": "sglang.old", "keep_first": True}
+    check(
+        "from sglang.new import f  # why\n",
+        "try:\n    from sglang.new import f  # why\nexcept ImportError:\n"
+        "    from sglang.old import f\n",
+        (1, 24, "guard-import", edit),
+    )
+
+
 def test_guard_import_needs_room_for_a_try():
     # a one-line suite cannot hold a compound statement: nothing is written
     source = "if True: from sglang.old import f\n"

@@ -362,9 +362,9 @@ from sglang.srt.ops.kernels import scale  # both homes have it in 4.0.0: a plain
 
 def forward(x):
     try:
-        from sglang.srt.kernels import fused as fused_v2
-    except ImportError:
         from sglang.srt.ops.kernels import fused as fused_v2  # only 4.1.0 on
+    except ImportError:
+        from sglang.srt.kernels import fused as fused_v2
 
     return run(fused(other(x)), fast=True) + fused_v2(scale(x))
 """

@@ -64,7 +64,8 @@ class _Frame:
         self.suite = suite  # a one-line suite: no room for a compound statement
         self.after: list[cst.BaseStatement] = []
         self.moved: list[cst.BaseSmallStatement] = []
-        self.guards: list[tuple[cst.ImportFrom, cst.ImportFrom]] = []  # (new, old) of a `try`
+        # (first, fallback, the first is as written) of each `try`
+        self.guards: list[tuple[cst.ImportFrom, cst.ImportFrom, bool]] = []
         self.pending: list[Edit] = []  # applied once `after` is in place
 
 
@@ -175,7 +176,11 @@ class _Composer(cst.CSTTransformer):
                     moves[params["name"]] = (params["new_module"], params.get("new_name"))
                     self.applied.append(edit)
                 elif isinstance(primitive, GuardImport) and frame is not None and not frame.suite:
-                    guards[params["name"]] = (params["new_module"], params.get("new_name"))
+                    guards[params["name"]] = (
+                        params["new_module"],
+                        params.get("new_name"),
+                        params.get("keep_first", False),
+                    )
                     self.applied.append(edit)
         if not moves and not guards:
             return updated_node
@@ -197,9 +202,9 @@ class _Composer(cst.CSTTransformer):
         lines: list[cst.BaseStatement] = []
         if updated_node.body:
             lines.append(updated_node)
-        for new, old in frame.guards:  # the first takes the line's comments when it is gone
+        for first, fallback, written in frame.guards:  # the first takes the line's comments
             gone = not lines and not frame.moved
-            lines.append(try_statement(new, old, updated_node if gone else None))
+            lines.append(try_statement(first, fallback, updated_node if gone else None, written))
         for statement in frame.moved:
             lines.append(
                 cst.SimpleStatementLine(body=[statement], leading_lines=[])

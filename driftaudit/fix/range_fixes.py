@@ -5,7 +5,8 @@ spelling still works on some releases, an edit that replaces it works on every o
 when the new spelling is there on every one (a rename with a deprecated alias in the
 older releases: the plain fix). A moved import whose new home some release of the range
 lacks becomes a guarded one (`guard-import`: the new module first, the old in `except
-ImportError`), which works wherever either does. Every other edit stands as it is, and
+ImportError`; the newest release's spelling in the `try`, whichever the consumer
+wrote), which works wherever either does. Every other edit stands as it is, and
 the re-audit against every release of the range (`pipeline.run_fix`) judges it: one
 that breaks a release is held back, and its finding needs a human with the releases
 each spelling works on (`why_held`): a call written twice under a version branch is
@@ -34,7 +35,13 @@ def range_fixes(
     kept = []
     for fix in fixes:
         if any(homes.get(id(e)) not in present for e in fix.edits if id(e) in homes):
-            fix = replace(fix, edits=[replace(e, kind="guard-import") for e in fix.edits])
+            # the newest release's spelling first: the one written, when the oldest lacks it
+            first = releases[0] in (fix.finding.fails_on or [])
+            guarded = [
+                replace(e, kind="guard-import", params={**e.params, "keep_first": first})
+                for e in fix.edits
+            ]
+            fix = replace(fix, edits=guarded)
         kept.append(fix)
     return kept
 

@@ -1,5 +1,7 @@
 """guard-import: `from old import a` -> `try: from new import a` / `except ImportError:
-from old import a`, for a range of releases where each spelling works on some.
+from old import a`, for a range of releases where each spelling works on some (with
+`keep_first`, the import as written stays in the `try` and the new one is the fallback:
+the newest release's spelling first, whichever side the consumer wrote).
 
 The position is the imported name's. The guarded name leaves its statement (the others
 stay, as `move-import` splits them) and the `try` follows that statement in its block;
@@ -24,6 +26,7 @@ class GuardImport(Primitive[cst.ImportAlias]):
         "name": Param("identifier"),
         "new_module": Param("dotted"),
         "new_name": Param("identifier", optional=True),  # renamed there
+        "keep_first": Param("flag", optional=True),
     }
 
     def apply(self, node: cst.ImportAlias) -> cst.ImportAlias:
@@ -31,16 +34,17 @@ class GuardImport(Primitive[cst.ImportAlias]):
 
 
 def guard_names(
-    statement: cst.ImportFrom, guards: dict[str, tuple[str, str | None]]
-) -> tuple[cst.ImportFrom | None, list[tuple[cst.ImportFrom, cst.ImportFrom]]]:
-    """Split the names of `guards` (name -> (new module, new name or None)) out of an
-    ImportFrom: the statement to keep (None when nothing stays) and, per guarded name,
-    (the new spelling, the old one) of its `try`."""
+    statement: cst.ImportFrom, guards: dict[str, tuple[str, str | None, bool]]
+) -> tuple[cst.ImportFrom | None, list[tuple[cst.ImportFrom, cst.ImportFrom, bool]]]:
+    """Split the names of `guards` (name -> (new module, new name or None, keep_first))
+    out of an ImportFrom: the statement to keep (None when nothing stays) and, per
+    guarded name, (the import its `try` holds, its fallback, whether the first is the
+    import as written)."""
     names = list(statement.names) if isinstance(statement.names, (list, tuple)) else []
     guarded = [a for a in names if isinstance(a.name, cst.Name) and a.name.value in guards]
     pairs = []
     for alias in guarded:
-        module, new_name = guards[alias.name.value]
+        module, new_name, keep_first = guards[alias.name.value]
         plain = alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)
         dotted = cst.parse_expression(module)
         assert isinstance(dotted, (cst.Name, cst.Attribute))  # a `dotted` parameter
@@ -48,7 +52,7 @@ def guard_names(
         old = statement.with_changes(
             names=[plain], lpar=None, rpar=None, whitespace_after_import=cst.SimpleWhitespace(" ")
         )
-        pairs.append((new, old))
+        pairs.append((old, new, True) if keep_first else (new, old, False))
     staying = [a for a in names if a not in guarded]
     if not staying:
         return None, pairs
@@ -58,19 +62,24 @@ def guard_names(
 
 
 def try_statement(
-    new: cst.ImportFrom, old: cst.ImportFrom, line: cst.SimpleStatementLine | None
+    first: cst.ImportFrom,
+    fallback: cst.ImportFrom,
+    line: cst.SimpleStatementLine | None,
+    written_first: bool = False,
 ) -> cst.Try:
-    """`try: new` / `except ImportError: old`; `line`: the statement the old import was
-    alone in (its comments move onto the `try` and the old spelling's line)."""
-    old_line = cst.SimpleStatementLine(body=[old])
+    """`try: first` / `except ImportError: fallback`; `line`: the statement the import
+    was alone in (its comments move onto the `try`, and the one at its end onto the
+    line of the import as written)."""
+    lines = [cst.SimpleStatementLine(body=[first]), cst.SimpleStatementLine(body=[fallback])]
     leading: list[cst.EmptyLine] = []
     if line is not None:
-        old_line = old_line.with_changes(trailing_whitespace=line.trailing_whitespace)
+        written = 0 if written_first else 1
+        lines[written] = lines[written].with_changes(trailing_whitespace=line.trailing_whitespace)
         leading = list(line.leading_lines)
     return cst.Try(
-        body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[new])]),
+        body=cst.IndentedBlock(body=[lines[0]]),
         handlers=[
-            cst.ExceptHandler(body=cst.IndentedBlock(body=[old_line]), type=cst.Name("ImportError"))
+            cst.ExceptHandler(body=cst.IndentedBlock(body=[lines[1]]), type=cst.Name("ImportError"))
         ],
         leading_lines=leading,
     )
