@@ -275,7 +275,7 @@ def _plan(args, cache_dir: Path) -> int:
     show_info = args.show_info or config.show_info
     result, _, gate = _reported(args, cache_dir, config, new, selection, show_info)
     with progress(not args.quiet):
-        plan = plan_upgrade(gate.findings, result.old, result.new, cache_dir, args.offline)
+        plan = plan_upgrade(gate.findings, result.old, result.new, cache_dir, args.offline, result)
     consumer = str(args.path)
     if args.format == "json":
         _emit(report.plan_json(plan, result.old, result.new, consumer), args)

@@ -893,11 +893,17 @@ _NOT_A_RELEASE = {
 
 
 def plan_upgrade(
-    findings: list[Finding], old: SourceTree, new: SourceTree, cache_dir: Path, offline: bool
+    findings: list[Finding],
+    old: SourceTree,
+    new: SourceTree,
+    cache_dir: Path,
+    offline: bool,
+    compare: CompareResult | None = None,
 ):
     """The steps of the upgrade old -> new for the reported findings (history/plan.py),
     dated over every release between; an error when a side is not a release of the
-    index or the releases between cannot be read."""
+    index or the releases between cannot be read. With the `compare` the findings come
+    from, each stop between old and new is audited for what fails there alone."""
     from driftaudit.history.dating import date_findings as dating
     from driftaudit.history.plan import build_plan
     from driftaudit.history.timeline import Timeline
@@ -913,4 +919,24 @@ def plan_upgrade(
     timeline = Timeline.between(old, new, cache_dir, offline)
     if findings:
         dating(findings, timeline)
-    return build_plan(findings, timeline.versions)
+    plan = build_plan(findings, timeline.versions)
+    stops = [s.stop for s in plan.steps if s.stop not in (timeline.versions[0], new.version)]
+    if compare is not None and stops:
+        from driftaudit.history.inside import audit_inside
+        from driftaudit.history.plan import add_transient
+        from driftaudit.usage import collect_usages
+        from driftaudit.usage.surface_uses import scan_surfaces
+
+        files = compare.files or ConsumerFiles(compare.consumer)
+        usages = compare.usages if compare.snapshots is not None else collect_usages(files)
+        at_stops = Timeline([old, *stops, new], cache_dir)
+        try:
+            found = audit_inside(
+                at_stops, usages, scan_surfaces(files), files, compare.consumer, findings
+            )
+        except DriftauditError as exc:
+            print(f"driftaudit: warning: the plan's stops not audited: {exc}", file=sys.stderr)
+            found = []
+        seen = {(f.symbol, f.path, f.line, f.column) for f in findings}
+        add_transient(plan, [f for f in found if (f.symbol, f.path, f.line, f.column) not in seen])
+    return plan

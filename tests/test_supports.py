@@ -231,17 +231,51 @@ _COMPAT = {"sglang/srt/compat.py": _UTILS}
 _ARGS_FILE = "sglang/srt/args.py"
 _DATACLASS = "import dataclasses\n\n\n@dataclasses.dataclass\nclass Args:\n    x: int = 1\n"
 _PLAIN = "class Args:\n    def __init__(self, x: int = 1{more}):\n        self.x = x\n"
+# an attribute `__init__` sets and `process` reads in 3.2.0 alone (DA703 for an object
+# the consumer builds without `__init__`)
+_SERVING = "sglang/srt/serving.py"
+_PLAIN_SERVING = (
+    "class Serving:\n    def __init__(self):\n        self.cache = {}\n\n"
+    "    def process(self, text):\n        return self.cache.get(text)\n"
+)
+_READING_SERVING = (
+    "class Serving:\n    def __init__(self):\n        self.cache = {}\n        self.limit = 8\n\n"
+    "    def process(self, text):\n        return self.cache.get(text), self.limit\n"
+)
+# deprecated in 3.0.0, gone in 3.2.0: `plan` stops on 3.1.0 to move off it
+_OLD_API = "sglang/srt/old_api.py"
+_KEEP_API = "def newer(x):\n    return x\n"
+_LEGACY_API = (
+    "import warnings\n\n\ndef legacy(x):\n"
+    '    warnings.warn("legacy is deprecated", DeprecationWarning)\n    return x\n'
+)
 INSIDE = {
-    "3.0.0": {_UTILS_FILE: _UTILS + _GONE + _LAUNCH, _ARGS_FILE: _DATACLASS, **_COMPAT},
-    "3.1.0": {_UTILS_FILE: _LAUNCH_SLOW, _ARGS_FILE: _PLAIN.format(more=""), **_COMPAT},
+    "3.0.0": {
+        _SERVING: _PLAIN_SERVING,
+        _UTILS_FILE: _UTILS + _GONE + _LAUNCH,
+        _ARGS_FILE: _DATACLASS,
+        _OLD_API: _LEGACY_API,
+        **_COMPAT,
+    },
+    "3.1.0": {
+        _SERVING: _PLAIN_SERVING,
+        _UTILS_FILE: _LAUNCH_SLOW,
+        _ARGS_FILE: _PLAIN.format(more=""),
+        _OLD_API: _LEGACY_API,
+        **_COMPAT,
+    },
     "3.2.0": {
+        _SERVING: _READING_SERVING,
         _UTILS_FILE: _UTILS + _MIDDLE + _LAUNCH_SLOW,
         _ARGS_FILE: _PLAIN.format(more=", y: int = 2"),
+        _OLD_API: _KEEP_API,
         **_COMPAT,
     },
     "3.3.0": {
+        _SERVING: _PLAIN_SERVING,
         _UTILS_FILE: _UTILS + _LAUNCH,
         _ARGS_FILE: _PLAIN.format(more=", y: int = 2, z: int = 3"),
+        _OLD_API: _KEEP_API,
         **_COMPAT,
     },
 }
@@ -252,10 +286,12 @@ import sglang
 from packaging.version import Version
 
 from sglang.srt.args import Args
+from sglang.srt.serving import Serving
 from sglang.srt.utils import helper  # fails on 3.1.0
 from sglang.srt.utils import gone  # fails on 3.1.0, 3.2.0, 3.3.0
 from sglang.srt.utils import middle_only  # fails on 3.0.0, 3.1.0, 3.3.0
 from sglang.srt.utils import launch
+from sglang.srt.old_api import legacy  # fails on 3.2.0, 3.3.0
 
 try:  # near miss: the fallback is in every release
     from sglang.srt.utils import helper as h2
@@ -267,7 +303,10 @@ if Version(sglang.__version__) != Version("3.1.0"):  # near miss: not for 3.1.0
 
 launch(1, fast=True)  # fails on 3.1.0, 3.2.0
 launch(2)
-helper(1), gone(1), middle_only(1), h2(1), h3(1)
+helper(1), gone(1), middle_only(1), h2(1), h3(1), legacy(1)
+serving = object.__new__(Serving)  # fails on 3.2.0
+serving.cache = {}
+serving.process("x")
 dataclasses.fields(Args)  # fails on 3.1.0, 3.2.0, 3.3.0
 """
 
@@ -306,6 +345,28 @@ def test_the_releases_inside_the_range_are_audited(inside_releases, tmp_path, ca
     # a warm run reads the same from the cache, matching nothing again
     monkeypatch.setattr("driftaudit.history.inside.audit_inside", None)
     assert _run(tmp_path, capsys, *argv)[1] == out
+
+
+def test_the_plan_says_what_fails_on_a_stop_alone(inside_releases, tmp_path, capsys):
+    consumer = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/worker.py": WORKER})
+    argv = ["plan", str(consumer), "-q", "--old", "3.0.0", "--new", "3.3.0", "--format", "json"]
+    code, out, err = _run(tmp_path, capsys, *argv)
+    assert code == 0, err
+    document = json.loads(out)
+    assert_valid("plan", document)
+    assert [(s["from"], s["to"]) for s in document["steps"]] == [
+        ("3.0.0", "3.1.0"),
+        ("3.1.0", "3.3.0"),
+    ]
+    # on the stop, 3.1.0: `helper` is gone and `launch` lacks `fast` (3.3.0 has both)
+    transient = [(f["line"], f["rule"], f["fails_on"]) for f in document["steps"][0]["transient"]]
+    assert transient == [
+        (_worker_line("import helper  #"), "DA102", ["3.1.0"]),
+        (_worker_line("fast=True"), "DA201", ["3.1.0"]),
+    ]
+    assert document["steps"][1]["transient"] == []
+    _, out, _ = _run(tmp_path, capsys, *argv[:-2])
+    assert "and on 3.1.0 alone (a later release undoes it):" in out
 
 
 def _worker_line(text: str) -> int:

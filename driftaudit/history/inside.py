@@ -4,11 +4,12 @@ The compares oldest -> newest and newest -> oldest see the ends alone: a name re
 0.5.19 and restored in 0.5.21, a keyword that only some middle release lacks, or a name
 only a middle release has (added, then dropped again) leave both ends agreeing. Each
 middle release `M` is matched with the usages the consumer already has (no second read
-of the consumer, no behaviour checks): oldest -> `M` finds what works on the oldest and
-fails on `M`; `M` -> oldest what works on `M` alone and fails on the oldest. The
-matcher reads only the modules the usages resolve through (kept per file in the store,
-shared by the releases that have the same file), and judges the consumer's guards
-(fallbacks, version branches, feature tests) against `M` as it does against the ends.
+of the consumer; of the behaviour checks only DA703, what an object built without
+`__init__` reads, which is cheap; not DA701/DA702): oldest -> `M` finds what works on
+the oldest and fails on `M`; `M` -> oldest what works on `M` alone and fails on the
+oldest. The matcher reads only the modules the usages resolve through (kept per file in
+the store, shared by the releases that have the same file), and judges the consumer's
+guards (fallbacks, version branches, feature tests) against `M` as at the ends.
 
 Kept: what fails (severity error: an import, a call, an attribute that raises), at a
 place and symbol neither end's compare reported (that fact is theirs, with its own
@@ -57,6 +58,9 @@ def audit_inside(
     from driftaudit.drift import Differ
     from driftaudit.history.failing import mark_failing
     from driftaudit.match import match_usages
+    from driftaudit.match.bypass import bypass_findings
+    from driftaudit.match.guards import apply_guards
+    from driftaudit.usage.bypass_uses import collect_bypasses
 
     versions = timeline.versions
     last = len(versions) - 1
@@ -67,7 +71,14 @@ def audit_inside(
     forward: dict[tuple, tuple[Finding, list[str]]] = {}  # with the releases it fails on
     backward: dict[tuple, tuple[int, Finding]] = {}
     oldest = timeline.snapshot(0)
-    match = partial(match_usages, packs=[], root=root, surfaces=surfaces, files=files)
+    # what a consumer object built without `__init__` reads (DA703): matched as well
+    bypasses: list = collect_bypasses(files, {u.path for u in usages.usages})
+    usages_match = partial(match_usages, packs=[], root=root, surfaces=surfaces, files=files)
+
+    def match(usages: UsageSet, differ: Differ) -> list[Finding]:
+        found = usages_match(usages, differ)
+        return found + apply_guards(bypass_findings(bypasses, differ), usages, differ)
+
     for index in range(1, last):
         middle = timeline.snapshot(index)
         step(f"matching the consumer's uses on sglang {versions[index]}, inside the range")
