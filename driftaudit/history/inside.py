@@ -98,6 +98,7 @@ def audit_inside(
                     told, old_location=finding.new_location, new_location=finding.old_location
                 )
                 backward[at] = (index, told)
+        timeline.forget(index)  # one middle release's models at a time
     for index in sorted({i for i, _ in backward.values()}):
         group = [f for i, f in backward.values() if i == index]
         mark_failing(group, timeline, index, 0)

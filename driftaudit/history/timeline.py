@@ -89,6 +89,11 @@ class Timeline:
             self._snapshots[index] = Snapshot(tree, self.store)
         return self._snapshots[index]
 
+    def forget(self, index: int) -> None:
+        """Drop release `index`'s snapshot (its answers stay in the store)."""
+        if index not in (0, len(self.versions) - 1):  # the ends: every state's references
+            self._snapshots.pop(index, None)
+
     def _entry(self, index: int, name: str) -> Entry[State]:
         tree_key = self.identities[index] or self.snapshot(index).digest
         last = len(self.versions) - 1
