@@ -275,7 +275,7 @@ def _plan(args, cache_dir: Path) -> int:
     show_info = args.show_info or config.show_info
     result, _, gate = _reported(args, cache_dir, config, new, selection, show_info)
     with progress(not args.quiet):
-        plan = plan_upgrade(gate.findings, result.old, result.new, cache_dir, args.offline)
+        plan = plan_upgrade(gate.findings, result.old, result.new, cache_dir, args.offline, result)
     consumer = str(args.path)
     if args.format == "json":
         _emit(report.plan_json(plan, result.old, result.new, consumer), args)
@@ -397,7 +397,7 @@ def _consumer_settings(args, cache_dir: Path):
 def _supported_range(args, config) -> str | None:
     """The supported range to audit: --supports, else the config's `supports` unless
     --old or --new is given (the command line wins)."""
-    given = getattr(args, "supports", None)  # compare and check only
+    given = getattr(args, "supports", None)  # compare, check and fix
     if given is not None:
         if args.old is not None or args.new is not None:
             raise DriftauditError("--supports audits every release in its range: drop --old/--new")
@@ -430,6 +430,7 @@ def _fix(args, cache_dir: Path) -> int:
     selection = _selection(args, config)
     baseline = args.baseline or args.path / (config.baseline or DEFAULT_BASELINE)
     Baseline.load(baseline, args.path)  # a bad one is refused before the run
+    supports = _supported_range(args, config)
     with progress(not args.quiet):
         result = run_fix(
             args.path,
@@ -448,6 +449,8 @@ def _fix(args, cache_dir: Path) -> int:
             use_cache=not args.no_cache,
             baseline=baseline,
             sources=_sources(args),
+            supports=supports,
+            offline=args.offline,
         )
     _note_skipped(result.compare.files.skipped if result.compare.files else [], args.quiet)
     if not args.apply:
@@ -498,9 +501,12 @@ def _fix(args, cache_dir: Path) -> int:
         places = sum(len(group) for group in remaining)
         at = f" ({places} places)" if places > len(remaining) else ""
         say(f"{len(remaining)} findings need a human{at}:")
+        out_of_range = {id(f): why for f, why in result.range_held}
         for group in remaining:  # one line per fact
             finding = group[0]
             why = f" ({finding.fix.description})" if finding.fix else ""
+            if id(finding) in out_of_range:
+                why = f" (not fixed: {out_of_range[id(finding)]})"
             more = f" (and {len(group) - 1} more places)" if len(group) > 1 else ""
             say(f"  {_where(finding)} {finding.message}{why}{more}")
     if result.refused:

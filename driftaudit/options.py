@@ -122,6 +122,12 @@ def parser() -> argparse.ArgumentParser:
     fix.add_argument("--old", help="version spec; default: the consumer's sglang pin")
     fix.add_argument("--new", help="version spec")
     fix.add_argument(
+        "--supports",
+        metavar="SPEC",
+        help="a supported range ('>=0.5.22,<=0.5.23'): write fixes that work on every "
+        "release in it, in place of --old/--new (default: supports in the config)",
+    )
+    fix.add_argument(
         "--apply",
         action="store_true",
         help="write the changes, all or none (default: print the diff, exit 1 if not empty)",

@@ -25,8 +25,11 @@ from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.usages import UsageSet
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from driftaudit.drift import Change
     from driftaudit.forked import Parallelism
+    from driftaudit.history.timeline import Timeline
     from driftaudit.snapshot import Snapshot
     from driftaudit.store import Entry, Store
 
@@ -41,6 +44,7 @@ class CompareResult:
     timings: dict[str, float] = field(default_factory=dict)
     files: ConsumerFiles | None = None  # the consumer's files, read once (the fixer reuses them)
     snapshots: tuple[Snapshot, Snapshot] | None = None  # opened, unless the findings were cached
+    fingerprint: str | None = None  # the consumer's files as the run read them (use_cache)
 
     @property
     def old_pin(self) -> str | None:
@@ -177,7 +181,9 @@ def run_compare(
         if cached is not None:
             timings["resolve"] = time.perf_counter() - start
             usages = UsageSet(str(consumer))  # not collected: the findings were stored
-            return CompareResult(old_tree, new_tree, consumer, cached, usages, timings, files)
+            return CompareResult(
+                old_tree, new_tree, consumer, cached, usages, timings, files, None, fingerprint
+            )
     from driftaudit.forked import Parallelism
     from driftaudit.store.ahead import Ahead
     from driftaudit.usage.imported import imported_modules
@@ -207,7 +213,9 @@ def run_compare(
         files.cache.flush()
     if cache is not None:
         cache.save(*keys, findings)
-    return CompareResult(old.tree, new.tree, consumer, findings, usages, timings, files, (old, new))
+    return CompareResult(
+        old.tree, new.tree, consumer, findings, usages, timings, files, (old, new), fingerprint
+    )
 
 
 @dataclass
@@ -216,6 +224,7 @@ class SupportedResult(CompareResult):
     `releases` every release of it (oldest first)."""
 
     releases: list[str] = field(default_factory=list)
+    timeline: Timeline | None = None  # the range's releases (None: one release)
 
 
 def run_supported(
@@ -256,20 +265,49 @@ def run_supported(
     forward = run(old_spec=oldest, new_spec=newest)
     result = SupportedResult(**{f: getattr(forward, f) for f in forward.__dataclass_fields__})
     result.releases = releases
-    result.findings = _covered_pins(forward.findings, forward.files, releases)
     if oldest == newest:
+        result.findings = _covered_pins(forward.findings, forward.files, releases)
         return result
     backward = run(old_spec=newest, new_spec=oldest).findings
-    seen = {_fact_at(f) for f in result.findings}
+    from driftaudit.history.timeline import Timeline
+
+    timeline = Timeline([result.old, *releases[1:-1], result.new], cache_dir)
+    result.timeline = timeline
+    inside = partial(
+        _inside,
+        forward,
+        timeline,
+        exclude=exclude,
+        pack_dirs=pack_dirs,
+        prefixes=prefixes,
+        use_cache=use_cache,
+        cache_dir=cache_dir,
+    )
+    result.findings = _ranged(forward.findings, backward, forward.files, timeline, inside)
+    return result
+
+
+def _ranged(
+    forward: list[Finding],
+    backward: list[Finding],
+    files: ConsumerFiles | None,
+    timeline: Timeline,
+    inside: Callable[[list[Finding]], list[Finding]],
+) -> list[Finding]:
+    """The range's findings from its two compares' (oldest -> newest, newest -> oldest):
+    each fact once, told in the range's order, with the releases it fails on; then what
+    `inside(known)` finds on the releases between (`history/inside.py`)."""
+    from driftaudit.history.failing import mark_failing
+    from driftaudit.history.inside import amend
+
+    releases = timeline.versions
+    oldest, newest, last = releases[0], releases[-1], len(releases) - 1
+    findings = _covered_pins(forward, files, releases)
+    seen = {_fact_at(f) for f in findings}
     # the consumer's own input (DA0xx) is judged once, oldest -> newest
     backward = [f for f in backward if not f.code.code.startswith("DA0")]
     backward = [_backward(f, oldest, newest) for f in backward if _fact_at(f) not in seen]
-    from driftaudit.history.failing import mark_failing
-    from driftaudit.history.timeline import Timeline
-
-    last = len(releases) - 1
-    timeline = Timeline([result.old, *releases[1:-1], result.new], cache_dir)
-    ranged = [f for f in result.findings if not f.code.code.startswith("DA0")]
+    ranged = [f for f in findings if not f.code.code.startswith("DA0")]
     try:
         mark_failing(ranged, timeline, 0, last)
         mark_failing(backward, timeline, last, 0)
@@ -279,8 +317,74 @@ def run_supported(
             finding.fails_on = [newest]
         for finding in backward:
             finding.fails_on = [oldest]
-    result.findings = sorted(result.findings + backward, key=Finding.sort_key)
-    return result
+    known = findings + backward
+    return sorted(known + amend(known, inside(known), releases), key=Finding.sort_key)
+
+
+def _inside(
+    forward: CompareResult,
+    timeline: Timeline,
+    known: list[Finding],
+    exclude: list[str] | None,
+    pack_dirs: list[Path] | None,
+    prefixes: list[str] | None,
+    use_cache: bool,
+    cache_dir: Path,
+) -> list[Finding]:
+    """What fails on a release inside the range alone (`history/inside.py`), kept in the
+    findings cache per consumer and every release of the range."""
+    from driftaudit.history.inside import audit_inside
+
+    if len(timeline.versions) < 3:
+        return []
+    files = forward.files or ConsumerFiles(forward.consumer, exclude)
+    # a release's identity is its record's wheel sha256: a kept answer opens no tree
+    timeline.fetch([i for i, known in enumerate(timeline.identities) if known is None])
+    fingerprint = forward.fingerprint if use_cache else None
+    cache, keys = None, ("", "")
+    if fingerprint is not None and all(timeline.identities):
+        directories = pack_directories(pack_dirs)
+        slot = {
+            "consumer": str(forward.consumer.resolve()),
+            "inside": timeline.versions,
+            "exclude": files.exclude,
+            "prefixes": prefixes,
+            "packs": [str(d) for d in directories],
+        }
+        inputs = {
+            "files": fingerprint,
+            "trees": timeline.identities,
+            "packs": packs_digest(directories),
+        }
+        cache = FindingsCache(cache_dir)
+        keys = cache.keys(slot, inputs)
+        cached = cache.load(*keys)
+        if cached is not None:
+            return cached
+    usages = forward.usages
+    if forward.snapshots is None:  # the ends' findings came from the cache
+        from driftaudit.usage import collect_usages
+
+        if fingerprint is not None:
+            from driftaudit.findings_cache import tool_digest
+            from driftaudit.usage.file_cache import FileCache
+
+            files.cache = files.cache or FileCache(cache_dir, forward.consumer, tool_digest())
+        usages = collect_usages(files)
+    from driftaudit.usage.surface_uses import scan_surfaces
+
+    try:
+        found = audit_inside(
+            timeline, usages, scan_surfaces(files, prefixes), files, forward.consumer, known
+        )
+    except DriftauditError as exc:  # the ends' findings stand
+        print(f"driftaudit: warning: releases inside the range not audited: {exc}", file=sys.stderr)
+        return []
+    if files.cache is not None:
+        files.cache.flush()
+    if cache is not None:
+        cache.save(*keys, found)
+    return found
 
 
 def _fact_at(finding: Finding) -> tuple:
@@ -460,6 +564,8 @@ class FixResult:
     known: list[Finding] = field(default_factory=list)  # accepted in the baseline: not fixed
     refused: list[tuple[str, str]] = field(default_factory=list)  # (path, why): nothing written
     swept: list[Path] = field(default_factory=list)  # leftovers of a killed run, removed
+    # a supported range: findings whose fix the re-audit held back, as it breaks a release
+    range_held: list[tuple[Finding, str]] = field(default_factory=list)
 
     @property
     def fixed(self) -> int:
@@ -503,12 +609,16 @@ def run_fix(
     use_cache: bool = False,
     baseline: Path | None = None,
     sources: tuple[str, str] = ("command line", "command line"),
+    supports: str | None = None,
+    offline: bool = False,
 ) -> FixResult:
     """Compare, turn the mechanical findings into edits, re-audit the fixed files and keep
     the fixes the re-audit confirms, rewrite (only with apply: every changed file or
     none, see `driftaudit.fix.write`). A finding silenced inline (`# driftaudit:
     ignore[...]`) or accepted in the `baseline` is not fixed, as `check` does not report
-    it, nor one its file's `per_file_ignores` (glob, codes) leave out."""
+    it, nor one its file's `per_file_ignores` (glob, codes) leave out. With `supports` (a
+    range, in place of old and new): the findings of every release in it, each fix made
+    to work on all of them or held back (`fix/range_fixes.py`), and re-audited on all."""
     from driftaudit.check import triage
     from driftaudit.check.selection import Selection
     from driftaudit.fix import (  # libcst: only to fix
@@ -522,18 +632,32 @@ def run_fix(
     from driftaudit.fix.verify import Fix
 
     scanned_at = time.time_ns()  # a file written after this may not match its findings
-    compare = run_compare(
-        consumer,
-        old_spec,
-        new_spec,
-        cache_dir,
-        exclude,
-        pack_dirs,
-        prefixes,
-        allow_paths,
-        use_cache,
-        sources,
-    )
+    compare: CompareResult
+    if supports is not None:
+        compare = run_supported(
+            consumer,
+            supports,
+            cache_dir,
+            offline,
+            exclude,
+            pack_dirs,
+            prefixes,
+            use_cache,
+            sources[1],
+        )
+    else:
+        compare = run_compare(
+            consumer,
+            old_spec,
+            new_spec,
+            cache_dir,
+            exclude,
+            pack_dirs,
+            prefixes,
+            allow_paths,
+            use_cache,
+            sources,
+        )
     files = compare.files or ConsumerFiles(consumer, exclude)
     gate = triage(compare.findings, files, baseline)
     known = {id(f) for f in [*gate.suppressed, *gate.known]}
@@ -541,6 +665,10 @@ def run_fix(
     wanted = Selection(per_file=per_file_ignores or []).apply(wanted)
     fixes = [Fix(f, edits_from_findings([f], select, ignore, unsafe_fixes)) for f in wanted]
     fixes = [fix for fix in fixes if fix.edits]
+    if isinstance(compare, SupportedResult):
+        from driftaudit.fix.range_fixes import range_fixes
+
+        fixes = range_fixes(fixes, compare.releases, partial(_everywhere, compare.timeline))
     held = (
         []
         if unsafe_fixes
@@ -550,6 +678,15 @@ def run_fix(
     audit = partial(_audit_contents, compare, files, cache_dir, pack_dirs, prefixes, use_cache)
     changes, last = _reaudit(compare.findings, fixes, changes, audit)
     result = FixResult(compare, changes, False, held, gate.suppressed, gate.known)
+    if isinstance(compare, SupportedResult):
+        from driftaudit.fix.range_fixes import why_held
+
+        skipped = {id(e): why for c in changes for e, why in c.skipped}
+        for fix in fixes:
+            reasons = [skipped[id(e)] for e in fix.edits if id(e) in skipped]
+            why = why_held(fix.finding, compare.releases, reasons[0]) if reasons else None
+            if why is not None:
+                result.range_held.append((fix.finding, why))
     if apply:
         result.swept = sweep_stale(consumer)
         new_files = [(c.path, c.data(), c.source.digest) for c in changes if c.changed]
@@ -561,6 +698,17 @@ def run_fix(
         if result.written and last is not None and last.files.cache is not None:
             last.files.cache.flush()  # the written files' per-file results: the next run's
     return result
+
+
+def _everywhere(timeline: Timeline | None, names: list[str]) -> set[str]:
+    """The sglang names every release of a range has (its timeline's states)."""
+    if timeline is None:
+        return set(names)
+    try:
+        states = timeline.states(names)
+    except DriftauditError:
+        return set()
+    return {name for name, row in states.items() if all(state.present for state in row)}
 
 
 # A re-audit holds back at least one fix per round; past this many rounds, every fix
@@ -629,8 +777,9 @@ def _audit_contents(
     changed: dict,
 ) -> _Reaudit:
     """The findings of the consumer with the `changed` files (path -> FileChange) read as
-    their new contents: the same trees, packs and settings as `compare`; with
-    `use_cache`, the unchanged files' per-file results come from the file cache."""
+    their new contents: the same trees, packs and settings as `compare` (a supported
+    range: every release of it); with `use_cache`, the unchanged files' per-file results
+    come from the file cache."""
     from driftaudit.usage.pins import read_pins
 
     contents = {path: change.data() for path, change in changed.items()}
@@ -644,9 +793,19 @@ def _audit_contents(
 
         # flushed only once the fixed files are written (`run_fix`)
         after_files.cache = FileCache(cache_dir, compare.consumer, tool_digest())
-    findings, _ = _audit(
-        compare.consumer, old, new, after_files, read_pins(after_files), pack_dirs, prefixes, {}
+    pins = read_pins(after_files)
+    findings, usages = _audit(
+        compare.consumer, old, new, after_files, pins, pack_dirs, prefixes, {}
     )
+    timeline = compare.timeline if isinstance(compare, SupportedResult) else None
+    if timeline is not None:  # a range: every release of it, as `run_supported` audits
+        from driftaudit.history.inside import audit_inside
+        from driftaudit.usage.surface_uses import scan_surfaces
+
+        backward, _ = _audit(compare.consumer, new, old, after_files, pins, pack_dirs, prefixes, {})
+        surfaces = scan_surfaces(after_files, prefixes)
+        inside = partial(audit_inside, timeline, usages, surfaces, after_files, compare.consumer)
+        findings = _ranged(findings, backward, after_files, timeline, inside)
     return _Reaudit(after_files, findings)
 
 
@@ -734,11 +893,17 @@ _NOT_A_RELEASE = {
 
 
 def plan_upgrade(
-    findings: list[Finding], old: SourceTree, new: SourceTree, cache_dir: Path, offline: bool
+    findings: list[Finding],
+    old: SourceTree,
+    new: SourceTree,
+    cache_dir: Path,
+    offline: bool,
+    compare: CompareResult | None = None,
 ):
     """The steps of the upgrade old -> new for the reported findings (history/plan.py),
     dated over every release between; an error when a side is not a release of the
-    index or the releases between cannot be read."""
+    index or the releases between cannot be read. With the `compare` the findings come
+    from, each stop between old and new is audited for what fails there alone."""
     from driftaudit.history.dating import date_findings as dating
     from driftaudit.history.plan import build_plan
     from driftaudit.history.timeline import Timeline
@@ -754,4 +919,24 @@ def plan_upgrade(
     timeline = Timeline.between(old, new, cache_dir, offline)
     if findings:
         dating(findings, timeline)
-    return build_plan(findings, timeline.versions)
+    plan = build_plan(findings, timeline.versions)
+    stops = [s.stop for s in plan.steps if s.stop not in (timeline.versions[0], new.version)]
+    if compare is not None and stops:
+        from driftaudit.history.inside import audit_inside
+        from driftaudit.history.plan import add_transient
+        from driftaudit.usage import collect_usages
+        from driftaudit.usage.surface_uses import scan_surfaces
+
+        files = compare.files or ConsumerFiles(compare.consumer)
+        usages = compare.usages if compare.snapshots is not None else collect_usages(files)
+        at_stops = Timeline([old, *stops, new], cache_dir)
+        try:
+            found = audit_inside(
+                at_stops, usages, scan_surfaces(files), files, compare.consumer, findings
+            )
+        except DriftauditError as exc:
+            print(f"driftaudit: warning: the plan's stops not audited: {exc}", file=sys.stderr)
+            found = []
+        seen = {(f.symbol, f.path, f.line, f.column) for f in findings}
+        add_transient(plan, [f for f in found if (f.symbol, f.path, f.line, f.column) not in seen])
+    return plan

@@ -82,6 +82,60 @@ def test_move_import_splits_and_keeps_the_block():
     )
 
 
+def test_guard_import_whole_statement_keeps_its_comments():
+    check(
+        "import os\n\n# the kernels\nfrom sglang.old import f  # why\nf(1)\n",
+        "import os\n\n# the kernels\ntry:\n    from sglang.new import f\n"
+        "except ImportError:\n    from sglang.old import f  # why\nf(1)\n",
+        (4, 24, "guard-import", {"name": "f", "new_module": "sglang.new"}),
+    )
+
+
+def test_guard_import_splits_one_name_out_and_keeps_aliases():
+    renamed = {"name": "State", "new_module": "sglang.new", "new_name": "NewState"}
+    check(
+        """\
+        def load():
+            from sglang.old import (
+                State as S,
+                other,  # stays
+            )
+            return S, other
+        """,
+        """\
+        def load():
+            from sglang.old import (
+                other,  # stays
+            )
+            try:
+                from sglang.new import NewState as S
+            except ImportError:
+                from sglang.old import State as S
+            return S, other
+        """,
+        (3, 9, "guard-import", renamed),
+    )
+
+
+def test_guard_import_can_keep_the_written_import_first():
+    edit = {"name": "f", "new_module": "sglang.old", "keep_first": True}
+    check(
+        "from sglang.new import f  # why\n",
+        "try:\n    from sglang.new import f  # why\nexcept ImportError:\n"
+        "    from sglang.old import f\n",
+        (1, 24, "guard-import", edit),
+    )
+
+
+def test_guard_import_needs_room_for_a_try():
+    # a one-line suite cannot hold a compound statement: nothing is written
+    source = "if True: from sglang.old import f\n"
+    change = rewrite(
+        "m.py", source, [Edit("m.py", 1, 33, "guard-import", {"name": "f", "new_module": "x"})]
+    )
+    assert change.after == source and not change.applied and change.skipped
+
+
 def test_drop_keyword():
     check(
         "f(1, stream=True, name='x')\nf(1, name='y', stream=False)\n",

@@ -216,3 +216,264 @@ def test_the_command_line_wins_over_the_configured_range(releases, tmp_path, cap
     document = json.loads(out)
     assert document["new"]["version"] == "2.1.0"
     assert all("fails_on" not in f for f in document["findings"])
+
+
+# The releases inside a range: a name removed in 3.1.0 and restored in 3.2.0, a keyword
+# that 3.1.0 and 3.2.0 lack, a name only 3.2.0 has, a name that leaves for good in 3.1.0.
+_UTILS = "def helper(x):\n    return x\n"
+_GONE = "\n\ndef gone(x):\n    return x\n"
+_MIDDLE = "\n\ndef middle_only(x):\n    return x\n"
+_LAUNCH = "\n\ndef launch(x, *, fast=False):\n    return x\n"
+_LAUNCH_SLOW = "\n\ndef launch(x):\n    return x\n"
+_UTILS_FILE = "sglang/srt/utils.py"
+_COMPAT = {"sglang/srt/compat.py": _UTILS}
+# a dataclass no longer from 3.1.0, whose constructor changes again in 3.2.0 and 3.3.0
+_ARGS_FILE = "sglang/srt/args.py"
+_DATACLASS = "import dataclasses\n\n\n@dataclasses.dataclass\nclass Args:\n    x: int = 1\n"
+_PLAIN = "class Args:\n    def __init__(self, x: int = 1{more}):\n        self.x = x\n"
+# an attribute `__init__` sets and `process` reads in 3.2.0 alone (DA703 for an object
+# the consumer builds without `__init__`)
+_SERVING = "sglang/srt/serving.py"
+_PLAIN_SERVING = (
+    "class Serving:\n    def __init__(self):\n        self.cache = {}\n\n"
+    "    def process(self, text):\n        return self.cache.get(text)\n"
+)
+_READING_SERVING = (
+    "class Serving:\n    def __init__(self):\n        self.cache = {}\n        self.limit = 8\n\n"
+    "    def process(self, text):\n        return self.cache.get(text), self.limit\n"
+)
+# deprecated in 3.0.0, gone in 3.2.0: `plan` stops on 3.1.0 to move off it
+_OLD_API = "sglang/srt/old_api.py"
+_KEEP_API = "def newer(x):\n    return x\n"
+_LEGACY_API = (
+    "import warnings\n\n\ndef legacy(x):\n"
+    '    warnings.warn("legacy is deprecated", DeprecationWarning)\n    return x\n'
+)
+INSIDE = {
+    "3.0.0": {
+        _SERVING: _PLAIN_SERVING,
+        _UTILS_FILE: _UTILS + _GONE + _LAUNCH,
+        _ARGS_FILE: _DATACLASS,
+        _OLD_API: _LEGACY_API,
+        **_COMPAT,
+    },
+    "3.1.0": {
+        _SERVING: _PLAIN_SERVING,
+        _UTILS_FILE: _LAUNCH_SLOW,
+        _ARGS_FILE: _PLAIN.format(more=""),
+        _OLD_API: _LEGACY_API,
+        **_COMPAT,
+    },
+    "3.2.0": {
+        _SERVING: _READING_SERVING,
+        _UTILS_FILE: _UTILS + _MIDDLE + _LAUNCH_SLOW,
+        _ARGS_FILE: _PLAIN.format(more=", y: int = 2"),
+        _OLD_API: _KEEP_API,
+        **_COMPAT,
+    },
+    "3.3.0": {
+        _SERVING: _PLAIN_SERVING,
+        _UTILS_FILE: _UTILS + _LAUNCH,
+        _ARGS_FILE: _PLAIN.format(more=", y: int = 2, z: int = 3"),
+        _OLD_API: _KEEP_API,
+        **_COMPAT,
+    },
+}
+WORKER = """\
+import dataclasses
+
+import sglang
+from packaging.version import Version
+
+from sglang.srt.args import Args
+from sglang.srt.serving import Serving
+from sglang.srt.utils import helper  # fails on 3.1.0
+from sglang.srt.utils import gone  # fails on 3.1.0, 3.2.0, 3.3.0
+from sglang.srt.utils import middle_only  # fails on 3.0.0, 3.1.0, 3.3.0
+from sglang.srt.utils import launch
+from sglang.srt.old_api import legacy  # fails on 3.2.0, 3.3.0
+
+try:  # near miss: the fallback is in every release
+    from sglang.srt.utils import helper as h2
+except ImportError:
+    from sglang.srt.compat import helper as h2
+
+if Version(sglang.__version__) != Version("3.1.0"):  # near miss: not for 3.1.0
+    from sglang.srt.utils import helper as h3
+
+launch(1, fast=True)  # fails on 3.1.0, 3.2.0
+launch(2)
+helper(1), gone(1), middle_only(1), h2(1), h3(1), legacy(1)
+serving = object.__new__(Serving)  # fails on 3.2.0
+serving.cache = {}
+serving.process("x")
+dataclasses.fields(Args)  # fails on 3.1.0, 3.2.0, 3.3.0
+"""
+
+
+@pytest.fixture
+def inside_releases(fake_index):
+    for version, files in INSIDE.items():
+        fake_index.add(version, files={**_BASE, **files})
+    return fake_index
+
+
+def test_the_releases_inside_the_range_are_audited(inside_releases, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("DRIFTAUDIT_NO_RESULT_CACHE")  # the findings cache is on
+    consumer = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/worker.py": WORKER})
+    argv = ["compare", str(consumer), "-q", "--supports", ">=3.0,<=3.3", "--format", "json"]
+    code, out, err = _run(tmp_path, capsys, *argv)
+    assert code == 1, err
+    document = json.loads(out)
+    assert_valid("findings", document)
+    lines = _by_line(document["findings"])
+    # one finding per fact, each naming the releases where it fails
+    assert {n: [tuple(f["fails_on"]) for f in found] for n, found in lines.items()} == {
+        n: marked for n, marked in _marked(WORKER).items()
+    }, lines
+    helper = lines[_worker_line("import helper  #")][0]
+    assert helper["rule"] == "DA102" and "inside the supported range" in helper["message"]
+    # evidence in both trees: 3.0.0's, and where 3.1.0 has it
+    assert (helper["old_location"], helper["new_location"]) == (
+        "sglang/srt/utils.py:1",
+        "sglang/srt/compat.py:1",
+    )
+    middle = lines[_worker_line("import middle_only")][0]
+    assert middle["old_location"] is None and middle["new_location"]  # 3.0.0's, 3.2.0's
+    keyword = lines[_worker_line("fast=True")][0]
+    assert keyword["rule"] == "DA201" and keyword["symbol"] == "sglang.srt.utils.launch"
+    # a warm run reads the same from the cache, matching nothing again
+    monkeypatch.setattr("driftaudit.history.inside.audit_inside", None)
+    assert _run(tmp_path, capsys, *argv)[1] == out
+
+
+def test_the_plan_says_what_fails_on_a_stop_alone(inside_releases, tmp_path, capsys):
+    consumer = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/worker.py": WORKER})
+    argv = ["plan", str(consumer), "-q", "--old", "3.0.0", "--new", "3.3.0", "--format", "json"]
+    code, out, err = _run(tmp_path, capsys, *argv)
+    assert code == 0, err
+    document = json.loads(out)
+    assert_valid("plan", document)
+    assert [(s["from"], s["to"]) for s in document["steps"]] == [
+        ("3.0.0", "3.1.0"),
+        ("3.1.0", "3.3.0"),
+    ]
+    # on the stop, 3.1.0: `helper` is gone and `launch` lacks `fast` (3.3.0 has both)
+    transient = [(f["line"], f["rule"], f["fails_on"]) for f in document["steps"][0]["transient"]]
+    assert transient == [
+        (_worker_line("import helper  #"), "DA102", ["3.1.0"]),
+        (_worker_line("fast=True"), "DA201", ["3.1.0"]),
+    ]
+    assert document["steps"][1]["transient"] == []
+    _, out, _ = _run(tmp_path, capsys, *argv[:-2])
+    assert "and on 3.1.0 alone (a later release undoes it):" in out
+
+
+def _worker_line(text: str) -> int:
+    return next(n for n, line in enumerate(WORKER.splitlines(), 1) if text in line)
+
+
+# `fix --supports`: a kernel moved in 4.1.0 (the consumer imports it from either home),
+# and a keyword renamed in 4.1.0, for which no one spelling works on every release.
+_KERNEL = "def fused(x, scale=1.0):\n    return x * scale\n"
+_KEEP = "def other(x):\n    return x\n"
+_SCALE = "\n\ndef scale(x, by=2):\n    return x * by\n"  # in both homes in 4.0.0
+_NEW_HOME = {"sglang/srt/ops/__init__.py": "", "sglang/srt/ops/kernels.py": _KERNEL + _SCALE}
+_RUN = "def run(x, *, {name}=False):\n    return x\n"
+FIXABLE = {
+    "4.0.0": {
+        "sglang/srt/kernels.py": _KEEP + _KERNEL + _SCALE,
+        **_NEW_HOME,
+        "sglang/srt/ops/kernels.py": _KEEP + _SCALE,  # the kernel's new home, without it yet
+        "sglang/srt/api.py": _RUN.format(name="fast"),
+    },
+    "4.1.0": {
+        "sglang/srt/kernels.py": _KEEP,
+        **_NEW_HOME,
+        "sglang/srt/api.py": _RUN.format(name="quick"),
+    },
+    "4.2.0": {
+        "sglang/srt/kernels.py": _KEEP,
+        **_NEW_HOME,
+        "sglang/srt/api.py": _RUN.format(name="quick"),
+    },
+}
+KERNELS = """\
+# the CUDA image's kernels
+from sglang.srt.kernels import fused, other  # the old home
+from sglang.srt.api import run
+from sglang.srt.kernels import scale  # both homes have it in 4.0.0: a plain move
+
+
+def forward(x):
+    from sglang.srt.ops.kernels import fused as fused_v2  # only 4.1.0 on
+
+    return run(fused(other(x)), fast=True) + fused_v2(scale(x))
+"""
+FIXED = """\
+# the CUDA image's kernels
+from sglang.srt.kernels import other  # the old home
+try:
+    from sglang.srt.ops.kernels import fused
+except ImportError:
+    from sglang.srt.kernels import fused
+from sglang.srt.api import run
+from sglang.srt.ops.kernels import scale  # both homes have it in 4.0.0: a plain move
+
+
+def forward(x):
+    try:
+        from sglang.srt.ops.kernels import fused as fused_v2  # only 4.1.0 on
+    except ImportError:
+        from sglang.srt.kernels import fused as fused_v2
+
+    return run(fused(other(x)), fast=True) + fused_v2(scale(x))
+"""
+
+
+@pytest.fixture
+def fixable_releases(fake_index):
+    for version, files in FIXABLE.items():
+        fake_index.add(version, files={**_BASE, **files})
+    return fake_index
+
+
+def test_fix_writes_what_works_on_every_release_or_says_why_not(fixable_releases, tmp_path, capsys):
+    consumer = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/kernels.py": KERNELS})
+    argv = ["fix", str(consumer), "-q", "--supports", ">=4.0,<=4.2", "--apply"]
+    code, _, err = _run(tmp_path, capsys, *argv)
+    assert code == 0, err
+    assert (consumer / "app" / "kernels.py").read_text() == FIXED
+    assert "fixed 3 findings in 1 files" in err
+    # the keyword: no one spelling works on 4.0.0 and on 4.1.0, 4.2.0
+    (human,) = [line for line in err.splitlines() if "DA202" in line]
+    assert "works on 4.0.0 as written and fails on 4.1.0, 4.2.0" in human, err
+    # the range's audit of the fixed file: the keyword alone is left
+    argv = ["compare", str(consumer), "-q", "--supports", ">=4.0,<=4.2", "--format", "json"]
+    _, out, _ = _run(tmp_path, capsys, *argv)
+    assert [(f["rule"], f["fails_on"]) for f in json.loads(out)["findings"]] == [
+        ("DA202", ["4.1.0", "4.2.0"])
+    ]
+    # a second run, from the config's range, has nothing left to write
+    (consumer / "pyproject.toml").write_text('[tool.driftaudit]\nsupports = ">=4.0,<=4.2"\n')
+    code, out, err = _run(tmp_path, capsys, "fix", str(consumer), "-q")
+    assert (code, out) == (0, ""), err
+
+
+def test_a_guarded_import_that_fails_on_a_middle_release_is_held_back(fake_index, tmp_path, capsys):
+    # `fused` leaves `kernels` in 5.1.0 and reaches `ops.kernels` only in 5.2.0: on 5.1.0
+    # neither spelling imports, so the re-audit of every release refuses the guard
+    homes = {
+        "5.0.0": {"sglang/srt/kernels.py": _KEEP + _KERNEL, "sglang/srt/ops/kernels.py": _KEEP},
+        "5.1.0": {"sglang/srt/kernels.py": _KEEP, "sglang/srt/ops/kernels.py": _KEEP},
+        "5.2.0": {"sglang/srt/kernels.py": _KEEP, "sglang/srt/ops/kernels.py": _KEEP + _KERNEL},
+    }
+    for version, files in homes.items():
+        fake_index.add(version, files={**_BASE, "sglang/srt/ops/__init__.py": "", **files})
+    source = "from sglang.srt.kernels import fused\n\nfused(1)\n"
+    consumer = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/k.py": source})
+    argv = ["fix", str(consumer), "-q", "--supports", ">=5.0,<=5.2", "--apply"]
+    code, _, err = _run(tmp_path, capsys, *argv)
+    assert code == 0, err
+    assert (consumer / "app" / "k.py").read_text() == source, "nothing written"
+    assert "fixed 0 findings" in err and "not fixed: app/k.py:1:32 guard-import" in err, err

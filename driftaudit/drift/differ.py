@@ -244,20 +244,26 @@ class Differ:
             return None
         missing = ".".join(prefix[: reached + 1])
         if reached + 1 < consumed and self.new.resolve(missing) is None:
-            # a name from a module that is gone: it may live on elsewhere
-            name_path = ".".join(prefix[: reached + 2])
-            old_name = self.old.resolve(name_path)
-            if old_name is not None and not isinstance(old_name.obj, Module):
-                target = self.find_moved(prefix[reached + 1], old_name)
+            # a name from a module that is gone (or from a submodule of a package that
+            # is gone: the first segment past the modules is the name): it may live on
+            for end in range(reached + 2, consumed + 1):
+                name_path = ".".join(prefix[:end])
+                old_name = self.old.resolve(name_path)
+                if old_name is None:
+                    break
+                if isinstance(old_name.obj, Module):
+                    continue
+                target = self.find_moved(prefix[end - 1], old_name)
                 if target is not None:
                     return SymbolMoved(
                         name_path, old_name.location, target.location, target.canonical
                     )
-                found = relocated(self.old, self.new, prefix[reached + 1], old_name)
+                found = relocated(self.old, self.new, prefix[end - 1], old_name)
                 if found is not None:
                     where = self.new.resolve(found[0])
                     location = where.location if where else None
                     return SymbolRelocated(name_path, old_name.location, location, *found)
+                break
         return self.removal(missing)
 
     def removal(self, missing: str) -> Change | None:

@@ -16,6 +16,7 @@ from libcst.metadata import (
 
 from driftaudit.fix.codemods import PRIMITIVES, Primitive
 from driftaudit.fix.codemods.add_import import ImportNames, insert_imports
+from driftaudit.fix.codemods.guard_import import GuardImport, guard_names, try_statement
 from driftaudit.fix.codemods.move_import import MoveImport, move_names
 from driftaudit.fix.codemods.replace_text import ReplaceText
 from driftaudit.fix.edits import Edit, unique
@@ -59,9 +60,12 @@ class FileChange:
 class _Frame:
     """What the statement being left gets added: statements after it, moved imports."""
 
-    def __init__(self):
+    def __init__(self, suite: bool = False):
+        self.suite = suite  # a one-line suite: no room for a compound statement
         self.after: list[cst.BaseStatement] = []
         self.moved: list[cst.BaseSmallStatement] = []
+        # (first, fallback, the first is as written) of each `try`
+        self.guards: list[tuple[cst.ImportFrom, cst.ImportFrom, bool]] = []
         self.pending: list[Edit] = []  # applied once `after` is in place
 
 
@@ -115,7 +119,7 @@ class _Composer(cst.CSTTransformer):
         for edit, primitive in self.at.get(key, ()):
             anchored = getattr(primitive, "anchor", None) == "argument"
             if isinstance(original_node, primitive.node_type) and not anchored:
-                if not isinstance(primitive, MoveImport):
+                if not isinstance(primitive, (MoveImport, GuardImport)):
                     updated = self._fire(edit, primitive, original_node, updated)
         if isinstance(original_node, cst.Call) and original_node.args:
             for edit, primitive in self.at.get(self._position(original_node.args[0].value), ()):
@@ -160,30 +164,47 @@ class _Composer(cst.CSTTransformer):
         self._frames.append(_Frame())
 
     def visit_SimpleStatementSuite(self, node) -> None:
-        self._frames.append(_Frame())
+        self._frames.append(_Frame(suite=True))
 
     def leave_ImportFrom(self, original_node, updated_node):
-        moves = {}
+        moves, guards = {}, {}
+        frame = self._frames[-1] if self._frames else None
         for alias in original_node.names if isinstance(original_node.names, tuple) else ():
             for edit, primitive in self.at.get(self._position(alias), ()):
+                params = edit.params
                 if isinstance(primitive, MoveImport):
-                    params = edit.params
                     moves[params["name"]] = (params["new_module"], params.get("new_name"))
                     self.applied.append(edit)
-        if not moves:
+                elif isinstance(primitive, GuardImport) and frame is not None and not frame.suite:
+                    guards[params["name"]] = (
+                        params["new_module"],
+                        params.get("new_name"),
+                        params.get("keep_first", False),
+                    )
+                    self.applied.append(edit)
+        if not moves and not guards:
             return updated_node
-        kept, new_statements, bindings = move_names(updated_node, moves)
-        self._frames[-1].moved.extend([*new_statements, *bindings])
+        kept: cst.ImportFrom | None = updated_node
+        if guards:
+            kept, pairs = guard_names(updated_node, guards)
+            assert frame is not None
+            frame.guards.extend(pairs)
+        if moves and kept is not None:
+            kept, new_statements, bindings = move_names(kept, moves)
+            self._frames[-1].moved.extend([*new_statements, *bindings])
         return kept if kept is not None else cst.RemoveFromParent()
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         frame = self._frames.pop()
         self.applied.extend(frame.pending)
-        if not frame.after and not frame.moved:
+        if not frame.after and not frame.moved and not frame.guards:
             return updated_node
-        lines = []
+        lines: list[cst.BaseStatement] = []
         if updated_node.body:
             lines.append(updated_node)
+        for first, fallback, written in frame.guards:  # the first takes the line's comments
+            gone = not lines and not frame.moved
+            lines.append(try_statement(first, fallback, updated_node if gone else None, written))
         for statement in frame.moved:
             lines.append(
                 cst.SimpleStatementLine(body=[statement], leading_lines=[])

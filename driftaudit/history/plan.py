@@ -10,6 +10,11 @@ the release that breaks them, a stop at the last release before a break whose wi
 holds no stop yet; this is minimal), and always `new`. A stop at `old` itself means:
 move off before upgrading at all.
 
+A stop between old and new is a release the consumer runs on: what fails there and a
+later release undoes (a name removed and restored) never shows in the compare old ->
+new, so the stops are audited as the releases inside a supported range are
+(`inside.py`, `pipeline.plan_upgrade`) and each step lists what fails on its stop alone.
+
 Step k goes from the stop before it (`old` for the first) to its stop. Its breaks are the
 facts introduced after the stop before and up to its stop, less those moved off earlier;
 its moves are the windowed facts it holds the stop for: done on its release, before the
@@ -61,6 +66,9 @@ class Step:
     stop: str  # the release it ends on
     breaks: list[Fact] = field(default_factory=list)
     moves: list[Fact] = field(default_factory=list)  # deprecated spellings to leave on `stop`
+    # what fails on `stop` and a later release undoes: the upgrade to `new` never sees
+    # it, the consumer sitting on `stop` does (`add_transient`)
+    transient: list[Fact] = field(default_factory=list)
 
     @property
     def by_code(self) -> dict[str, int]:
@@ -82,6 +90,7 @@ class Plan:
     releases: list[str]  # old, every release between, new
     facts: list[Fact]
     steps: list[Step]
+    transient: list[Fact] = field(default_factory=list)  # of every step, numbered after facts
 
     @property
     def undated(self) -> list[Fact]:
@@ -162,3 +171,15 @@ def build_plan(findings: list[Finding], releases: list[str]) -> Plan:
         steps.append(step)
         start = stop
     return Plan(releases, facts, steps)
+
+
+def add_transient(plan: Plan, findings: list[Finding]) -> None:
+    """Each step's transient facts: `findings` fail on the releases their `fails_on`
+    names (`history/inside.py` over the plan's stops), and neither on old nor on new."""
+    for group in group_facts(findings):
+        fact = Fact(group, None, None)
+        steps = [s for s in plan.steps if s.stop in (group[0].fails_on or [])]
+        for step in steps:
+            step.transient.append(fact)
+        if steps:
+            plan.transient.append(fact)

@@ -78,7 +78,8 @@ class Timeline:
         inside = releases_between(old.version, new.version, cache_dir, offline)[:-1]
         return cls([old, *inside, new], cache_dir)
 
-    def _snapshot(self, index: int) -> Snapshot:
+    def snapshot(self, index: int) -> Snapshot:
+        """Release `index`'s snapshot over the timeline's store (fetched if it was not)."""
         if index not in self._snapshots:
             from driftaudit.snapshot import Snapshot
             from driftaudit.sources import resolve_spec
@@ -88,17 +89,22 @@ class Timeline:
             self._snapshots[index] = Snapshot(tree, self.store)
         return self._snapshots[index]
 
+    def forget(self, index: int) -> None:
+        """Drop release `index`'s snapshot (its answers stay in the store)."""
+        if index not in (0, len(self.versions) - 1):  # the ends: every state's references
+            self._snapshots.pop(index, None)
+
     def _entry(self, index: int, name: str) -> Entry[State]:
-        tree_key = self.identities[index] or self._snapshot(index).digest
+        tree_key = self.identities[index] or self.snapshot(index).digest
         last = len(self.versions) - 1
         return state_entry(
             tree_key,
             name,
-            lambda: self._snapshot(index),
-            lambda: [self._snapshot(0), self._snapshot(last)],
+            lambda: self.snapshot(index),
+            lambda: [self.snapshot(0), self.snapshot(last)],
         )
 
-    def _fetch(self, indexes: list[int]) -> None:
+    def fetch(self, indexes: list[int]) -> None:
         """Resolve the releases at `indexes` not resolved yet, several at once."""
         from driftaudit.sources.index import release_identity
         from driftaudit.sources.releases import fetch_releases
@@ -113,11 +119,11 @@ class Timeline:
         """Each name's state in every release: kept ones read at once; the releases
         that miss some are fetched together first."""
         count = len(self.versions)
-        self._fetch([i for i in range(count) if self.identities[i] is None])
+        self.fetch([i for i in range(count) if self.identities[i] is None])
         wanted = {(n, i): self._entry(i, n) for n in names for i in range(count)}
         found = self.store.found_many(list(wanted.values()))
         missing = sorted({i for (_, i), e in wanted.items() if e.key not in found})
-        self._fetch(missing)
+        self.fetch(missing)
         for index in missing:
             step(f"reading {len(names)} names in sglang {self.versions[index]}")
             for name in names:
@@ -135,7 +141,7 @@ class Timeline:
 
     def resolved(self, index: int) -> SourceTree:
         """The tree of release `index` (fetched if it was not; no snapshot opened)."""
-        self._fetch([index % len(self.versions)])
+        self.fetch([index % len(self.versions)])
         tree = self.trees[index]
         assert tree is not None
         return tree

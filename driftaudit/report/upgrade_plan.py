@@ -41,7 +41,7 @@ def _fact_dict(fact: Fact, number: int) -> dict:
 def plan_json(plan: Plan, old: SourceTree, new: SourceTree, consumer: str) -> str:
     from driftaudit.report.json_report import opening
 
-    numbers = {id(fact): number for number, fact in enumerate(plan.facts)}
+    numbers = {id(fact): number for number, fact in enumerate([*plan.facts, *plan.transient])}
 
     def facts(shown: list[Fact]) -> list[dict]:
         return [_fact_dict(fact, numbers[id(fact)]) for fact in shown]
@@ -68,6 +68,7 @@ def plan_json(plan: Plan, old: SourceTree, new: SourceTree, consumer: str) -> st
                 "autofixable": step.autofixable,
                 "break_facts": facts(step.breaks),
                 "moves": facts(step.moves),
+                "transient": facts(step.transient),
             }
             for step in plan.steps
         ],
@@ -162,6 +163,13 @@ def render_plan(console: Console, plan: Plan, old: SourceTree, new: SourceTree, 
                         )
                     )
                 )
+        if step.transient:
+            console.print(Text(f"  and on {step.stop} alone (a later release undoes it):"))
+            for fact in step.transient:
+                lead = fact.lead
+                console.print(
+                    Text(terminal(f"    {lead.code.code} {_where(fact)}: {lead.message}"))
+                )
     if plan.undated:
         console.print()
         console.print(Text("Undated (the release that brings them is not known)", style="bold"))
@@ -212,5 +220,12 @@ def plan_markdown(plan: Plan, old: SourceTree, new: SourceTree, consumer: str) -
                 lines.append(
                     f"- {md_code(lead.symbol)} at {md_code(_where(fact))} "
                     f"({_move_note(fact, plan)}){fix}"
+                )
+        if step.transient:
+            lines += ["", f"And on {md_text(step.stop)} alone (a later release undoes it):"]
+            for fact in step.transient:
+                lead = fact.lead
+                lines.append(
+                    f"- `{lead.code.code}` {md_code(_where(fact))}: {md_message(lead.message)}"
                 )
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ applied, the node no longer matches.
 from driftaudit.fix.codemods.add_import import AddImport
 from driftaudit.fix.codemods.base import Primitive
 from driftaudit.fix.codemods.drop_keyword import DropKeyword
+from driftaudit.fix.codemods.guard_import import GuardImport
 from driftaudit.fix.codemods.move_import import MoveImport
 from driftaudit.fix.codemods.pad_unpack import PadUnpack
 from driftaudit.fix.codemods.rename_attribute import RenameAttribute
@@ -25,6 +26,7 @@ PRIMITIVES: dict[str, type[Primitive]] = {
     for p in (
         AddImport,
         DropKeyword,
+        GuardImport,
         MoveImport,
         PadUnpack,
         RenameAttribute,

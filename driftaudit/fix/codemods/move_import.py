@@ -43,14 +43,14 @@ def move_names(
     staying = [a for a in names if a not in moving]
     if not staying and len(targets) == 1:
         (module,) = targets
-        aliases = _dedupe([_imported(a, moves[a.name.value][1]) for a in moving])
+        aliases = _dedupe([as_imported(a, moves[a.name.value][1]) for a in moving])
         aliases[-1] = aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         renamed = statement.with_changes(module=cst.parse_expression(module), names=aliases)
         return renamed, [], bindings
     new_statements = []
     for module in sorted(targets):
         group = [a for a in moving if moves[a.name.value][0] == module]
-        aliases = _dedupe([_imported(a, moves[a.name.value][1]) for a in group])
+        aliases = _dedupe([as_imported(a, moves[a.name.value][1]) for a in group])
         aliases = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in aliases]
         new_statements.append(cst.ImportFrom(module=cst.parse_expression(module), names=aliases))
     if not staying:
@@ -60,7 +60,7 @@ def move_names(
     return statement.with_changes(names=staying), new_statements, bindings
 
 
-def _imported(alias: cst.ImportAlias, new_name: str | None) -> cst.ImportAlias:
+def as_imported(alias: cst.ImportAlias, new_name: str | None) -> cst.ImportAlias:
     """The alias as the new module has the name: `NewName as Old`, or `Cls` for a method."""
     if not new_name:
         return alias
