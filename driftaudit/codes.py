@@ -45,6 +45,9 @@ class Code:
     origin: str = "drift"
     variant_of: tuple[str, ...] = ()
     use: str = ""  # with variant_of: "patch" (assigned or patched), "override"
+    # the aspect of a name's state its change is measured on, when the code names one
+    # (`history/states.py`): `history/dating.py` dates the finding by that aspect alone
+    aspect: str = ""
 
     def __post_init__(self) -> None:
         if self.fix_safety != NO_FIX and self.applicability is None:
@@ -324,6 +327,7 @@ DATACLASS_LOST = _code(
     "`is_dataclass` test silently takes the other branch.",
     "names = [f.name for f in dataclasses.fields(ServerArgs)]  # a msgspec Struct now",
     "Use the new class's own field API (the finding names what the class is now).",
+    aspect="dataclass",
 )
 
 SERVER_ARG_REMOVED = _code(

@@ -291,3 +291,29 @@ def test_a_definition_is_deprecated_by_its_decorator_or_its_own_warning(tmp_path
     assert notes["b"] and notes["C"]
     assert notes["d"] is None  # a deprecated parameter, not the function
     assert notes["e"] is None  # a warning, not a deprecation
+
+
+def test_a_finding_is_dated_by_the_aspect_its_code_is_about(fake_index, tmp_path, capsys):
+    # the class's constructor changes in 1.1.0, it stops being a dataclass in 1.2.0:
+    # DA307 is about the second change only (`Code.aspect`)
+    data = "from dataclasses import dataclass\n\n\n@dataclass\nclass Config:\n    a: int = 1\n"
+    grown = data + "    b: int = 2\n"
+    plain = "class Config:\n    def __init__(self, a=1, b=2, c=3):\n        self.a = a\n"
+    for version, text in [("1.0.0", data), ("1.1.0", grown), ("1.2.0", plain), ("1.3.0", plain)]:
+        fake_index.add(version, files={**_INIT, "sglang/srt/config.py": text})
+    consumer = write_tree(
+        tmp_path / "consumer",
+        {
+            "app/__init__.py": "",
+            "app/main.py": (
+                "import dataclasses\n\nfrom sglang.srt.config import Config\n\n"
+                "names = [f.name for f in dataclasses.fields(Config)]\n"
+            ),
+        },
+    )
+    argv = ["--cache-dir", str(tmp_path / "cache"), "compare", str(consumer), "-q"]
+    main([*argv, "--old", "1.0.0", "--new", "1.3.0", "--format", "json"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    lost = [f for f in findings if f["rule"] == "DA307"]
+    assert lost, findings
+    assert {f["introduced"] for f in lost} == {"1.2.0"}

@@ -42,13 +42,18 @@ def subjects(finding: Finding) -> list[str]:
 
 
 def relevant_aspects(finding: Finding, states: dict[str, list[State]]) -> list[tuple[str, str]]:
-    """(name, aspect) pairs that differ between old and new, narrowed to those the
-    message names when it names any."""
+    """(name, aspect) pairs that differ between old and new, narrowed to the aspect the
+    finding's code is about (`Code.aspect`), else to those the message names when it
+    names any."""
     changed = [
         (name, aspect)
         for name, row in states.items()
         for aspect in changed_aspects(row[0], row[-1])
     ]
+    if finding.code.aspect:  # the code says what its change is about
+        own = [(name, aspect) for name, aspect in changed if aspect == finding.code.aspect]
+        if own:
+            return own
     quoted = set(_QUOTED.findall(finding.message))
     named = [
         (name, aspect)

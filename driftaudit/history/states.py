@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from driftaudit.snapshot.api_model import Function, Param
     from driftaudit.snapshot.resolution import Resolved
 
-STATES_VERSION = "4"  # bump when what a state holds changes
+STATES_VERSION = "5"  # bump when what a state holds changes
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _PARAMETER = re.compile(r"^(sglang(?:\.\w+)+)\((\w+)\)$")
 _API = re.compile(r"^sglang(?:\.\w+)*$")
@@ -225,8 +225,11 @@ def _api(snapshot: Snapshot, name: str) -> State:
         text = f"def {short}{signature_text(obj)}"
         return State("function", text, location, aspects, note)
     if isinstance(obj, Class):
+        from driftaudit.match.dataclass_calls import is_dataclass
+
         bases = ", ".join(obj.bases)
         aspects["bases"] = bases
+        aspects["dataclass"] = str(is_dataclass(snapshot, obj))
         text = f"class {short}({bases})"
         init = callable_signature(obj, snapshot)
         if init is not None:
