@@ -38,11 +38,15 @@ GROUPS = {
 
 def templates(target: Target) -> dict[str, str]:
     """The spellings that break `target` on the new release."""
+    if target.kind == READ_KIND and target.stand_in_group == "installed":
+        return spellings.INSTALLED
     return {s: t for s, t in GROUPS[target.group].items() if _applies(target, s)}
 
 
 def near_misses(target: Target) -> dict[str, str]:
     """Code close to the spellings that does not break (a finding there is false)."""
+    if target.kind == READ_KIND and target.stand_in_group == "installed":
+        return {}
     return spellings.NEAR.get(target.group, {})
 
 
@@ -84,6 +88,11 @@ def _stand_in_values(target: Target, spelling: str) -> dict[str, str]:
         "ATTRS_ALL": ", ".join(f"{n}=None" for n in [*read, target.member]),
         "SETS": "".join(f"    stand_in.{n} = None\n" for n in read),
         "SELF_SETS": "".join(f"        self.{n} = None\n" for n in read) or "        pass\n",
+        "H": target.holder,
+        "m": target.qualname[-1],
+        "OTHERS": ", ".join(
+            f"{n}=None" for n in target.params if n != target.param and not keyword.iskeyword(n)
+        ),
     }
     stand_in = spellings.STAND_IN_EXPR.get(spelling, "None")
     for key in ("ATTRS", "ATTRS_ALL"):

@@ -34,7 +34,9 @@ class Target:
     dataclass: bool = False  # a dataclass's fields changed (its generated `__init__`)
     member: str = ""  # READ_KIND: the member newly read on `param`
     read: list[str] = field(default_factory=list)  # READ_KIND: what the old release read too
-    stand_in_group: str = ""  # READ_KIND: function, constructor or method (`param` is self)
+    stand_in_group: str = ""  # READ_KIND: function, constructor, method (`param` is self)
+    # or installed (the stand-in is put in `self.<holder>` of an object the method runs on)
+    holder: str = ""
 
     @property
     def names(self) -> set[str]:
@@ -303,6 +305,80 @@ def _old_reads(definition: _Def, param: str) -> set[str] | None:
     return known
 
 
+def _held_reads(node: ast.FunctionDef) -> tuple[dict[str, dict[str, int]], set[str]]:
+    """`self.a.x` loads (a -> x -> first line), and the `a` the method assigns or the
+    `a.x` it guards (`getattr(self.a, "x", d)`, `hasattr`)."""
+    reads: dict[str, dict[str, int]] = {}
+    other: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Attribute):
+            holder = inner.value
+            if isinstance(holder.value, ast.Name) and holder.value.id == "self":
+                if isinstance(inner.ctx, ast.Load) and isinstance(holder.ctx, ast.Load):
+                    reads.setdefault(holder.attr, {}).setdefault(inner.attr, inner.lineno)
+                else:
+                    other.add(f"{holder.attr}.{inner.attr}")
+        if isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Store):
+            if isinstance(inner.value, ast.Name) and inner.value.id == "self":
+                other.add(inner.attr)
+        if (
+            isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Name)
+            and inner.func.id in ("getattr", "hasattr")
+            and len(inner.args) >= 2
+            and isinstance(inner.args[0], ast.Attribute)
+            and isinstance(inner.args[0].value, ast.Name)
+            and inner.args[0].value.id == "self"
+            and isinstance(inner.args[1], ast.Constant)
+        ):
+            other.add(f"{inner.args[0].attr}.{inner.args[1].value}")
+    return reads, other
+
+
+def _old_held(definition: _Def) -> tuple[dict[str, set[str]], set[str]]:
+    """The old method's `self.a.x` reads and guards, one call deep into `self.m()`."""
+    nodes = [definition.node]
+    for inner in ast.walk(definition.node):
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+            func = inner.func
+            if isinstance(func.value, ast.Name) and func.value.id == "self":
+                if func.attr in definition.methods:
+                    nodes.append(definition.methods[func.attr])
+    known: dict[str, set[str]] = {}
+    other: set[str] = set()
+    for node in nodes:
+        reads, guarded = _held_reads(node)
+        for holder, members in reads.items():
+            known.setdefault(holder, set()).update(members)
+        other |= guarded
+    return known, other
+
+
+def _installed(qual, module, old_def: _Def, new_def: _Def, old_sig) -> Target | None:
+    """A member the new method newly reads on one of its attributes (`self.a.x`): a
+    stand-in the consumer installs there (`obj.a = Fake()`) breaks."""
+    new_reads, new_other = _held_reads(new_def.node)
+    old_reads, old_other = _old_held(old_def)
+    for holder, members in sorted(new_reads.items()):
+        if holder not in old_reads or holder in new_other or holder.startswith("_"):
+            continue  # the old method read the attribute too: the consumer installs it
+        for member in sorted(members):
+            if (
+                member in old_reads[holder]
+                or f"{holder}.{member}" in new_other | old_other
+                or member.startswith("__")
+            ):
+                continue
+            symbol = ".".join((module, *qual))
+            target = Target(READ_KIND, f"{symbol}.self.{holder}.{member}", module, list(qual))
+            target.param, target.member, target.holder = "self", member, holder
+            target.read = sorted(m for m in old_reads[holder] if m in members)
+            target.params, target.old_params = old_sig
+            target.stand_in_group = "installed"
+            return target
+    return None
+
+
 def _signature(node: ast.FunctionDef, method: bool) -> tuple[list[str], list[str]] | None:
     """(required parameters, every named one), `self` left out; None with positional-only
     or variadic parameters (the generated call would not be plain)."""
@@ -353,6 +429,11 @@ def newly_read(old_root: Path, new_root: Path, per_kind: int) -> list[Target]:
             group = (
                 "function" if not method else ("constructor" if qual[1] == "__init__" else "method")
             )
+            if group == "method":
+                installed = _installed(qual, module, old_def, new_def, old_sig)
+                chosen = picked.setdefault((READ_KIND, "installed"), [])
+                if installed is not None and len(chosen) < per_kind:
+                    chosen.append(installed)
             params = ["self"] if group == "method" else [p for p in old_sig[1] if p in old_sig[0]]
             for param in params:
                 if _passes_on(new_def, param) and param != "self":

@@ -230,6 +230,25 @@ STAND_IN = {
         "\n\n{CALLEE}({SARGS})  # BREAK\n"
     ),
 }
+# a stand-in installed in an attribute of an sglang object built without `__init__`, that
+# the method then called on it reads (`{H}`: the attribute)
+INSTALLED = {
+    "installed_fake": (
+        "from {M} import {IMPORT}\n\n\nclass Fake:\n    def __init__(self):\n{SELF_SETS}"
+        "\n\ndef run():\n    obj = object.__new__({IMPORT})\n"
+        "    obj.{H} = Fake()  # BREAK\n    return obj.{m}({OTHERS})\n"
+    ),
+    "installed_namespace": (
+        "from types import SimpleNamespace\n\nfrom {M} import {IMPORT}\n\n\ndef run():\n"
+        "    obj = {IMPORT}.__new__({IMPORT})\n"
+        "    obj.{H} = SimpleNamespace({ATTRS})  # BREAK\n    return obj.{m}({OTHERS})\n"
+    ),
+    "nested_namespace": (  # the object itself a namespace, the stand-in in one of its keywords
+        "from types import SimpleNamespace\n\nfrom {M} import {IMPORT}\n\n"
+        "held = SimpleNamespace({ATTRS})\n"
+        "{IMPORT}.{m}(SimpleNamespace({H}=held), {OTHERS})  # BREAK\n"
+    ),
+}
 STAND_IN_EXPR = {
     "namespace_arg": "SimpleNamespace({ATTRS})",
     "namespace_name": "stand_in",

@@ -24,10 +24,14 @@ class BypassedInitAttributeMissing(Change):
         cls = short_name(self.symbol.rpartition(".")[0])
         where = f" ({self.init_location})" if self.init_location else ""
         if self.stand_in_for and not self.typed:
+            role = (
+                f"is put in `{self.stand_in_for}` of the object `{self.method}` runs on"
+                if self.stand_in_for.startswith("self.")
+                else f"is handed to `{self.method}` as `{self.stand_in_for}`"
+            )
             return (
-                f"{self.stand_in} is handed to `{self.method}` as `{self.stand_in_for}`, "
-                f"which now reads `{self.stand_in_for}.{self.attribute}` (the old release "
-                "did not): the stand-in does not set it"
+                f"{self.stand_in} {role}, which now reads `{self.stand_in_for}.{self.attribute}`"
+                " (the old release did not): the stand-in does not set it"
             )
         if self.stand_in_for:
             return (
