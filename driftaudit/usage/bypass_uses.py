@@ -242,12 +242,13 @@ class _FileBypasses:
             return None
         attributes = [k for k in keywords if k not in _MOCK_OPTIONS]
         source = dotted(spec) or ""
+        kind = f"a {name}(`{source}`)" if name == _AUTOSPEC else f"a {name}(spec=`{source}`)"
         if source in self.fakes:
-            return Built(f"a {name}(spec=`{source}`)", sorted(self.fakes[source] | set(attributes)))
+            return Built(kind, sorted(self.fakes[source] | set(attributes)))
         cls = self._resolve(spec)
         if cls is None:
             return None
-        return Built(f"a {name}(spec=`{source}`)", attributes, spec=cls)
+        return Built(kind, attributes, spec=cls)
 
     def _namespace(self, node: ast.expr) -> bool:
         """`SimpleNamespace(...)` / `types.SimpleNamespace(...)` without `**kwargs`."""
