@@ -85,7 +85,7 @@ def _stand_in_values(target: Target, spelling: str) -> dict[str, str]:
         "IMPORT": target.qualname[0],
         "CALLEE": callee,
         "ATTRS": attrs,
-        "ATTRS_ALL": ", ".join(f"{n}=None" for n in [*read, target.member]),
+        "ATTRS_ALL": ", ".join(f"{n}=None" for n in [*read, target.member, *target.also_new]),
         "SETS": "".join(f"    stand_in.{n} = None\n" for n in read),
         "SELF_SETS": "".join(f"        self.{n} = None\n" for n in read) or "        pass\n",
         "H": target.holder,

@@ -34,6 +34,7 @@ class Target:
     dataclass: bool = False  # a dataclass's fields changed (its generated `__init__`)
     member: str = ""  # READ_KIND: the member newly read on `param`
     read: list[str] = field(default_factory=list)  # READ_KIND: what the old release read too
+    also_new: list[str] = field(default_factory=list)  # READ_KIND: other members newly read
     stand_in_group: str = ""  # READ_KIND: function, constructor, method (`param` is self)
     # or installed (the stand-in is put in `self.<holder>` of an object the method runs on)
     holder: str = ""
@@ -455,7 +456,7 @@ def newly_read(old_root: Path, new_root: Path, per_kind: int) -> list[Target]:
                 symbol = ".".join((module, *qual))
                 target = Target(READ_KIND, f"{symbol}.{param}.{fresh[0]}", module, list(qual))
                 target.param = param
-                target.member = fresh[0]
+                target.member, target.also_new = fresh[0], fresh[1:]
                 target.read = sorted(m for m in old if m in new[0] or m in set(new[0]))
                 target.params, target.old_params = old_sig
                 target.stand_in_group = group

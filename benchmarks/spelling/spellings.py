@@ -273,7 +273,7 @@ _CALL_NEAR = {  # the same reaches, not breaking: arguments the consumer supplie
 
 NEAR = {
     "stand_in": {
-        "near_sets_member": (  # the stand-in sets the new member too
+        "near_sets_member": (  # the stand-in sets the new members too
             "from types import SimpleNamespace\n\nfrom {M} import {IMPORT}\n\n{CALLEE}({SARGS})\n"
         ),
         "near_mock": (  # a mock without a spec answers every read
