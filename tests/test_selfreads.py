@@ -153,5 +153,35 @@ def test_parameter_reads_follow_helpers_one_call_deep(tmp_path):
     assert fallbacks == {"knob"}
     assert reads.parameter_reads("sglang.pool.rebinds", "server_args") is None
     members, member_fallbacks = reads.member_reads("sglang.pool.Pool", "__init__")
-    assert members == {"cache": {"evict": 18, "size": 18}}
+    at = "sglang/pool.py:18"
+    assert members == {"cache": {"evict": at, "size": at}}
     assert member_fallbacks == {"cache.lock"}
+
+
+MIXIN = {
+    "sglang/__init__.py": "",
+    "sglang/mixin.py": """
+class Mixin:
+    def helper(self):
+        return self.from_mixin.size
+""",
+    "sglang/sched.py": """
+from sglang.mixin import Mixin
+
+
+class Sched(Mixin):
+    def run(self):
+        return self.helper() + self.own
+""",
+}
+
+
+def test_read_places_name_the_file_of_the_method_that_reads(tmp_path):
+    root = write_tree(tmp_path / "tree", MIXIN)
+    store = BlobStore(tmp_path / "cache.sqlite")
+    reads = SelfReads(Snapshot(tree_from_root("1.0", "directory", root), store))
+    places = reads.read_places("sglang.sched.Sched", "run")
+    assert places["own"] == "sglang/sched.py:7"
+    assert places["from_mixin"] == "sglang/mixin.py:4"
+    members, _ = reads.member_reads("sglang.sched.Sched", "run")
+    assert members == {"from_mixin": {"size": "sglang/mixin.py:4"}}

@@ -155,8 +155,8 @@ def _self_stand_in(usage, differ, old, new, before, after) -> list:
     if found_before is None or found_after is None:
         return []
     (old_reads, _), (new_reads, new_stores) = found_before, found_after
-    file = after.path_file
-    located = {attr: f"{file}:{line}" for attr, line in new_reads.items()}
+    places = new.read_places(after.owner, method)
+    located = {attr: places.get(attr, after.path_file) for attr in new_reads}
     missing = _missing(usage, new, after.owner, located, old_reads, new_stores)
     findings = _stand_in_findings(usage, differ, after.owner, "self", after, before, missing)
     if usage.members:
@@ -185,8 +185,7 @@ def _held_stand_in(place, differ, new, callees, built, attribute, members) -> li
     owner = after.owner
     holder = new.snapshot.resolve(f"{owner}.{attribute}")
     cls = _class_of(new.snapshot, getattr(holder.obj, "type", None) if holder else None)
-    file = after.path_file
-    reads = {m: f"{file}:{line}" for m, line in new_members.get(attribute, {}).items()}
+    reads = new_members.get(attribute, {})
     stores = {f.partition(".")[2] for f in fallbacks if f.startswith(f"{attribute}.")}
     missing = _missing(built, new, cls, reads, old_members.get(attribute, {}), stores)
     return _stand_in_findings(

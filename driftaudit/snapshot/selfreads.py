@@ -110,6 +110,35 @@ class SelfReads:
                         pending.append((found[1], depth + 1))
         return reads, stores
 
+    def read_places(self, cls: str, name: str) -> dict[str, str]:
+        """Attributes `cls.name` reads from self, as `reads`, each at the `file:line` of
+        its first read in the method that reads it (a base's or a mixin's file)."""
+        return self._stored(f"places:{cls}:{name}", partial(self._read_places, cls, name), _places)
+
+    def _read_places(self, cls: str, name: str) -> dict[str, str]:
+        start = self.method(cls, name)
+        if start is None:
+            return {}
+        places: dict[str, str] = {}
+        seen: set[str] = set()
+        pending = [(start, 0)]
+        while pending:
+            (owner, function), depth = pending.pop()
+            if function.name in seen:
+                continue
+            seen.add(function.name)
+            found = self.snapshot.resolve(owner)
+            file = found.module.file if found is not None and found.module else ""
+            own_reads, _, called = _self_accesses(function)
+            for attr, line in own_reads.items():
+                places.setdefault(attr, f"{file}:{line}")
+            if depth < _DEPTH:
+                for callee in called:
+                    method = self.method(cls, callee)
+                    if method is not None:
+                        pending.append((method, depth + 1))
+        return places
+
     def read_guards(self, cls: str, name: str) -> dict[str, list[list[list]]]:
         """Each attribute `cls.name` reads from self (through the methods it calls) ->
         one entry per place that reads it: the conditions on the object's own attributes
@@ -237,10 +266,10 @@ class SelfReads:
             return None
         return f"{path}.{rest}" if rest else path
 
-    def member_reads(self, cls: str, name: str) -> tuple[dict[str, dict[str, int]], set[str]]:
-        """The members `cls.name` reads on its own attributes (`self.x.y`: x -> y -> first
-        line), through the methods it calls, and those read with a fallback or assigned
-        (`"x.y"`). Empty when the method is not found."""
+    def member_reads(self, cls: str, name: str) -> tuple[dict[str, dict[str, str]], set[str]]:
+        """The members `cls.name` reads on its own attributes (`self.x.y`: x -> y -> the
+        `file:line` of its first read), through the methods it calls, and those read with
+        a fallback or assigned (`"x.y"`). Empty when the method is not found."""
         compute = partial(self._member_reads, cls, name)
         return self._stored(f"members:{cls}:{name}", compute, _member_table)
 
@@ -248,22 +277,24 @@ class SelfReads:
         start = self.method(cls, name)
         if start is None:
             return [{}, []]
-        reads: dict[str, dict[str, int]] = {}
+        reads: dict[str, dict[str, str]] = {}
         fallbacks: set[str] = set()
         seen: set[str] = set()
-        pending = [(start[1], 0)]
+        pending = [(start, 0)]
         while pending:
-            function, depth = pending.pop()
+            (owner, function), depth = pending.pop()
             if function.name in seen:
                 continue
             seen.add(function.name)
-            for node in ast.walk(function):
+            found = self.snapshot.resolve(owner)
+            file = found.module.file if found is not None and found.module else ""
+            for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
                 chain = dotted(node) if isinstance(node, ast.Attribute) else None
                 parts = chain.split(".") if chain else []
                 if len(parts) == 3 and parts[0] == "self":
                     if isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
-                        line = reads.setdefault(parts[1], {}).setdefault(parts[2], node.lineno)
-                        reads[parts[1]][parts[2]] = min(line, node.lineno)
+                        members = reads.setdefault(parts[1], {})
+                        members.setdefault(parts[2], f"{file}:{node.lineno}")
                     else:
                         fallbacks.add(f"{parts[1]}.{parts[2]}")
                 fallback = _fallback(node)
@@ -273,9 +304,9 @@ class SelfReads:
                         fallbacks.add(f"{holder[5:]}.{attr}")
             if depth < _DEPTH:
                 for callee in _self_accesses(function)[2]:
-                    found = self.method(cls, callee)
-                    if found is not None:
-                        pending.append((found[1], depth + 1))
+                    method = self.method(cls, callee)
+                    if method is not None:
+                        pending.append((method, depth + 1))
         return [reads, sorted(fallbacks)]
 
     def class_level(self, cls: str, name: str) -> bool:
@@ -303,10 +334,16 @@ def _located_pair(value) -> tuple[dict[str, str], set[str]] | None:
     return reads, {str(s) for s in stores}
 
 
-def _member_table(value) -> tuple[dict[str, dict[str, int]], set[str]]:
+def _places(value) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise TypeError("not a name -> place table")
+    return value
+
+
+def _member_table(value) -> tuple[dict[str, dict[str, str]], set[str]]:
     reads, fallbacks = value
     if not isinstance(reads, dict) or not all(
-        isinstance(members, dict) and all(isinstance(v, int) for v in members.values())
+        isinstance(members, dict) and all(isinstance(v, str) for v in members.values())
         for members in reads.values()
     ):
         raise TypeError("not an attribute -> member -> line table")
