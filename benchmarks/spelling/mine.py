@@ -380,6 +380,21 @@ def _installed(qual, module, old_def: _Def, new_def: _Def, old_sig) -> Target | 
     return None
 
 
+def _self_closure(definition: _Def) -> set[str]:
+    """Every `self.x` a method reads, through the methods of its class it calls."""
+    found: set[str] = set()
+    pending, seen = [definition.node], set()
+    while pending:
+        node = pending.pop()
+        if node.name in seen:
+            continue
+        seen.add(node.name)
+        reads = _param_reads(node, "self")
+        found |= set(reads[0]) if reads else set()
+        pending += [definition.methods[n] for n in found if n in definition.methods]
+    return found
+
+
 def _signature(node: ast.FunctionDef, method: bool) -> tuple[list[str], list[str]] | None:
     """(required parameters, every named one), `self` left out; None with positional-only
     or variadic parameters (the generated call would not be plain)."""
@@ -457,6 +472,8 @@ def newly_read(old_root: Path, new_root: Path, per_kind: int) -> list[Target]:
                 target = Target(READ_KIND, f"{symbol}.{param}.{fresh[0]}", module, list(qual))
                 target.param = param
                 target.member, target.also_new = fresh[0], fresh[1:]
+                if param == "self":  # a near miss sets all the new method reads on self
+                    target.also_new = sorted(_self_closure(new_def) - set(old) - {fresh[0]})
                 target.read = sorted(m for m in old if m in new[0] or m in set(new[0]))
                 target.params, target.old_params = old_sig
                 target.stand_in_group = group
