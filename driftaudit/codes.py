@@ -619,10 +619,13 @@ BYPASSED_INIT_ATTRIBUTE_MISSING = _code(
     "bypassed-init-attribute-missing",
     "error",
     "The consumer builds an sglang object without its `__init__` (`Cls.__new__(Cls)`, "
-    "`object.__new__(Cls)`) and sets its attributes by hand, or hands an sglang function a "
-    "stand-in (a `SimpleNamespace`, a `Mock`, a hand-written class) where it expects one of "
-    "its classes; the new sglang code run on that "
-    "object reads an attribute the class sets per instance and the consumer does not.",
+    "`object.__new__(Cls)`) and sets its attributes by hand, or hands sglang code a "
+    "stand-in (a `SimpleNamespace`, a hand-written class, a `Mock(spec=...)`) where it "
+    "expects one of its classes: a function's or constructor's argument, `self` of a method "
+    "called on its class, or an attribute of such an object; the new sglang code run on "
+    "that object reads an attribute (through the methods it calls on `self`, or one call "
+    "deep in a helper it passes the parameter to) that the old code did not read and the "
+    "consumer does not set. A mock without a spec answers every read: no finding.",
     "AttributeError when the method (or the sglang function the object is handed to) runs.",
     "req = Req.__new__(Req); req.rid = 'x'; req.finished()  # finished() now reads self.status",
     "Set the attribute as the new `__init__` does (the finding names its line), or build the "

@@ -308,3 +308,43 @@ def test_stand_ins_are_namespaces_handed_to_sglang_calls(tmp_path: Path):
         (7, "sglang.srt.layers.buffers.allocate", "0", ("a", "b")),
         (7, "sglang.srt.layers.buffers.allocate", "cfg", ("c",)),
     ]
+
+
+def test_stand_ins_beyond_namespaces(tmp_path: Path):
+    """Mocks count with a spec only; a namespace's keyword that is a stand-in is kept;
+    a stand-in put in an attribute of an object built without `__init__` is recorded."""
+    (tmp_path / "t.py").write_text(
+        "from unittest import mock\n"
+        "from types import SimpleNamespace\n"
+        "from sglang.srt.managers.scheduler import Scheduler\n"
+        "from sglang.srt.server_args import ServerArgs\n"
+        "class Fake:\n"
+        "    def __init__(self):\n"
+        "        self.size = 1\n"
+        "def f():\n"
+        "    Scheduler(mock.MagicMock(), mock.Mock(spec=ServerArgs, tp_size=1))\n"
+        "    Scheduler(mock.create_autospec(Fake), mock.NonCallableMock(spec_set=[]))\n"
+        "    Scheduler.get_load(SimpleNamespace(tree_cache=Fake(), queue=[]))\n"
+        "    s = object.__new__(Scheduler)\n"
+        "    s.tree_cache = Fake()\n"
+        "    s.get_load()\n"
+    )
+    usages = collect_bypasses(ConsumerFiles(tmp_path))
+    found = sorted(
+        (u.line, u.argument, u.kind, u.spec, tuple(u.attributes), tuple(u.members))
+        for u in usages
+        if isinstance(u, StandInUsage)
+    )
+    spec = "sglang.srt.server_args.ServerArgs"
+    assert found == [
+        (9, "1", "a Mock(spec=`ServerArgs`)", spec, ("tp_size",), ()),
+        (10, "0", "a create_autospec(`Fake`)", "", ("__init__", "size"), ()),
+        (11, "0", "a SimpleNamespace", "", ("tree_cache", "queue"), ("tree_cache",)),
+    ]
+    (bypass,) = [u for u in usages if not isinstance(u, StandInUsage)]
+    held = bypass.stand_ins["tree_cache"]
+    assert (held.kind, held.attributes, held.at) == (
+        "an instance of `Fake`",
+        ["__init__", "size"],
+        (13, 7, 13, 17),
+    )

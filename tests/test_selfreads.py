@@ -41,7 +41,8 @@ def test_reads_sets_and_parameter_reads(tmp_path):
     reads = _reads(tmp_path)
     assert reads.reads(RUNNER, "step") == ({"pool": 12, "size": 13}, {"cache"})
     assert reads.init_sets(RUNNER) == {"size": 4, "pool": 8}
-    assert reads.parameter_reads(f"{RUNNER}.step", "batch") == ({"index": 12, "tokens": 13}, set())
+    places = {"index": "sglang/srt/runner.py:12", "tokens": "sglang/srt/runner.py:13"}
+    assert reads.parameter_reads(f"{RUNNER}.step", "batch") == (places, set())
     assert reads.reads(RUNNER, "missing") is None
 
 
@@ -96,3 +97,91 @@ def test_read_guards_follow_early_exits_and_calls(tmp_path):
     store.put_many([(key + "sglang.chat.Chat:process", b'{"effort": [1]}')])
     again = SelfReads(Snapshot(tree_from_root("1.0", "directory", root), store))
     assert again.read_guards("sglang.chat.Chat", "process") == places
+
+
+HELPERS = {
+    "sglang/__init__.py": "",
+    "sglang/util.py": """
+def page(args):
+    return args.page_size
+
+
+def deeper(args):
+    return args.too_deep
+""",
+    "sglang/pool.py": """
+from sglang.util import page
+from sglang import util
+
+
+def _local(x, *, cfg):
+    util.deeper(cfg)
+    return cfg.local
+
+
+class Pool:
+    def __init__(self, server_args):
+        self.size = page(server_args) + server_args.tp_size
+        _local(1, cfg=server_args)
+        self.check(server_args)
+        if getattr(server_args, "knob", None):
+            pass
+        self.cache.evict(self.cache.size)
+
+    def check(self, args):
+        return args.checked and hasattr(self.cache, "lock")
+
+
+def rebinds(server_args):
+    server_args = server_args or None
+    return server_args.x
+""",
+}
+
+
+def test_parameter_reads_follow_helpers_one_call_deep(tmp_path):
+    root = write_tree(tmp_path / "tree", HELPERS)
+    store = BlobStore(tmp_path / "cache.sqlite")
+    reads = SelfReads(Snapshot(tree_from_root("1.0", "directory", root), store))
+    found, fallbacks = reads.parameter_reads("sglang.pool.Pool.__init__", "server_args")
+    assert found == {
+        "tp_size": "sglang/pool.py:13",
+        "page_size": "sglang/util.py:3",  # an imported helper, by position
+        "local": "sglang/pool.py:8",  # a helper of the module, by keyword
+        "checked": "sglang/pool.py:21",  # a method on self
+    }  # not `too_deep`: two calls down
+    assert fallbacks == {"knob"}
+    assert reads.parameter_reads("sglang.pool.rebinds", "server_args") is None
+    members, member_fallbacks = reads.member_reads("sglang.pool.Pool", "__init__")
+    at = "sglang/pool.py:18"
+    assert members == {"cache": {"evict": at, "size": at}}
+    assert member_fallbacks == {"cache.lock"}
+
+
+MIXIN = {
+    "sglang/__init__.py": "",
+    "sglang/mixin.py": """
+class Mixin:
+    def helper(self):
+        return self.from_mixin.size
+""",
+    "sglang/sched.py": """
+from sglang.mixin import Mixin
+
+
+class Sched(Mixin):
+    def run(self):
+        return self.helper() + self.own
+""",
+}
+
+
+def test_read_places_name_the_file_of_the_method_that_reads(tmp_path):
+    root = write_tree(tmp_path / "tree", MIXIN)
+    store = BlobStore(tmp_path / "cache.sqlite")
+    reads = SelfReads(Snapshot(tree_from_root("1.0", "directory", root), store))
+    places = reads.read_places("sglang.sched.Sched", "run")
+    assert places["own"] == "sglang/sched.py:7"
+    assert places["from_mixin"] == "sglang/mixin.py:4"
+    members, _ = reads.member_reads("sglang.sched.Sched", "run")
+    assert members == {"from_mixin": {"size": "sglang/mixin.py:4"}}

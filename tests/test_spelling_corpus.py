@@ -27,6 +27,7 @@ def corpus(release_cache: Path, tmp_path_factory: pytest.TempPathFactory):
     old_root = release_cache / "sources" / f"sglang-{OLD}"
     new_root = release_cache / "sources" / f"sglang-{NEW}"
     targets = mine.targets(changes, old_root, per_kind=1, new_tree=new_root)
+    targets += mine.newly_read(old_root, new_root, per_kind=1)
     root = tmp_path_factory.mktemp("spelling")
     cases = generate.write(targets, root)
     findings = score.driftaudit_findings(root, OLD, NEW, release_cache)
@@ -35,7 +36,7 @@ def corpus(release_cache: Path, tmp_path_factory: pytest.TempPathFactory):
 
 def test_every_breaking_kind_is_mined_with_its_old_signature(corpus) -> None:
     targets, *_ = corpus
-    assert {t.kind for t in targets} == set(mine.KINDS)
+    assert {t.kind for t in targets} == {*mine.KINDS, mine.READ_KIND}
     for target in targets:
         if target.kind in mine.PARAM_KINDS:
             assert target.param
@@ -49,6 +50,26 @@ def test_every_breaking_kind_is_mined_with_its_old_signature(corpus) -> None:
             assert target.qualname[-1] == "__init__"
         if target.group == "dataclass":
             assert len(target.qualname) == 1 and target.old_params
+
+
+def test_a_newly_read_member_is_one_the_old_callee_did_not_read(corpus) -> None:
+    targets, *_ = corpus
+    read = [t for t in targets if t.kind == mine.READ_KIND]
+    assert {t.stand_in_group for t in read} == {"function", "constructor", "method", "installed"}
+    for target in read:
+        assert target.member and target.member not in target.read
+        assert target.names == {target.member}
+        assert (target.param == "self") == (target.stand_in_group in ("method", "installed"))
+        assert bool(target.holder) == (target.stand_in_group == "installed")
+
+
+def test_stand_in_spellings_are_found(corpus) -> None:
+    _, _, cases, findings = corpus
+    stand_ins = [(c, h) for c, h in zip(cases, score.driftaudit_hits(cases, findings), strict=True)]
+    stand_ins = [(c, h) for c, h in stand_ins if c.target.kind == mine.READ_KIND]
+    assert stand_ins and all(hit for _, hit in stand_ins), [
+        (c.file, c.spelling) for c, hit in stand_ins if not hit
+    ]
 
 
 def test_near_misses_are_written_parse_and_mark_no_break(corpus) -> None:

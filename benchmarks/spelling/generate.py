@@ -9,10 +9,10 @@ from pathlib import Path
 
 try:
     from . import spellings
-    from .mine import Target
+    from .mine import READ_KIND, Target
 except ImportError:  # run as a script
     import spellings  # type: ignore[no-redef]
-    from mine import Target  # type: ignore[no-redef]
+    from mine import READ_KIND, Target  # type: ignore[no-redef]
 
 PKG = "corpus_consumer"
 
@@ -32,16 +32,21 @@ GROUPS = {
     "constructor": spellings.CONSTRUCTOR,
     "method": spellings.METHOD,
     "dataclass": spellings.DATACLASS,
+    "stand_in": spellings.STAND_IN,
 }
 
 
 def templates(target: Target) -> dict[str, str]:
     """The spellings that break `target` on the new release."""
+    if target.kind == READ_KIND and target.stand_in_group == "installed":
+        return spellings.INSTALLED
     return {s: t for s, t in GROUPS[target.group].items() if _applies(target, s)}
 
 
 def near_misses(target: Target) -> dict[str, str]:
     """Code close to the spellings that does not break (a finding there is false)."""
+    if target.kind == READ_KIND and target.stand_in_group == "installed":
+        return {}
     return spellings.NEAR.get(target.group, {})
 
 
@@ -68,7 +73,44 @@ def _parameters(target: Target) -> str:
     return ", ".join(n if n in target.params else f"{n}=None" for n in names)
 
 
-def _fill(template: str, target: Target, ident: str) -> str:
+def _stand_in_values(target: Target, spelling: str) -> dict[str, str]:
+    """The placeholders of a stand-in template (see spellings.STAND_IN)."""
+    read = [n for n in target.read if not keyword.iskeyword(n)]
+    group = target.stand_in_group
+    callee = {"function": target.qualname[0], "constructor": target.qualname[0]}.get(
+        group, ".".join(target.qualname)
+    )
+    attrs = ", ".join(f"{n}=None" for n in read)
+    values = {
+        "IMPORT": target.qualname[0],
+        "CALLEE": callee,
+        "ATTRS": attrs,
+        "ATTRS_ALL": ", ".join(f"{n}=None" for n in [*read, target.member, *target.also_new]),
+        "SETS": "".join(f"    stand_in.{n} = None\n" for n in read),
+        "SELF_SETS": "".join(f"        self.{n} = None\n" for n in read) or "        pass\n",
+        "H": target.holder,
+        "m": target.qualname[-1],
+        "OTHERS": ", ".join(
+            f"{n}=None" for n in target.params if n != target.param and not keyword.iskeyword(n)
+        ),
+    }
+    stand_in = spellings.STAND_IN_EXPR.get(spelling, "None")
+    for key in ("ATTRS", "ATTRS_ALL"):
+        stand_in = stand_in.replace("{" + key + "}", values[key])
+    others = [f"{n}=None" for n in target.params if n != target.param and not keyword.iskeyword(n)]
+    if group == "method":
+        values["SARGS"] = ", ".join([stand_in, *others])
+    else:
+        values["SARGS"] = ", ".join([*others, f"{target.param}={stand_in}"])
+    return values
+
+
+def _fill(template: str, target: Target, ident: str, spelling: str = "") -> str:
+    if target.kind == READ_KIND:
+        values = {"M": target.module, **_stand_in_values(target, spelling)}
+        for key, value in values.items():
+            template = template.replace("{" + key + "}", value)
+        return template
     names = _arguments(target)
     values = {
         "M": target.module,
@@ -96,7 +138,7 @@ def write(targets: list[Target], root: Path) -> list[Case]:
     for index, target in enumerate(targets):
         for spelling, template in templates(target).items():
             ident = f"{index:03d}_{spelling}"
-            text = _fill(template, target, ident)
+            text = _fill(template, target, ident, spelling)
             main, _, extra = text.partition(f"---- compat_{ident}.py ----\n")
             files = {f"case_{ident}.py": main}
             if extra:
@@ -108,7 +150,7 @@ def write(targets: list[Target], root: Path) -> list[Case]:
                         cases.append(Case(target, spelling, f"{PKG}/{name}", number))
         for spelling, template in near_misses(target).items():
             ident = f"{index:03d}_{spelling}"
-            text = _fill(template, target, ident)
+            text = _fill(template, target, ident, spelling)
             main, _, extra = text.partition(f"---- near_{ident}_own.py ----\n")
             (package / f"near_{ident}.py").write_text(main)
             if extra:  # a second file (a consumer module it imports)

@@ -32,10 +32,25 @@ class Target:
     params: list[str] = field(default_factory=list)  # old required parameters (no self)
     old_params: list[str] = field(default_factory=list)  # every old named parameter
     dataclass: bool = False  # a dataclass's fields changed (its generated `__init__`)
+    member: str = ""  # READ_KIND: the member newly read on `param`
+    read: list[str] = field(default_factory=list)  # READ_KIND: what the old release read too
+    also_new: list[str] = field(default_factory=list)  # READ_KIND: other members newly read
+    stand_in_group: str = ""  # READ_KIND: function, constructor, method (`param` is self)
+    # or installed (the stand-in is put in `self.<holder>` of an object the method runs on)
+    holder: str = ""
+
+    @property
+    def names(self) -> set[str]:
+        """The names a finding about this change must name."""
+        if self.member:
+            return {self.member}
+        return {self.qualname[-1], self.param} - {""}
 
     @property
     def group(self) -> str:
         """Which template group reaches it (spellings.py)."""
+        if self.kind == READ_KIND:
+            return "stand_in"
         if self.kind in NAME_KINDS:
             return "name"
         if self.kind in MEMBER_KINDS:
@@ -189,3 +204,282 @@ def _pick(picked: dict[tuple[str, str], list[Target]], target: Target, per_kind:
     group = picked.setdefault((target.kind, target.group), [])
     if len(group) < per_kind and target.symbol not in {t.symbol for t in group}:
         group.append(target)
+
+
+# --- stand-ins: a member the new release newly reads on a parameter --------------------
+#
+# Not a `driftaudit diff` kind: read here from both trees with `ast` alone (the ground
+# truth does not come from the tool it scores). A callee's parameter `p` whose new body
+# reads `p.x` where the old one read neither it (in its body, nor one call deep in the
+# `self.m(...)`/module helpers it passes `p` to) nor guards it (`getattr(p, "x", d)`,
+# `hasattr`, an assignment): a stand-in that sets what the old release read breaks.
+READ_KIND = "member-newly-read"
+
+
+@dataclass
+class _Def:
+    node: ast.FunctionDef
+    owner: str  # "" for a module-level function
+    module: dict[str, ast.FunctionDef]  # the module's functions, for helpers
+    methods: dict[str, ast.FunctionDef]  # the class's methods
+
+
+def _definitions(path: Path) -> dict[tuple[str, ...], _Def]:
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    module = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    found: dict[tuple[str, ...], _Def] = {
+        (n.name,): _Def(n, "", module, {}) for n in module.values()
+    }
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+        for name, node in methods.items():
+            found[(cls.name, name)] = _Def(node, cls.name, module, methods)
+    return found
+
+
+def _param_reads(node: ast.FunctionDef, param: str) -> tuple[dict[str, int], set[str]] | None:
+    """`param.x` loads (-> first line) and what is stored or guarded; None if rebound."""
+    reads: dict[str, int] = {}
+    guarded: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and inner.id == param and isinstance(inner.ctx, ast.Store):
+            return None
+        if (
+            isinstance(inner, ast.Attribute)
+            and isinstance(inner.value, ast.Name)
+            and inner.value.id == param
+        ):
+            if isinstance(inner.ctx, ast.Load):
+                reads.setdefault(inner.attr, inner.lineno)
+            else:
+                guarded.add(inner.attr)
+        if (
+            isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Name)
+            and inner.func.id in ("getattr", "hasattr", "setattr", "delattr")
+            and len(inner.args) >= 2
+            and isinstance(inner.args[0], ast.Name)
+            and inner.args[0].id == param
+            and isinstance(inner.args[1], ast.Constant)
+        ):
+            guarded.add(str(inner.args[1].value))
+    return reads, guarded
+
+
+def _passes_on(definition: _Def, param: str) -> bool:
+    """Does the callee hand `param` to another call (its reads there are not counted)?"""
+    for inner in ast.walk(definition.node):
+        if isinstance(inner, ast.Call):
+            values = [*inner.args, *(k.value for k in inner.keywords)]
+            if any(isinstance(v, ast.Name) and v.id == param for v in values):
+                return True
+    return False
+
+
+def _old_reads(definition: _Def, param: str) -> set[str] | None:
+    """What the old callee reads or guards on `param`, one call deep into `self.m()`
+    (for `self`) and the module's helpers it passes `param` to."""
+    own = _param_reads(definition.node, param)
+    if own is None:
+        return None
+    known = set(own[0]) | own[1]
+    for inner in ast.walk(definition.node):
+        if not isinstance(inner, ast.Call):
+            continue
+        func = inner.func
+        if param == "self" and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id == "self" and func.attr in definition.methods:
+                more = _param_reads(definition.methods[func.attr], "self")
+                known |= set(more[0]) | more[1] if more else set()
+        if isinstance(func, ast.Name) and func.id in definition.module:
+            helper = definition.module[func.id]
+            names = [a.arg for a in helper.args.args]
+            for index, arg in enumerate(inner.args):
+                if isinstance(arg, ast.Name) and arg.id == param and index < len(names):
+                    more = _param_reads(helper, names[index])
+                    known |= set(more[0]) | more[1] if more else set()
+    return known
+
+
+def _held_reads(node: ast.FunctionDef) -> tuple[dict[str, dict[str, int]], set[str]]:
+    """`self.a.x` loads (a -> x -> first line), and the `a` the method assigns or the
+    `a.x` it guards (`getattr(self.a, "x", d)`, `hasattr`)."""
+    reads: dict[str, dict[str, int]] = {}
+    other: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Attribute):
+            holder = inner.value
+            if isinstance(holder.value, ast.Name) and holder.value.id == "self":
+                if isinstance(inner.ctx, ast.Load) and isinstance(holder.ctx, ast.Load):
+                    reads.setdefault(holder.attr, {}).setdefault(inner.attr, inner.lineno)
+                else:
+                    other.add(f"{holder.attr}.{inner.attr}")
+        if isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Store):
+            if isinstance(inner.value, ast.Name) and inner.value.id == "self":
+                other.add(inner.attr)
+        if (
+            isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Name)
+            and inner.func.id in ("getattr", "hasattr")
+            and len(inner.args) >= 2
+            and isinstance(inner.args[0], ast.Attribute)
+            and isinstance(inner.args[0].value, ast.Name)
+            and inner.args[0].value.id == "self"
+            and isinstance(inner.args[1], ast.Constant)
+        ):
+            other.add(f"{inner.args[0].attr}.{inner.args[1].value}")
+    return reads, other
+
+
+def _old_held(definition: _Def) -> tuple[dict[str, set[str]], set[str]]:
+    """The old method's `self.a.x` reads and guards, one call deep into `self.m()`."""
+    nodes = [definition.node]
+    for inner in ast.walk(definition.node):
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+            func = inner.func
+            if isinstance(func.value, ast.Name) and func.value.id == "self":
+                if func.attr in definition.methods:
+                    nodes.append(definition.methods[func.attr])
+    known: dict[str, set[str]] = {}
+    other: set[str] = set()
+    for node in nodes:
+        reads, guarded = _held_reads(node)
+        for holder, members in reads.items():
+            known.setdefault(holder, set()).update(members)
+        other |= guarded
+    return known, other
+
+
+def _installed(qual, module, old_def: _Def, new_def: _Def, old_sig) -> Target | None:
+    """A member the new method newly reads on one of its attributes (`self.a.x`): a
+    stand-in the consumer installs there (`obj.a = Fake()`) breaks."""
+    new_reads, new_other = _held_reads(new_def.node)
+    old_reads, old_other = _old_held(old_def)
+    for holder, members in sorted(new_reads.items()):
+        if holder not in old_reads or holder in new_other or holder.startswith("_"):
+            continue  # the old method read the attribute too: the consumer installs it
+        for member in sorted(members):
+            if (
+                member in old_reads[holder]
+                or f"{holder}.{member}" in new_other | old_other
+                or member.startswith("__")
+            ):
+                continue
+            symbol = ".".join((module, *qual))
+            target = Target(READ_KIND, f"{symbol}.self.{holder}.{member}", module, list(qual))
+            target.param, target.member, target.holder = "self", member, holder
+            target.read = sorted(m for m in old_reads[holder] if m in members)
+            target.params, target.old_params = old_sig
+            target.stand_in_group = "installed"
+            return target
+    return None
+
+
+def _self_closure(definition: _Def) -> set[str]:
+    """Every `self.x` a method reads, through the methods of its class it calls."""
+    found: set[str] = set()
+    pending, seen = [definition.node], set()
+    while pending:
+        node = pending.pop()
+        if node.name in seen:
+            continue
+        seen.add(node.name)
+        reads = _param_reads(node, "self")
+        found |= set(reads[0]) if reads else set()
+        pending += [definition.methods[n] for n in found if n in definition.methods]
+    return found
+
+
+def _signature(node: ast.FunctionDef, method: bool) -> tuple[list[str], list[str]] | None:
+    """(required parameters, every named one), `self` left out; None with positional-only
+    or variadic parameters (the generated call would not be plain)."""
+    args = node.args
+    if args.posonlyargs or args.vararg:
+        return None
+    named = [a.arg for a in args.args + args.kwonlyargs]
+    positional = [a.arg for a in args.args]
+    required = positional[: len(positional) - len(args.defaults)]
+    required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None]
+    if method:
+        named, required = named[1:], required[1:]
+    return required, named
+
+
+def newly_read(old_root: Path, new_root: Path, per_kind: int) -> list[Target]:
+    """Up to `per_kind` callees per shape (a function, a constructor, a method called on its
+    class with a stand-in as `self`) whose new release reads a member of a parameter that
+    the old one did not: the member, and what the old release read there."""
+    picked: dict[tuple[str, str], list[Target]] = {}
+    base = old_root / "sglang" / "srt"
+    for old_file in sorted(base.rglob("*.py")):
+        rel = old_file.relative_to(old_root)
+        if any(part.startswith(("_", "test")) for part in rel.parts[:-1]) or "test" in rel.name:
+            continue
+        new_file = new_root / rel
+        if not new_file.is_file():
+            continue
+        module = str(rel.with_suffix("")).replace("/", ".").removesuffix(".__init__")
+        olds, news = _definitions(old_file), _definitions(new_file)
+        for qual, new_def in sorted(news.items()):
+            old_def = olds.get(qual)
+            if old_def is None or not _public(list(qual)):
+                continue
+            if qual[0].startswith("_") or (
+                len(qual) == 2 and qual[1].startswith("_") and qual[1] != "__init__"
+            ):
+                continue
+            if any(
+                isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod", "property")
+                for d in new_def.node.decorator_list
+            ):
+                continue
+            method = len(qual) == 2
+            old_sig, new_sig = _signature(old_def.node, method), _signature(new_def.node, method)
+            if old_sig is None or new_sig is None or old_sig != new_sig:
+                continue  # a signature change is another kind
+            group = (
+                "function" if not method else ("constructor" if qual[1] == "__init__" else "method")
+            )
+            if group == "method":
+                installed = _installed(qual, module, old_def, new_def, old_sig)
+                chosen = picked.setdefault((READ_KIND, "installed"), [])
+                if installed is not None and len(chosen) < per_kind:
+                    chosen.append(installed)
+            params = ["self"] if group == "method" else [p for p in old_sig[1] if p in old_sig[0]]
+            for param in params:
+                if _passes_on(new_def, param) and param != "self":
+                    continue  # its reads one call down: followed by driftaudit, not here
+                new = _param_reads(new_def.node, param)
+                old = _old_reads(old_def, param)
+                if new is None or old is None:
+                    continue
+                fresh = [
+                    m
+                    for m in new[0]
+                    if m not in old
+                    and m not in new[1]
+                    and not m.startswith("__")
+                    and not (param == "self" and m in new_def.methods)
+                ]
+                if not fresh:
+                    continue
+                symbol = ".".join((module, *qual))
+                target = Target(READ_KIND, f"{symbol}.{param}.{fresh[0]}", module, list(qual))
+                target.param = param
+                target.member, target.also_new = fresh[0], fresh[1:]
+                if param == "self":  # a near miss sets all the new method reads on self
+                    target.also_new = sorted(_self_closure(new_def) - set(old) - {fresh[0]})
+                target.read = sorted(m for m in old if m in new[0] or m in set(new[0]))
+                target.params, target.old_params = old_sig
+                target.stand_in_group = group
+                key = (READ_KIND, group)
+                group_list = picked.setdefault(key, [])
+                if len(group_list) < per_kind:
+                    group_list.append(target)
+                break
+    return [t for group in picked.values() for t in group]

@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     old_root = release_root(args.cache_dir, args.old)
     new_root = release_root(args.cache_dir, args.new)
     targets = mine.targets(changes, old_root, args.per_kind, new_root)
+    targets += mine.newly_read(old_root, new_root, args.per_kind)
     corpus = args.out or Path(tempfile.mkdtemp(prefix="spelling-"))
     if corpus.exists() and args.out:
         shutil.rmtree(corpus)

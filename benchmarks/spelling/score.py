@@ -37,7 +37,7 @@ def driftaudit_hits(cases: list[Case], findings: list[dict]) -> list[bool]:
         by_file[_finding_place(finding)[0]].append(finding)
     hits = []
     for case in cases:
-        names = {case.target.qualname[-1], case.target.param} - {""}
+        names = case.target.names
         hit = False
         for finding in by_file.get(case.file, []):
             line = _finding_place(finding)[1]
@@ -58,7 +58,7 @@ def false_findings(near: dict, findings: list[dict]) -> list[str]:
         target = near.get(_finding_place(finding)[0])
         if target is None:
             continue
-        names = {target.qualname[-1], target.param} - {""}
+        names = target.names
         text = f"{finding.get('symbol', '')} {finding.get('message', '')}"
         if any(re.search(rf"\b{re.escape(n)}\b", text) for n in names):
             false.append(f"{finding['path']}:{finding.get('line')}: {finding.get('message', '')}")

@@ -210,6 +210,53 @@ DATACLASS = {  # a dataclass whose fields changed: its generated __init__
     ),
 }
 
+# a member newly read on a parameter (mine.READ_KIND), reached by a stand-in the consumer
+# builds by hand and hands to the callee: `{CALLEE}` is the function, the class (its
+# constructor) or `Class.method` (the stand-in is `self`); `{SARGS}` the call's arguments
+# with the stand-in at the parameter, as STAND_IN_EXPR spells it for the template;
+# `{ATTRS}` the old release's reads as keywords, `{SETS}`/`{SELF_SETS}` as assignments
+STAND_IN = {
+    "namespace_arg": (
+        "from types import SimpleNamespace\n\nfrom {M} import {IMPORT}\n\n"
+        "{CALLEE}({SARGS})  # BREAK\n"
+    ),
+    "namespace_name": (
+        "import types\n\nfrom {M} import {IMPORT}\n\n\ndef run():\n"
+        "    stand_in = types.SimpleNamespace()\n{SETS}"
+        "    return {CALLEE}({SARGS})  # BREAK\n"
+    ),
+    "fake_arg": (
+        "from {M} import {IMPORT}\n\n\nclass Fake:\n    def __init__(self):\n{SELF_SETS}"
+        "\n\n{CALLEE}({SARGS})  # BREAK\n"
+    ),
+}
+# a stand-in installed in an attribute of an sglang object built without `__init__`, that
+# the method then called on it reads (`{H}`: the attribute)
+INSTALLED = {
+    "installed_fake": (
+        "from {M} import {IMPORT}\n\n\nclass Fake:\n    def __init__(self):\n{SELF_SETS}"
+        "\n\ndef run():\n    obj = object.__new__({IMPORT})\n"
+        "    obj.{H} = Fake()  # BREAK\n    return obj.{m}({OTHERS})\n"
+    ),
+    "installed_namespace": (
+        "from types import SimpleNamespace\n\nfrom {M} import {IMPORT}\n\n\ndef run():\n"
+        "    obj = {IMPORT}.__new__({IMPORT})\n"
+        "    obj.{H} = SimpleNamespace({ATTRS})  # BREAK\n    return obj.{m}({OTHERS})\n"
+    ),
+    "nested_namespace": (  # the object itself a namespace, the stand-in in one of its keywords
+        "from types import SimpleNamespace\n\nfrom {M} import {IMPORT}\n\n"
+        "held = SimpleNamespace({ATTRS})\n"
+        "{IMPORT}.{m}(SimpleNamespace({H}=held), {OTHERS})  # BREAK\n"
+    ),
+}
+STAND_IN_EXPR = {
+    "namespace_arg": "SimpleNamespace({ATTRS})",
+    "namespace_name": "stand_in",
+    "fake_arg": "Fake()",
+    "near_sets_member": "SimpleNamespace({ATTRS_ALL})",
+    "near_mock": "MagicMock()",
+}
+
 _CALL_NEAR = {  # the same reaches, not breaking: arguments the consumer supplies itself
     "near_star_shadowed": "from {M} import *  # noqa: F403\n\n\ndef {N}(**kwargs):\n"
     "    return kwargs\n\n\n{N}({ARGS})\n",
@@ -225,6 +272,14 @@ _CALL_NEAR = {  # the same reaches, not breaking: arguments the consumer supplie
 }
 
 NEAR = {
+    "stand_in": {
+        "near_sets_member": (  # the stand-in sets the new members too
+            "from types import SimpleNamespace\n\nfrom {M} import {IMPORT}\n\n{CALLEE}({SARGS})\n"
+        ),
+        "near_mock": (  # a mock without a spec answers every read
+            "from unittest.mock import MagicMock\n\nfrom {M} import {IMPORT}\n\n{CALLEE}({SARGS})\n"
+        ),
+    },
     "name": {
         "near_star_shadowed": "from {M} import *  # noqa: F403\n\n{N} = None\nvalue = {N}\n",
         "near_importlib_default": (

@@ -15,13 +15,24 @@ class BypassedInitAttributeMissing(Change):
     attribute: str = ""
     init_location: str | None = None  # where the new `__init__` sets it
     stand_in_for: str = ""  # a stand-in handed as this parameter of `method`
-    stand_in: str = "a SimpleNamespace"  # what it is: a MagicMock, an instance of `Fake`
+    stand_in: str = "a SimpleNamespace"  # what it is: a Mock(spec=...), an instance of `Fake`
+    typed: bool = True  # `symbol` is the expected class's attribute (else: the callee)
 
     code = codes.BYPASSED_INIT_ATTRIBUTE_MISSING
 
     def explain(self) -> str:
         cls = short_name(self.symbol.rpartition(".")[0])
         where = f" ({self.init_location})" if self.init_location else ""
+        if self.stand_in_for and not self.typed:
+            role = (
+                f"is put in `{self.stand_in_for}` of the object `{self.method}` runs on"
+                if self.stand_in_for.startswith("self.")
+                else f"is handed to `{self.method}` as `{self.stand_in_for}`"
+            )
+            return (
+                f"{self.stand_in} {role}, which now reads `{self.stand_in_for}.{self.attribute}`"
+                " (the old release did not): the stand-in does not set it"
+            )
         if self.stand_in_for:
             return (
                 f"{self.stand_in} stands in for `{cls}` as `{self.stand_in_for}` of "

@@ -1,8 +1,10 @@
 """What an sglang method reads from `self`, and what `__init__` sets, read from source.
 
 For objects a consumer builds without `__init__`: the attributes a method reads
-(`self.x`, following the `self.other()` calls it makes, a few levels deep) and the ones
-the constructor assigns (`self.x = ...` in `__init__` and the methods it calls). Read
+(`self.x`, following the `self.other()` calls it makes, a few levels deep), the members
+it reads on them (`self.x.y`), and the ones the constructor assigns (`self.x = ...` in
+`__init__` and the methods it calls). For stand-ins a consumer hands to a function: the
+attributes it reads on that parameter, one call deep into the helpers it passes it to. Read
 with `ast` from the file that defines the class; each file is parsed once per run, and
 each answer is kept in the snapshot store (it depends on the tree alone).
 """
@@ -13,13 +15,14 @@ import ast
 from collections.abc import Callable
 from functools import partial
 
-from driftaudit.snapshot.api_model import Class
+from driftaudit.pysource import dotted
+from driftaudit.snapshot.api_model import Alias, Class
 from driftaudit.snapshot.branch_conditions import branch_facts, exit_facts
 from driftaudit.store.store import collector_paused
 
 _DEPTH = 3
 _VISITS = 64  # functions read for one method's guarded reads; more: nothing is known
-SELFREADS_VERSION = "3"  # bump when an answer's meaning changes: invalidates the stored ones
+SELFREADS_VERSION = "4"  # bump when an answer's meaning changes: invalidates the stored ones
 
 
 class SelfReads:
@@ -107,6 +110,35 @@ class SelfReads:
                         pending.append((found[1], depth + 1))
         return reads, stores
 
+    def read_places(self, cls: str, name: str) -> dict[str, str]:
+        """Attributes `cls.name` reads from self, as `reads`, each at the `file:line` of
+        its first read in the method that reads it (a base's or a mixin's file)."""
+        return self._stored(f"places:{cls}:{name}", partial(self._read_places, cls, name), _places)
+
+    def _read_places(self, cls: str, name: str) -> dict[str, str]:
+        start = self.method(cls, name)
+        if start is None:
+            return {}
+        places: dict[str, str] = {}
+        seen: set[str] = set()
+        pending = [(start, 0)]
+        while pending:
+            (owner, function), depth = pending.pop()
+            if function.name in seen:
+                continue
+            seen.add(function.name)
+            found = self.snapshot.resolve(owner)
+            file = found.module.file if found is not None and found.module else ""
+            own_reads, _, called = _self_accesses(function)
+            for attr, line in own_reads.items():
+                places.setdefault(attr, f"{file}:{line}")
+            if depth < _DEPTH:
+                for callee in called:
+                    method = self.method(cls, callee)
+                    if method is not None:
+                        pending.append((method, depth + 1))
+        return places
+
     def read_guards(self, cls: str, name: str) -> dict[str, list[list[list]]]:
         """Each attribute `cls.name` reads from self (through the methods it calls) ->
         one entry per place that reads it: the conditions on the object's own attributes
@@ -163,13 +195,44 @@ class SelfReads:
                         pending.append((method[1], depth + 1))
         return sets
 
-    def parameter_reads(self, path: str, param: str) -> tuple[dict[str, int], set[str]] | None:
-        """Attributes a function reads from one of its parameters (`param.x`), and those
-        it assigns or reads with a fallback; None when the function is not found."""
+    def parameter_reads(self, path: str, param: str) -> tuple[dict[str, str], set[str]] | None:
+        """Attributes a function reads from one of its parameters (`param.x` -> the
+        `file:line` of its first read), there and in the helpers it passes the parameter
+        to (one call deep: a function of its module, or imported, or `self.m`), and those
+        it assigns or reads with a fallback; None when the function is not found or
+        rebinds the parameter."""
         compute = partial(_dump_pair, self._parameter_reads, path, param)
-        return self._stored(f"param:{path}:{param}", compute, _pair)
+        return self._stored(f"param:{path}:{param}", compute, _located_pair)
 
     def _parameter_reads(self, path: str, param: str):
+        found = self._function(path)
+        if found is None:
+            return None
+        file, node, resolved = found
+        own = _parameter_accesses(node, param)
+        if own is None:
+            return None
+        reads = {attr: f"{file}:{line}" for attr, line in own[0].items()}
+        stores = set(own[1])
+        for callee, helper_param in own[2]:
+            helper = self._helper(resolved, callee)
+            if helper is None:
+                continue
+            helper_found = self._function(helper)
+            if helper_found is None:
+                continue
+            helper_file, helper_node, _ = helper_found
+            name = _bound_name(helper_node, helper_param, callee.startswith("self."))
+            inner = _parameter_accesses(helper_node, name) if name else None
+            if inner is None:
+                continue
+            for attr, line in inner[0].items():
+                reads.setdefault(attr, f"{helper_file}:{line}")
+            stores |= inner[1]
+        return reads, stores
+
+    def _function(self, path: str) -> tuple[str, ast.FunctionDef, object] | None:
+        """(file, definition, resolved) of the function or method at `path`."""
         found = self.snapshot.resolve(path)
         if found is None or found.opaque or found.module is None:
             return None
@@ -181,9 +244,70 @@ class SelfReads:
                 if lineno in (None, node.lineno) or any(
                     d.lineno == lineno for d in node.decorator_list
                 ):
-                    reads, stores, _ = _self_accesses(node, param)
-                    return reads, stores
+                    return found.module.file, node, found
         return None
+
+    def _helper(self, caller, callee: str) -> str | None:
+        """The sglang path of a function `caller` calls by `callee` (`helper`,
+        `module.helper`, `self.method`), as its module sees the name."""
+        first, _, rest = callee.partition(".")
+        if first == "self":
+            owner = caller.canonical.rpartition(".")[0]
+            found = self.snapshot.resolve(owner)
+            if found is None or not isinstance(found.obj, Class) or "." in rest:
+                return None
+            return f"{owner}.{rest}"
+        member = caller.module.members.get(first)
+        if isinstance(member, Alias):
+            path = member.target
+        elif member is not None:
+            path = f"{caller.module.name}.{first}"
+        else:
+            return None
+        return f"{path}.{rest}" if rest else path
+
+    def member_reads(self, cls: str, name: str) -> tuple[dict[str, dict[str, str]], set[str]]:
+        """The members `cls.name` reads on its own attributes (`self.x.y`: x -> y -> the
+        `file:line` of its first read), through the methods it calls, and those read with
+        a fallback or assigned (`"x.y"`). Empty when the method is not found."""
+        compute = partial(self._member_reads, cls, name)
+        return self._stored(f"members:{cls}:{name}", compute, _member_table)
+
+    def _member_reads(self, cls: str, name: str) -> list:
+        start = self.method(cls, name)
+        if start is None:
+            return [{}, []]
+        reads: dict[str, dict[str, str]] = {}
+        fallbacks: set[str] = set()
+        seen: set[str] = set()
+        pending = [(start, 0)]
+        while pending:
+            (owner, function), depth = pending.pop()
+            if function.name in seen:
+                continue
+            seen.add(function.name)
+            found = self.snapshot.resolve(owner)
+            file = found.module.file if found is not None and found.module else ""
+            for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
+                chain = dotted(node) if isinstance(node, ast.Attribute) else None
+                parts = chain.split(".") if chain else []
+                if len(parts) == 3 and parts[0] == "self":
+                    if isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+                        members = reads.setdefault(parts[1], {})
+                        members.setdefault(parts[2], f"{file}:{node.lineno}")
+                    else:
+                        fallbacks.add(f"{parts[1]}.{parts[2]}")
+                fallback = _fallback(node)
+                if fallback is not None:
+                    holder, attr = fallback
+                    if holder.startswith("self.") and holder.count(".") == 1:
+                        fallbacks.add(f"{holder[5:]}.{attr}")
+            if depth < _DEPTH:
+                for callee in _self_accesses(function)[2]:
+                    method = self.method(cls, callee)
+                    if method is not None:
+                        pending.append((method, depth + 1))
+        return [reads, sorted(fallbacks)]
 
     def class_level(self, cls: str, name: str) -> bool:
         """Is `name` a method, property or class attribute (not set per instance)?"""
@@ -198,6 +322,91 @@ def _dump_pair(compute: Callable, *args) -> list | None:
     """A (reads, stores) answer as JSON holds it: the set as a sorted list."""
     value = compute(*args)
     return None if value is None else [value[0], sorted(value[1])]
+
+
+def _located_pair(value) -> tuple[dict[str, str], set[str]] | None:
+    """A stored (reads at `file:line`, stores) answer, or None."""
+    if value is None:
+        return None
+    reads, stores = value
+    if not isinstance(reads, dict) or not all(isinstance(v, str) for v in reads.values()):
+        raise TypeError("not a name -> place table")
+    return reads, {str(s) for s in stores}
+
+
+def _places(value) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise TypeError("not a name -> place table")
+    return value
+
+
+def _member_table(value) -> tuple[dict[str, dict[str, str]], set[str]]:
+    reads, fallbacks = value
+    if not isinstance(reads, dict) or not all(
+        isinstance(members, dict) and all(isinstance(v, str) for v in members.values())
+        for members in reads.values()
+    ):
+        raise TypeError("not an attribute -> member -> line table")
+    return reads, {str(f) for f in fallbacks}
+
+
+def _parameter_accesses(
+    function: ast.FunctionDef, param: str
+) -> tuple[dict[str, int], set[str], list[tuple[str, str]]] | None:
+    """(param.x read -> line, param.x assigned or read with a fallback, (callee, "0" or a
+    keyword) for each call that passes the parameter on); None when the function rebinds
+    it (its reads are then of another object)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == param and isinstance(node.ctx, ast.Store):
+            return None
+    reads, stores, _ = _self_accesses(function, param)
+    passed = []
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = dotted(node.func)
+        if callee is None:
+            continue
+        for index, arg in enumerate(node.args):
+            if isinstance(arg, ast.Starred):
+                break
+            if isinstance(arg, ast.Name) and arg.id == param:
+                passed.append((callee, str(index)))
+        for keyword in node.keywords:
+            if keyword.arg and isinstance(keyword.value, ast.Name) and keyword.value.id == param:
+                passed.append((callee, keyword.arg))
+    return reads, stores, passed
+
+
+def _bound_name(function: ast.FunctionDef, argument: str, bound: bool) -> str | None:
+    """The parameter of `function` an argument binds to (a position or a keyword);
+    `bound`: called on an instance (`self` is given)."""
+    args = function.args
+    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+    if bound:
+        positional = positional[1:]
+    if not argument.isdigit():
+        names = positional + [a.arg for a in args.kwonlyargs]
+        return argument if argument in names else None
+    index = int(argument)
+    return positional[index] if index < len(positional) else None
+
+
+def _fallback(node: ast.AST) -> tuple[str, str] | None:
+    """`hasattr(x, "a")` / `getattr(x, "a", default)` -> ("x", "a")."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and (
+            (node.func.id == "hasattr" and len(node.args) == 2)
+            or (node.func.id == "getattr" and len(node.args) == 3)
+        )
+        and isinstance(node.args[1], ast.Constant)
+    ):
+        holder = dotted(node.args[0])
+        if holder is not None:
+            return holder, str(node.args[1].value)
+    return None
 
 
 def _pair(value) -> tuple[dict[str, int], set[str]] | None:

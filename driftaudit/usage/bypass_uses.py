@@ -6,12 +6,17 @@ the consumer sets the attributes it thinks the code it runs needs (`obj.x = ...`
 a helper that returns it (`def make(): s = object.__new__(C); ...; return s`), the
 calls on the helper's result in the same file count too.
 
-A stand-in is the other shape: an object the consumer builds by hand and hands to an
-sglang function (`f(ns)`, `f(server_args=ns)`) where it expects one of its classes:
-`SimpleNamespace(x=..., y=...)`, a `Mock`/`MagicMock` (its attributes: the keywords and
-`m.z = ...`; an unset one reads as a new mock, not an error), or an instance of a
-hand-written class of the file with no base (its attributes: what its body defines and
-its methods set on `self`; none when it defines `__getattr__`/`__getattribute__`).
+A stand-in is the other shape: an object the consumer builds by hand and hands to sglang
+code where it expects one of its classes: an argument of a function (`f(ns)`,
+`f(server_args=ns)`), of a constructor (`Cls(server_args=ns)`), of a method called on its
+class (`Cls.method(fake_self, ...)`: the stand-in is `self`), or installed on an object
+built without `__init__` (`obj.tree_cache = FakeCache()`, then `obj.method()`). It is a
+`SimpleNamespace(x=..., y=...)` (its keywords and `ns.z = ...`; a keyword that is itself
+a stand-in is kept as one), an instance of a hand-written class of the file with no base
+(what its body defines and its methods set on `self`; none when it defines
+`__getattr__`/`__getattribute__`), or a `Mock` with a spec (`Mock(spec=Cls)`,
+`create_autospec(Cls)`: what the spec has, the keywords and `m.z = ...`). A mock without
+a spec answers every read with a new mock: it never fails, and is no stand-in here.
 
 Only files that mention `__new__(`, `SimpleNamespace`, `Mock` or a class statement and
 import sglang are parsed (a text test first).
@@ -20,12 +25,26 @@ import sglang are parsed (a text test first).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from driftaudit.astwalk import own_nodes, walk_statements
-from driftaudit.pysource import any_within, dotted, lines_spelling, statements
+from driftaudit.pysource import Columns, Span, any_within, dotted, lines_spelling, statements
 from driftaudit.usage.files import ConsumerFiles
 from driftaudit.usage.usages import Usage
+
+
+@dataclass
+class Built:
+    """What a stand-in has: `kind` names it in a message ("a SimpleNamespace", "an
+    instance of `Fake`", "a Mock(spec=`Cls`)"); `spec` is the sglang class a mock's spec
+    names (its class-level members exist on the mock too); `members`: the attributes that
+    are stand-ins themselves."""
+
+    kind: str
+    attributes: list[str] = field(default_factory=list)
+    spec: str = ""
+    members: dict[str, Built] = field(default_factory=dict)
+    at: Span | None = None  # where it is put in place (`obj.attr = ...`), when it is
 
 
 @dataclass
@@ -37,15 +56,19 @@ class BypassUsage(Usage):
     calls: list[tuple[str, int, int]] = field(default_factory=list)  # (method, line, column)
     # attribute -> every literal it is assigned (None: some assignment is not a literal)
     values: dict[str, list | None] = field(default_factory=dict)
+    stand_ins: dict[str, Built] = field(default_factory=dict)  # attribute -> stand-in put there
 
 
 @dataclass
 class StandInUsage(Usage):
-    """`symbol` is the sglang function a `SimpleNamespace` is handed to."""
+    """`symbol` is the sglang callable (a function, a class, a method named on its class)
+    a stand-in is handed to."""
 
     argument: str = ""  # its position ("0") or keyword in the call
     attributes: list[str] = field(default_factory=list)  # the namespace's keywords and stores
-    kind: str = "a SimpleNamespace"  # "a MagicMock", "an instance of `Fake`"
+    kind: str = "a SimpleNamespace"  # "a Mock(spec=`Cls`)", "an instance of `Fake`"
+    spec: str = ""  # Built.spec
+    members: dict[str, Built] = field(default_factory=dict)  # Built.members
 
 
 def collect_bypasses(files: ConsumerFiles, only: set[str] | None = None) -> list[Usage]:
@@ -71,9 +94,13 @@ def _file_bypasses(file) -> list[Usage]:
     return _FileBypasses(file.rel, tree, file.text or "").run()
 
 
-_SPELLINGS = ("__new__(", "SimpleNamespace", "Mock", "class ")
+_SPELLINGS = ("__new__(", "SimpleNamespace", "Mock", "autospec", "class ")
 _MOCKS = {"Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock"}
+_AUTOSPEC = "create_autospec"
 _DYNAMIC = {"__getattr__", "__getattribute__", "__slots__"}
+# a mock's keywords that configure it rather than set an attribute
+_MOCK_OPTIONS = {"spec", "spec_set", "side_effect", "return_value", "wraps", "name", "instance"}
+_MOCK_OPTIONS |= {"unsafe", "new", "new_callable", "autospec", "_spec_class"}
 
 
 class _FileBypasses:
@@ -81,6 +108,7 @@ class _FileBypasses:
         self.relpath, self.tree, self.text = relpath, tree, text
         self.names = _sglang_names(tree)
         self.fakes = _fake_classes(tree)
+        self.columns = Columns(text)
 
     def run(self) -> list[Usage]:
         found: list[Usage] = []
@@ -93,7 +121,9 @@ class _FileBypasses:
         # call lies in the scopes that span its text): read only the scopes that hold one,
         # whose statements are then judged from the tree
         new_lines = lines_spelling(self.text, ["__new__"])
-        namespace_lines = lines_spelling(self.text, ["SimpleNamespace", "Mock", *self.fakes])
+        namespace_lines = lines_spelling(
+            self.text, ["SimpleNamespace", "Mock", _AUTOSPEC, *self.fakes]
+        )
         for scope in [self.tree, *functions]:
             if _holds(scope, new_lines):
                 found += self._bypasses(scope, functions)
@@ -123,21 +153,7 @@ class _FileBypasses:
         return found
 
     def _stand_ins(self, scope: ast.AST) -> list[StandInUsage]:
-        namespaces: dict[str, tuple[str, list[str]]] = {}  # name -> (kind, attributes)
-        for statement in _own_statements(scope):
-            if (
-                isinstance(statement, ast.Assign)
-                and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name)
-            ):
-                built = self._built(statement.value)
-                if built is not None:
-                    namespaces[statement.targets[0].id] = built
-        for node in own_nodes(scope):
-            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                holder = dotted(node.value)
-                if holder in namespaces:
-                    namespaces[holder][1].append(node.attr)
+        namespaces = self._namespaces(scope)
         found = []
         for node in own_nodes(scope):
             if not isinstance(node, ast.Call):
@@ -147,15 +163,14 @@ class _FileBypasses:
                 continue
             given = [(str(i), a) for i, a in enumerate(node.args)]
             given += [(k.arg, k.value) for k in node.keywords if k.arg]
+            places = None
             for key, value in given:
                 if isinstance(value, ast.Starred):
                     break
-                built = self._built(value)
-                if built is None and isinstance(value, ast.Name):
-                    built = namespaces.get(value.id)
+                built = self._built(value, namespaces)
                 if built is None:
                     continue
-                kind, attributes = built
+                places = places or self.columns.arguments(node)
                 found.append(
                     StandInUsage(
                         self.relpath,
@@ -163,27 +178,77 @@ class _FileBypasses:
                         node.col_offset + 1,
                         callee,
                         argument=key,
-                        attributes=list(attributes),
-                        kind=kind,
+                        attributes=list(built.attributes),
+                        kind=built.kind,
+                        spec=built.spec,
+                        members=dict(built.members),
+                        focus=places.get(key),
                     )
                 )
         return found
 
-    def _built(self, node: ast.expr) -> tuple[str, list[str]] | None:
-        """(kind, attributes) of a stand-in built by `node`, or None."""
+    def _namespaces(self, scope: ast.AST) -> dict[str, Built]:
+        """The stand-ins a scope binds to a name (`ns = SimpleNamespace(...)`), with the
+        attributes it later stores on them (`ns.x = ...`)."""
+        namespaces: dict[str, Built] = {}
+        for statement in _own_statements(scope):
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+            ):
+                built = self._built(statement.value, namespaces)
+                if built is not None:
+                    namespaces[statement.targets[0].id] = built
+        for node in own_nodes(scope):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                holder = dotted(node.value)
+                if holder in namespaces:
+                    namespaces[holder].attributes.append(node.attr)
+        return namespaces
+
+    def _built(self, node: ast.expr, names: dict[str, Built] | None = None) -> Built | None:
+        """The stand-in `node` builds (or, with `names`, a name bound to one), or None."""
+        if isinstance(node, ast.Name) and names is not None:
+            return names.get(node.id)
         if not isinstance(node, ast.Call):
             return None
         if self._namespace(node):
-            return "a SimpleNamespace", [k.arg for k in node.keywords if k.arg]
+            members = {
+                k.arg: inner
+                for k in node.keywords
+                if k.arg and (inner := self._built(k.value, names)) is not None
+            }
+            keywords = [k.arg for k in node.keywords if k.arg]
+            return Built("a SimpleNamespace", keywords, members=members)
         callee = dotted(node.func) or ""
         name = callee.rpartition(".")[2]
-        if name in _MOCKS and not node.args and all(k.arg for k in node.keywords):
-            if any(k.arg in ("spec", "spec_set") for k in node.keywords):
-                return None  # specced: reads the spec's names, not a free-form object
-            return f"a {name}", [k.arg for k in node.keywords if k.arg]
+        if name in _MOCKS or name == _AUTOSPEC:
+            return self._mock(node, name)
         if callee in self.fakes:
-            return f"an instance of `{callee}`", list(self.fakes[callee])
+            return Built(f"an instance of `{callee}`", sorted(self.fakes[callee]))
         return None
+
+    def _mock(self, node: ast.Call, name: str) -> Built | None:
+        """A mock with a spec (`Mock(spec=C)`, `Mock(C)`, `create_autospec(C)`): what the
+        spec has is there. Without one (or a spec not read here) it is no stand-in."""
+        if not all(k.arg for k in node.keywords):
+            return None
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        spec = keywords.get("spec", keywords.get("spec_set"))
+        if spec is None and node.args:
+            spec = node.args[0]
+        if spec is None:
+            return None
+        attributes = [k for k in keywords if k not in _MOCK_OPTIONS]
+        source = dotted(spec) or ""
+        kind = f"a {name}(`{source}`)" if name == _AUTOSPEC else f"a {name}(spec=`{source}`)"
+        if source in self.fakes:
+            return Built(kind, sorted(self.fakes[source] | set(attributes)))
+        cls = self._resolve(spec)
+        if cls is None:
+            return None
+        return Built(kind, attributes, spec=cls)
 
     def _namespace(self, node: ast.expr) -> bool:
         """`SimpleNamespace(...)` / `types.SimpleNamespace(...)` without `**kwargs`."""
@@ -246,11 +311,20 @@ class _FileBypasses:
             if isinstance(node, (ast.Assign, ast.AnnAssign))
             for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
         }
+        namespaces: dict[str, Built] | None = None
         for node in nodes:
             if isinstance(node, ast.Attribute) and dotted(node.value) == variable:
                 if isinstance(node.ctx, ast.Store):
                     usage.attributes.append(node.attr)
-                    _value(usage, node.attr, assigned.get(id(node)))
+                    value = assigned.get(id(node))
+                    _value(usage, node.attr, value)
+                    if isinstance(value, (ast.Call, ast.Name)):
+                        if namespaces is None:
+                            namespaces = self._namespaces(scope)
+                        built = self._built(value, namespaces)
+                        if built is not None:
+                            at = self.columns.name_span(node)
+                            usage.stand_ins[node.attr] = replace(built, at=at)
             elif isinstance(node, ast.Call):
                 func = node.func
                 if isinstance(func, ast.Attribute) and dotted(func.value) == variable:
