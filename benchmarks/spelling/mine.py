@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,10 +71,17 @@ def diff_json(old: str, new: str, cache_dir: Path) -> dict:
     return json.loads(out)
 
 
+def _parse(path: Path) -> ast.Module:
+    """A release's file as an AST, without the warnings its old string escapes raise."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
+        return ast.parse(path.read_bytes())
+
+
 def _function_def(tree: Path, location: str, name: str) -> ast.FunctionDef | None:
     path, _, line = location.rpartition(":")
     try:
-        module = ast.parse((tree / path).read_bytes())
+        module = _parse(tree / path)
     except (OSError, SyntaxError, ValueError):
         return None
     for node in ast.walk(module):
@@ -87,7 +95,7 @@ def _old_dataclass(tree: Path, location: str, name: str) -> ast.ClassDef | None:
     """The dataclass `name` defined at `location` in the old tree."""
     path, _, _ = location.rpartition(":")
     try:
-        module = ast.parse((tree / path).read_bytes())
+        module = _parse(tree / path)
     except (OSError, SyntaxError, ValueError):
         return None
     for node in ast.walk(module):
@@ -226,7 +234,7 @@ class _Def:
 
 def _definitions(path: Path) -> dict[tuple[str, ...], _Def]:
     try:
-        tree = ast.parse(path.read_bytes())
+        tree = _parse(path)
     except (OSError, SyntaxError, ValueError):
         return {}
     module = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
