@@ -214,8 +214,14 @@ class SourceText:
 
 def function_calls_at(source: SourceText, info: dict) -> list[list]:
     """`function_calls` of the function `info` (its facts) describes, in a module of this
-    source: only its own lines are parsed (`pysource.parse_region`), or the whole module
-    when they do not parse alone."""
+    source."""
+    fn = _function_at(source, info)
+    return function_calls(fn) if fn is not None else []
+
+
+def _function_at(source: SourceText, info: dict) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The node of the function `info` describes: only its own lines are parsed
+    (`pysource.parse_region`), or the whole module when they do not parse alone."""
     first, last, indent = info["line"], info["end"], info["indent"]
     region = parse_region(source.lines(first, last), first, indent > 0)
     fn = region.body[0] if region is not None and region.body else None
@@ -223,9 +229,45 @@ def function_calls_at(source: SourceText, info: dict) -> list[list]:
         try:
             module = ast.parse(source.text)
         except PARSE_ERRORS:
-            return []
+            return None
         fn = next((n for n in walk_statements(module) if _is_def_at(n, first, indent)), None)
-    return function_calls(fn) if fn is not None else []
+    return fn  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """What one call passes: its positional count (None behind a `*args`), its keyword
+    names, whether a `**mapping` passes more, and whether the callee is spelled as an
+    attribute of a class's name (`Cls.meth(obj, ...)`: the instance passed positionally)."""
+
+    line: int
+    positional: int | None
+    keywords: tuple[str, ...]
+    more_keywords: bool
+    through: str  # the dotted text before the callee's name ("" for a bare name)
+
+
+def call_shapes(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, lines: set[int]):
+    """The calls of `name` on `lines` of one function body (nested functions excluded)."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if node.__class__ in _NESTED_CLASSES:
+            continue
+        if isinstance(node, ast.Call) and node.lineno in lines:
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else dotted(func)
+            if called == name:
+                starred = any(isinstance(a, ast.Starred) for a in node.args)
+                through = (dotted(func.value) or "?") if isinstance(func, ast.Attribute) else ""
+                yield CallShape(
+                    node.lineno,
+                    None if starred else len(node.args),
+                    tuple(k.arg for k in node.keywords if k.arg is not None),
+                    any(k.arg is None for k in node.keywords),
+                    through,
+                )
+        stack.extend(children(node))
 
 
 def _is_def_at(node, line: int, column: int) -> bool:
@@ -632,6 +674,17 @@ class CallGraph:
                         following.append(callee)
             frontier = following
         return reached
+
+    def shapes(self, caller: str, callee: str) -> list[CallShape]:
+        """What each call of `callee` in `caller` passes (an edge the graph found)."""
+        edge, where, info = self._edge(caller, callee), self.split(caller), self.function(caller)
+        if edge is None or where is None or info is None:
+            return []
+        fn = _function_at(self._source(where[0]), info)
+        if fn is None:
+            return []
+        shapes = call_shapes(fn, callee.rpartition(".")[2], set(edge["lines"]))
+        return sorted(shapes, key=lambda shape: shape.line)
 
     def calls_unknown(self, node: str, name: str) -> bool:
         """Does `node` call a function named `name` that the graph cannot resolve (a

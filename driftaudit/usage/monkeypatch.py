@@ -83,6 +83,7 @@ class MonkeypatchMixin:
                 var_keyword=args.kwarg is not None,
                 replaces=True,
                 defaulted=defaulted,
+                keyword_only=[a.arg for a in args.kwonlyargs],
                 focus=self.columns.span(value),
             )
         )
