@@ -192,13 +192,19 @@ class ReplacementCallers:
             modules = [written]  # `mod.f = mine` where mod imported f: mod's calls alone
         else:
             modules = graph.modules_calling({usage.method})[usage.method][:MAX_CALLER_MODULES]
-        found: dict[str, str] = {}
         short = cls.rpartition(".")[2] if cls else ""
-        for caller in graph.callers(node, modules):
-            for shape in graph.shapes(caller, node):
-                # `Cls.meth(obj, ...)` passes the instance itself
-                bound = cls is not None and shape.through.rpartition(".")[2] != short
-                reason = binding_failure(shape, usage, bound)
-                if reason is not None:
-                    found.setdefault(reason, graph.location(caller, shape.line) or caller)
+        calls = [
+            (c, shape) for c in graph.callers(node, modules) for shape in graph.shapes(c, node)
+        ]
+        if cls is not None:
+            # `self.attn(q, k, v)` on an attribute holding the class: the modules that build it
+            built = graph.modules_calling({short})[short][:MAX_CALLER_MODULES]
+            calls += graph.instance_calls(node, built)
+        found: dict[str, str] = {}
+        for caller, shape in calls:
+            # `Cls.meth(obj, ...)` passes the instance itself
+            bound = cls is not None and shape.through.rpartition(".")[2] != short
+            reason = binding_failure(shape, usage, bound)
+            if reason is not None:
+                found.setdefault(reason, graph.location(caller, shape.line) or caller)
         return found

@@ -686,6 +686,43 @@ class CallGraph:
         shapes = call_shapes(fn, callee.rpartition(".")[2], set(edge["lines"]))
         return sorted(shapes, key=lambda shape: shape.line)
 
+    def instance_calls(self, node: str, modules: list[str]) -> list[tuple[str, CallShape]]:
+        """The calls `self.<attr>(...)` in `modules` whose attribute holds an instance of
+        a class that `node` (its `__call__`, or its `forward`: torch's `Module.__call__`
+        runs it, and no sglang class defines that one) answers; each with its shape."""
+        cls, name = self.owner_class(node), node.rpartition(".")[2]
+        if cls is None or name not in ("__call__", "forward"):
+            return []
+        found = []
+        for module in modules:
+            data = self.module_data(module)
+            for qualname in data["functions"] if data else ():
+                caller = f"{module}.{qualname}"
+                owner = self.owner_class(caller)
+                if owner is None:
+                    continue
+                lines: dict[str, set[int]] = {}
+                for call in self.calls(caller):
+                    if call[0] != "self" or self.method(owner, call[1]) is not None:
+                        continue  # not an attribute called: a method of its own
+                    held = self.attribute_type(owner, call[1])
+                    if held is not None and self._runs(held, name) == node:
+                        lines.setdefault(call[1], set()).add(call[-1])
+                if not lines:
+                    continue
+                fn = _function_at(self._source(module), data["functions"][qualname])
+                for attr, at in lines.items() if fn is not None else ():
+                    found += [(caller, shape) for shape in call_shapes(fn, attr, at)]
+        return found
+
+    def _runs(self, cls: str, name: str) -> str | None:
+        """What calling an instance of `cls` runs, when it is `name` (`__call__`, or
+        `forward` under torch's `Module.__call__`)."""
+        own = self.method(cls, "__call__")
+        if name == "__call__" or own is not None:
+            return own
+        return self.method(cls, "forward")
+
     def calls_unknown(self, node: str, name: str) -> bool:
         """Does `node` call a function named `name` that the graph cannot resolve (a
         receiver of unknown type: `self.runner.execute()` with `self.runner = x.runner`)?"""
