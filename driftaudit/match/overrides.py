@@ -207,4 +207,5 @@ class ReplacementCallers:
             reason = binding_failure(shape, usage, bound)
             if reason is not None:
                 found.setdefault(reason, graph.location(caller, shape.line) or caller)
+        graph.save()  # the module call data read for it, for the next run
         return found
