@@ -187,19 +187,26 @@ class ReplacementCallers:
             return {}
         written = path.rpartition(".")[0]
         cls = graph.owner_class(node)
+        # the class written on, when it inherits the method: its instances alone run the
+        # replacement (`Sub.forward = mine` with `forward` defined on a base)
+        patched = graph.resolve(written) if cls is not None else None
+        patched = patched if patched is not None and graph.is_class(patched) else cls
         defined_in = (graph.split(node) or ("",))[0]
         if cls is None and written in self.snapshot.files and written != defined_in:
             modules = [written]  # `mod.f = mine` where mod imported f: mod's calls alone
         else:
             modules = graph.modules_calling({usage.method})[usage.method][:MAX_CALLER_MODULES]
         short = cls.rpartition(".")[2] if cls else ""
-        calls = [
-            (c, shape) for c in graph.callers(node, modules) for shape in graph.shapes(c, node)
-        ]
-        if cls is not None:
+        calls = []
+        if patched == cls:  # a call resolved to a base's method may be on another subclass
+            calls = [
+                (c, shape) for c in graph.callers(node, modules) for shape in graph.shapes(c, node)
+            ]
+        if patched is not None:
             # `self.attn(q, k, v)` on an attribute holding the class: the modules that build it
-            built = graph.modules_calling({short})[short][:MAX_CALLER_MODULES]
-            calls += graph.instance_calls(node, built)
+            name = patched.rpartition(".")[2]
+            built = graph.modules_calling({name})[name][:MAX_CALLER_MODULES]
+            calls += graph.instance_calls(node, built, patched)
         found: dict[str, str] = {}
         for caller, shape in calls:
             # `Cls.meth(obj, ...)` passes the instance itself

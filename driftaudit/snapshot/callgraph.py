@@ -686,10 +686,13 @@ class CallGraph:
         shapes = call_shapes(fn, callee.rpartition(".")[2], set(edge["lines"]))
         return sorted(shapes, key=lambda shape: shape.line)
 
-    def instance_calls(self, node: str, modules: list[str]) -> list[tuple[str, CallShape]]:
+    def instance_calls(
+        self, node: str, modules: list[str], within: str
+    ) -> list[tuple[str, CallShape]]:
         """The calls `self.<attr>(...)` in `modules` whose attribute holds an instance of
-        a class that `node` (its `__call__`, or its `forward`: torch's `Module.__call__`
-        runs it, and no sglang class defines that one) answers; each with its shape."""
+        `within` (or a subclass) that `node` (its `__call__`, or its `forward`: torch's
+        `Module.__call__` runs it, and no sglang class defines that one) answers; each
+        with its shape."""
         cls, name = self.owner_class(node), node.rpartition(".")[2]
         if cls is None or name not in ("__call__", "forward"):
             return []
@@ -706,7 +709,11 @@ class CallGraph:
                     if call[0] != "self" or self.method(owner, call[1]) is not None:
                         continue  # not an attribute called: a method of its own
                     held = self.attribute_type(owner, call[1])
-                    if held is not None and self._runs(held, name) == node:
+                    if (
+                        held is not None
+                        and self.inherits(held, within)
+                        and self._runs(held, name) == node
+                    ):
                         lines.setdefault(call[1], set()).add(call[-1])
                 if not lines:
                     continue
