@@ -293,7 +293,8 @@ OVERRIDE_SIGNATURE_CHANGED = _code(
     "A consumer subclass overrides a method whose signature changed in the sglang base (or "
     "a wrapper that takes an sglang instance, is put in its place and mirrors its old "
     "signature), including a new optional parameter that sglang's callers pass and the "
-    "override does not accept.",
+    "override does not accept; a function installed in sglang's place (`Cls.meth = fn`) "
+    "that the new release's own calls of the name cannot bind, when the old release's could.",
     "sglang now calls the override with other arguments: TypeError or wrong values.",
     "def forward(self, input_ids, positions, forward_batch): ...  # base gained `pp_proxy`",
     "Update the override's parameters to the new base signature.",

@@ -10,7 +10,9 @@ from driftaudit.drift.changes import DefaultChanged
 from driftaudit.drift.differ import function_location, parameter_additions
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.overrides import (
+    CallerMismatch,
     KeywordCallers,
+    ReplacementCallers,
     mirrors,
     reaches_replacement,
     unaccepted_additions,
@@ -32,6 +34,7 @@ class MemberMatcher:
         self.matcher = matcher  # for reference and call checks
         self.types = TypeResolver(differ.old, usages.fields)
         self.callers = KeywordCallers(differ.new)
+        self.replaced = (ReplacementCallers(differ.old), ReplacementCallers(differ.new))
         self.defined_names = usages.defined_names
         self.installed = usages.installed
         self._file_classes: dict[str, set[str]] = defaultdict(set)
@@ -85,6 +88,10 @@ class MemberMatcher:
         for cls in owners:
             path = f"{cls}.{usage.method}"
             old = self.differ.old.resolve(path)
+            if old is None and usage.replaces:
+                if found := self._called_otherwise(usage, path, None):
+                    return found
+                continue
             if old is None or not isinstance(old.obj, Function):
                 continue
             stands_in = usage.owner in self.installed and mirrors(usage, old.obj)
@@ -127,7 +134,7 @@ class MemberMatcher:
                     "does not accept"
                 )
             if not changes:
-                return []
+                return self._called_otherwise(usage, path, old) if usage.replaces else []
             message = (
                 f"`{ours}` {verb} `{owner}.{usage.method}`, whose "
                 f"signature changed: " + "; ".join(reasons)
@@ -137,6 +144,44 @@ class MemberMatcher:
                 fix = Fix(f"update `{usage.owner}`'s parameters to the new signature")
             return [finding_at(usage, changes[0], message, fix, use="override", symbol=path)]
         return []
+
+    def _called_otherwise(self, usage: OverrideUsage, path: str, old) -> list[Finding]:
+        """A replacement the new release's own code calls in a way it cannot take, when
+        the old release did not (it lacked the name, or its calls bound): one finding at
+        the install, the first such call its evidence."""
+        if usage.variadic:
+            return []
+        new = self.differ.new.resolve(path)
+        if new is None or not isinstance(new.obj, Function):
+            return []
+        failing = self.replaced[1].failing(usage, path)
+        if failing and old is not None:
+            before = self.replaced[0].failing(usage, path)
+            failing = {r: at for r, at in failing.items() if r not in before}
+        if not failing:
+            return []
+        reason, caller = next(iter(failing.items()))
+        name = path.rpartition(".")[2]
+        owner = path.rpartition(".")[0].rpartition(".")[2]
+        release = self.differ.old.tree.version or "the old release"
+        then = (
+            f"{release} has no `{owner}.{name}`"
+            if old is None
+            else f"{release}'s calls of it bind to `{usage.owner}`"
+        )
+        change = CallerMismatch(
+            path,
+            function_location(old, old.obj) if old is not None else None,
+            function_location(new, new.obj),
+            reason=reason,
+            caller=caller,
+        )
+        message = (
+            f"`{usage.owner}` replaces `{owner}.{name}`, which sglang now calls with {reason} "
+            f"(`{caller}`), which `{usage.owner}` does not accept: TypeError there ({then})"
+        )
+        fix = Fix(f"make `{usage.owner}` accept what sglang passes (`{caller}`)")
+        return [finding_at(usage, change, message, fix, use="override", symbol=path)]
 
     # ---- likely: only the attribute name ties it to sglang -------------------------
 

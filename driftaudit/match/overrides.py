@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
+from driftaudit import codes
 from driftaudit.drift.changes import (
     Change,
     ParameterAdded,
     ParameterRemoved,
     ParameterRenamed,
     RequiredParameterAdded,
+    short_name,
 )
 from driftaudit.snapshot.api_model import VAR_KEYWORD, VAR_POSITIONAL, Function
+from driftaudit.snapshot.callgraph import CallGraph, CallShape
 from driftaudit.usage import OverrideUsage
 
 _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
@@ -109,3 +113,106 @@ def unaccepted_additions(
         if caller is not None:
             found.append((added, caller))
     return found
+
+
+# ---- what the release's own callers pass to a replaced name --------------------------
+
+MAX_CALLER_MODULES = 40  # modules searched for the callers of a replaced name
+
+
+@dataclass
+class CallerMismatch(Change):
+    """A call in a release of a name the consumer replaced that the replacement's
+    signature cannot bind (a consumer-side fact: its code is DA305 as an override)."""
+
+    reason: str = ""
+    caller: str = ""  # file:line of the call
+
+    code = codes.POSITIONAL_MISMATCH
+
+    def explain(self) -> str:
+        return f"`{short_name(self.symbol)}` is called with {self.reason} (`{self.caller}`)"
+
+
+def binding_failure(shape: CallShape, usage: OverrideUsage, bound: bool) -> str | None:
+    """Why a call of that shape cannot bind to the replacement's parameters (as Python
+    binds them: too many positionals, a keyword it has no place for or already filled,
+    a required parameter left out), or None. What a `*args`/`**mapping` passes is not
+    known: only the explicit part is checked then."""
+    own = [p for p in usage.params if p not in usage.keyword_only]
+    positional = own[1:] if bound and own else own
+    count = shape.positional
+    if count is not None and count > len(positional) and not usage.var_positional:
+        return f"{count} positional arguments"
+    filled = set(positional[:count]) if count is not None else set()
+    for keyword in shape.keywords:
+        if keyword in filled:
+            return f"`{keyword}=` as well as positionally"
+        if keyword not in usage.params and not usage.var_keyword:
+            return f"`{keyword}=`"
+    if count is None or shape.more_keywords:
+        return None
+    passed = filled | set(shape.keywords)
+    left_out = [
+        p
+        for p in [*positional, *usage.keyword_only]
+        if p not in passed and p not in usage.defaulted
+    ]
+    return f"no `{left_out[0]}` (it requires one)" if left_out else None
+
+
+class ReplacementCallers:
+    """The calls a snapshot's own code makes of a name the consumer replaced, and those
+    the replacement cannot take. The call graph finds them (a text scan picks the modules,
+    only the functions that spell the name are resolved); what it cannot resolve is left
+    out."""
+
+    def __init__(self, snapshot):
+        self.snapshot = snapshot
+        self._graph: CallGraph | None = None
+
+    @property
+    def graph(self) -> CallGraph:
+        if self._graph is None:
+            self._graph = CallGraph(self.snapshot)
+        return self._graph
+
+    def failing(self, usage: OverrideUsage, path: str) -> dict[str, str]:
+        """reason -> the first `file:line` that calls `path` (as the consumer wrote it:
+        a module's global rebound affects that module's calls alone) in a way the
+        replacement `usage` cannot bind."""
+        graph = self.graph
+        node = graph.callable_node(graph.resolve(path))
+        if node is None or node.rpartition(".")[2] != usage.method:
+            return {}
+        written = path.rpartition(".")[0]
+        cls = graph.owner_class(node)
+        # the class written on, when it inherits the method: its instances alone run the
+        # replacement (`Sub.forward = mine` with `forward` defined on a base)
+        patched = graph.resolve(written) if cls is not None else None
+        patched = patched if patched is not None and graph.is_class(patched) else cls
+        defined_in = (graph.split(node) or ("",))[0]
+        if cls is None and written in self.snapshot.files and written != defined_in:
+            modules = [written]  # `mod.f = mine` where mod imported f: mod's calls alone
+        else:
+            modules = graph.modules_calling({usage.method})[usage.method][:MAX_CALLER_MODULES]
+        short = cls.rpartition(".")[2] if cls else ""
+        calls = []
+        if patched == cls:  # a call resolved to a base's method may be on another subclass
+            calls = [
+                (c, shape) for c in graph.callers(node, modules) for shape in graph.shapes(c, node)
+            ]
+        if patched is not None:
+            # `self.attn(q, k, v)` on an attribute holding the class: the modules that build it
+            name = patched.rpartition(".")[2]
+            built = graph.modules_calling({name})[name][:MAX_CALLER_MODULES]
+            calls += graph.instance_calls(node, built, patched)
+        found: dict[str, str] = {}
+        for caller, shape in calls:
+            # `Cls.meth(obj, ...)` passes the instance itself
+            bound = cls is not None and shape.through.rpartition(".")[2] != short
+            reason = binding_failure(shape, usage, bound)
+            if reason is not None:
+                found.setdefault(reason, graph.location(caller, shape.line) or caller)
+        graph.save()  # the module call data read for it, for the next run
+        return found

@@ -214,8 +214,14 @@ class SourceText:
 
 def function_calls_at(source: SourceText, info: dict) -> list[list]:
     """`function_calls` of the function `info` (its facts) describes, in a module of this
-    source: only its own lines are parsed (`pysource.parse_region`), or the whole module
-    when they do not parse alone."""
+    source."""
+    fn = _function_at(source, info)
+    return function_calls(fn) if fn is not None else []
+
+
+def _function_at(source: SourceText, info: dict) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The node of the function `info` describes: only its own lines are parsed
+    (`pysource.parse_region`), or the whole module when they do not parse alone."""
     first, last, indent = info["line"], info["end"], info["indent"]
     region = parse_region(source.lines(first, last), first, indent > 0)
     fn = region.body[0] if region is not None and region.body else None
@@ -223,9 +229,45 @@ def function_calls_at(source: SourceText, info: dict) -> list[list]:
         try:
             module = ast.parse(source.text)
         except PARSE_ERRORS:
-            return []
+            return None
         fn = next((n for n in walk_statements(module) if _is_def_at(n, first, indent)), None)
-    return function_calls(fn) if fn is not None else []
+    return fn  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """What one call passes: its positional count (None behind a `*args`), its keyword
+    names, whether a `**mapping` passes more, and whether the callee is spelled as an
+    attribute of a class's name (`Cls.meth(obj, ...)`: the instance passed positionally)."""
+
+    line: int
+    positional: int | None
+    keywords: tuple[str, ...]
+    more_keywords: bool
+    through: str  # the dotted text before the callee's name ("" for a bare name)
+
+
+def call_shapes(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, lines: set[int]):
+    """The calls of `name` on `lines` of one function body (nested functions excluded)."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if node.__class__ in _NESTED_CLASSES:
+            continue
+        if isinstance(node, ast.Call) and node.lineno in lines:
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else dotted(func)
+            if called == name:
+                starred = any(isinstance(a, ast.Starred) for a in node.args)
+                through = (dotted(func.value) or "?") if isinstance(func, ast.Attribute) else ""
+                yield CallShape(
+                    node.lineno,
+                    None if starred else len(node.args),
+                    tuple(k.arg for k in node.keywords if k.arg is not None),
+                    any(k.arg is None for k in node.keywords),
+                    through,
+                )
+        stack.extend(children(node))
 
 
 def _is_def_at(node, line: int, column: int) -> bool:
@@ -632,6 +674,61 @@ class CallGraph:
                         following.append(callee)
             frontier = following
         return reached
+
+    def shapes(self, caller: str, callee: str) -> list[CallShape]:
+        """What each call of `callee` in `caller` passes (an edge the graph found)."""
+        edge, where, info = self._edge(caller, callee), self.split(caller), self.function(caller)
+        if edge is None or where is None or info is None:
+            return []
+        fn = _function_at(self._source(where[0]), info)
+        if fn is None:
+            return []
+        shapes = call_shapes(fn, callee.rpartition(".")[2], set(edge["lines"]))
+        return sorted(shapes, key=lambda shape: shape.line)
+
+    def instance_calls(
+        self, node: str, modules: list[str], within: str
+    ) -> list[tuple[str, CallShape]]:
+        """The calls `self.<attr>(...)` in `modules` whose attribute holds an instance of
+        `within` (or a subclass) that `node` (its `__call__`, or its `forward`: torch's
+        `Module.__call__` runs it, and no sglang class defines that one) answers; each
+        with its shape."""
+        cls, name = self.owner_class(node), node.rpartition(".")[2]
+        if cls is None or name not in ("__call__", "forward"):
+            return []
+        found = []
+        for module in modules:
+            data = self.module_data(module)
+            for qualname in data["functions"] if data else ():
+                caller = f"{module}.{qualname}"
+                owner = self.owner_class(caller)
+                if owner is None:
+                    continue
+                lines: dict[str, set[int]] = {}
+                for call in self.calls(caller):
+                    if call[0] != "self" or self.method(owner, call[1]) is not None:
+                        continue  # not an attribute called: a method of its own
+                    held = self.attribute_type(owner, call[1])
+                    if (
+                        held is not None
+                        and self.inherits(held, within)
+                        and self._runs(held, name) == node
+                    ):
+                        lines.setdefault(call[1], set()).add(call[-1])
+                if not lines:
+                    continue
+                fn = _function_at(self._source(module), data["functions"][qualname])
+                for attr, at in lines.items() if fn is not None else ():
+                    found += [(caller, shape) for shape in call_shapes(fn, attr, at)]
+        return found
+
+    def _runs(self, cls: str, name: str) -> str | None:
+        """What calling an instance of `cls` runs, when it is `name` (`__call__`, or
+        `forward` under torch's `Module.__call__`)."""
+        own = self.method(cls, "__call__")
+        if name == "__call__" or own is not None:
+            return own
+        return self.method(cls, "forward")
 
     def calls_unknown(self, node: str, name: str) -> bool:
         """Does `node` call a function named `name` that the graph cannot resolve (a

@@ -83,6 +83,7 @@ class MonkeypatchMixin:
                 var_keyword=args.kwarg is not None,
                 replaces=True,
                 defaulted=defaulted,
+                keyword_only=[a.arg for a in args.kwonlyargs],
                 focus=self.columns.span(value),
             )
         )
@@ -117,6 +118,8 @@ class MonkeypatchMixin:
             self.usages.append(
                 ReferenceUsage(*self._at(node), string, store=True, focus=focus, patcher=patcher)
             )
+            target, _, member = string.rpartition(".")
+            self._installed(node, target, member, args[1] if len(args) > 1 else None)
             return
         if name in ("setattr", "object") and len(args) >= 2:
             owner = self.resolve_expr(args[0])
@@ -134,16 +137,18 @@ class MonkeypatchMixin:
                     patcher=patcher,
                 )
             )
-            replacement = (
-                args[2]
-                if len(args) > 2
-                else next((k.value for k in node.keywords if k.arg == "new"), None)
-            )
-            if isinstance(replacement, ast.Name):
-                local = self.lookup(replacement.id)
-                if isinstance(local, LocalFunction):
-                    self._install(local.node, ("path", owner))
-                    self._replacement(node, local.node, owner, attribute.value, replacement)
+            self._installed(node, owner, attribute.value, args[2] if len(args) > 2 else None)
+
+    def _installed(self, node: ast.Call, owner: str, name: str, value: ast.expr | None) -> None:
+        """The consumer function a patcher puts in place of `owner.name` (its value
+        argument, or mock's `new=`), read as an install."""
+        if value is None:
+            value = next((k.value for k in node.keywords if k.arg in ("new", "value")), None)
+        if isinstance(value, ast.Name):
+            local = self.lookup(value.id)
+            if isinstance(local, LocalFunction):
+                self._install(local.node, ("path", owner))
+                self._replacement(node, local.node, owner, name, value)
 
     def _replacement_call(self, func: ast.Name, first: ast.expr) -> None:
         """`replaced_forward(self.logits_processor, ...)`: a function whose first

@@ -165,6 +165,7 @@ class OverrideUsage(Usage):
     # `patch.object`): `owner` is the function's name, `bases` the patched class or module
     replaces: bool = False
     defaulted: list[str] = field(default_factory=list)  # its parameters with a default
+    keyword_only: list[str] = field(default_factory=list)  # its keyword-only parameters
 
 
 @dataclass
