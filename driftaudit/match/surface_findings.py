@@ -530,7 +530,14 @@ class SurfaceMatcher:
                 verb = "sets" if usage.kind == "set" else "reads"
                 message = f"{verb} `{usage.name}`, which the new sglang no longer reads"
                 fix, at = env_fix(usage.name, change.replacement), _word(usage, usage.name)
-                findings.append(finding_at(usage, change, message + change.instead(), fix, at=at))
+                # the consumer's own read still gets the value: nothing it does changes
+                # (a place that sets the variable carries the warning)
+                severity = "info" if usage.kind == "read" else ""
+                findings.append(
+                    finding_at(
+                        usage, change, message + change.instead(), fix, at=at, severity=severity
+                    )
+                )
         return findings
 
     def meta_info_findings(self) -> list[Finding]:
