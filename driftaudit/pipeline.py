@@ -509,7 +509,7 @@ def _audit(
     differ = Differ(old, new)
     findings = match_usages(usages, differ, packs, consumer, surfaces, pins, files)
     findings += patch_findings(patches, differ)
-    behaving = bypass_findings(bypasses, differ)
+    behaving = bypass_findings(bypasses, differ, usages)
     timings["match"] = time.perf_counter() - start
     start = time.perf_counter()
     behaving += behaviour()

@@ -55,7 +55,13 @@ def test_every_breaking_kind_is_mined_with_its_old_signature(corpus) -> None:
 def test_a_newly_read_member_is_one_the_old_callee_did_not_read(corpus) -> None:
     targets, *_ = corpus
     read = [t for t in targets if t.kind == mine.READ_KIND]
-    assert {t.stand_in_group for t in read} == {"function", "constructor", "method", "installed"}
+    assert {t.stand_in_group for t in read} == {
+        "function",
+        "constructor",
+        "method",
+        "method_arg",
+        "installed",
+    }
     for target in read:
         assert target.member and target.member not in target.read
         assert target.names == {target.member}

@@ -40,6 +40,8 @@ def templates(target: Target) -> dict[str, str]:
     """The spellings that break `target` on the new release."""
     if target.kind == READ_KIND and target.stand_in_group == "installed":
         return spellings.INSTALLED
+    if target.kind == READ_KIND and target.stand_in_group == "method_arg":
+        return spellings.METHOD_ARG
     return {s: t for s, t in GROUPS[target.group].items() if _applies(target, s)}
 
 
@@ -47,6 +49,8 @@ def near_misses(target: Target) -> dict[str, str]:
     """Code close to the spellings that does not break (a finding there is false)."""
     if target.kind == READ_KIND and target.stand_in_group == "installed":
         return {}
+    if target.kind == READ_KIND and target.stand_in_group == "method_arg":
+        return spellings.NEAR["method_arg"]
     return spellings.NEAR.get(target.group, {})
 
 

@@ -36,7 +36,8 @@ class Target:
     member: str = ""  # READ_KIND: the member newly read on `param`
     read: list[str] = field(default_factory=list)  # READ_KIND: what the old release read too
     also_new: list[str] = field(default_factory=list)  # READ_KIND: other members newly read
-    stand_in_group: str = ""  # READ_KIND: function, constructor, method (`param` is self)
+    stand_in_group: str = ""  # READ_KIND: function, constructor, method (`param` is self),
+    # method_arg (another parameter of a method, called on a typed receiver)
     # or installed (the stand-in is put in `self.<holder>` of an object the method runs on)
     holder: str = ""
 
@@ -420,8 +421,9 @@ def _signature(node: ast.FunctionDef, method: bool) -> tuple[list[str], list[str
 
 def newly_read(old_root: Path, new_root: Path, per_kind: int) -> list[Target]:
     """Up to `per_kind` callees per shape (a function, a constructor, a method called on its
-    class with a stand-in as `self`) whose new release reads a member of a parameter that
-    the old one did not: the member, and what the old release read there."""
+    class with a stand-in as `self`, a method's other parameter) whose new release reads a
+    member of a parameter that the old one did not: the member, and what the old release
+    read there."""
     picked: dict[tuple[str, str], list[Target]] = {}
     base = old_root / "sglang" / "srt"
     for old_file in sorted(base.rglob("*.py")):
@@ -458,8 +460,16 @@ def newly_read(old_root: Path, new_root: Path, per_kind: int) -> list[Target]:
                 chosen = picked.setdefault((READ_KIND, "installed"), [])
                 if installed is not None and len(chosen) < per_kind:
                     chosen.append(installed)
-            params = ["self"] if group == "method" else [p for p in old_sig[1] if p in old_sig[0]]
-            for param in params:
+            required = [p for p in old_sig[1] if p in old_sig[0]]
+            # a method: `self` (a stand-in as self) and its other parameters (a stand-in
+            # handed to the method called on a typed receiver, `method_arg`)
+            pairs = [(group, p) for p in required]
+            if group == "method":
+                pairs = [("method", "self"), *(("method_arg", p) for p in required)]
+            done: set[str] = set()
+            for shape, param in pairs:
+                if shape in done:
+                    continue
                 if _passes_on(new_def, param) and param != "self":
                     continue  # its reads one call down: followed by driftaudit, not here
                 new = _param_reads(new_def.node, param)
@@ -484,10 +494,9 @@ def newly_read(old_root: Path, new_root: Path, per_kind: int) -> list[Target]:
                     target.also_new = sorted(_self_closure(new_def) - set(old) - {fresh[0]})
                 target.read = sorted(m for m in old if m in new[0] or m in set(new[0]))
                 target.params, target.old_params = old_sig
-                target.stand_in_group = group
-                key = (READ_KIND, group)
-                group_list = picked.setdefault(key, [])
+                target.stand_in_group = shape
+                group_list = picked.setdefault((READ_KIND, shape), [])
                 if len(group_list) < per_kind:
                     group_list.append(target)
-                break
+                done.add(shape)
     return [t for group in picked.values() for t in group]

@@ -229,6 +229,19 @@ STAND_IN = {
         "from {M} import {IMPORT}\n\n\nclass Fake:\n    def __init__(self):\n{SELF_SETS}"
         "\n\n{CALLEE}({SARGS})  # BREAK\n"
     ),
+    "factory_namespace": (  # built and returned by a consumer function, then handed over
+        "from types import SimpleNamespace\n\nfrom {M} import {IMPORT}\n\n\n"
+        "def make_stand_in():\n    return SimpleNamespace({ATTRS})\n\n\n"
+        "{CALLEE}({SARGS})  # BREAK\n"
+    ),
+}
+# a stand-in handed to a method called on a receiver typed by an annotation (the
+# `method_arg` targets: a method's parameter other than `self`; they take this one alone)
+METHOD_ARG = {
+    "method_arg": (
+        "from types import SimpleNamespace\n\nfrom {M} import {IMPORT}\n\n\n"
+        "def run(obj: {IMPORT}):\n    return obj.{m}({SARGS})  # BREAK\n"
+    ),
 }
 # a stand-in installed in an attribute of an sglang object built without `__init__`, that
 # the method then called on it reads (`{H}`: the attribute)
@@ -253,6 +266,10 @@ STAND_IN_EXPR = {
     "namespace_arg": "SimpleNamespace({ATTRS})",
     "namespace_name": "stand_in",
     "fake_arg": "Fake()",
+    "factory_namespace": "make_stand_in()",
+    "method_arg": "SimpleNamespace({ATTRS})",
+    "near_method_sets_member": "SimpleNamespace({ATTRS_ALL})",
+    "near_method_mock": "MagicMock()",
     "near_sets_member": "SimpleNamespace({ATTRS_ALL})",
     "near_mock": "MagicMock()",
 }
@@ -278,6 +295,16 @@ NEAR = {
         ),
         "near_mock": (  # a mock without a spec answers every read
             "from unittest.mock import MagicMock\n\nfrom {M} import {IMPORT}\n\n{CALLEE}({SARGS})\n"
+        ),
+    },
+    "method_arg": {  # the same on a typed receiver
+        "near_method_sets_member": (
+            "from types import SimpleNamespace\n\nfrom {M} import {IMPORT}\n\n\n"
+            "def run(obj: {IMPORT}):\n    return obj.{m}({SARGS})\n"
+        ),
+        "near_method_mock": (
+            "from unittest.mock import MagicMock\n\nfrom {M} import {IMPORT}\n\n\n"
+            "def run(obj: {IMPORT}):\n    return obj.{m}({SARGS})\n"
         ),
     },
     "name": {

@@ -77,7 +77,7 @@ def audit_inside(
 
     def match(usages: UsageSet, differ: Differ) -> list[Finding]:
         found = usages_match(usages, differ)
-        return found + apply_guards(bypass_findings(bypasses, differ), usages, differ)
+        return found + apply_guards(bypass_findings(bypasses, differ, usages), usages, differ)
 
     for index in range(1, last):
         middle = timeline.snapshot(index)

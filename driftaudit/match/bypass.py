@@ -2,29 +2,40 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from driftaudit.drift import Differ
 from driftaudit.drift.bypass_changes import BypassedInitAttributeMissing
 from driftaudit.drift.changes import short_name
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.argtypes import resolve_annotation_class
+from driftaudit.match.receivers import TypeResolver
 from driftaudit.snapshot.api_model import Class, Function, Module
 from driftaudit.snapshot.branch_conditions import satisfied
 from driftaudit.snapshot.selfreads import SelfReads
+from driftaudit.usage import MemberUsage, UsageSet
 from driftaudit.usage.bypass_uses import BypassUsage, StandInUsage
 
 
-def bypass_findings(bypasses: list[BypassUsage | StandInUsage], differ: Differ) -> list[Finding]:
+def bypass_findings(
+    bypasses: list[BypassUsage | StandInUsage], differ: Differ, usages: UsageSet | None = None
+) -> list[Finding]:
     """For each method the consumer calls on such an object: the attributes it reads
     in the new release (through the methods it calls) and not in the old one, that the
-    new `__init__` sets, the method does not set itself, and the consumer never sets."""
+    new `__init__` sets, the method does not set itself, and the consumer never sets.
+    `usages`: the consumer's, to type the receivers of methods stand-ins are handed to."""
     if not bypasses:
         return []
     old, new = SelfReads(differ.old), SelfReads(differ.new)
+    receivers = _receivers(bypasses, differ, usages)
     findings = []
     for usage in bypasses:
         if isinstance(usage, StandInUsage):
+            if usage.method:
+                for cls in receivers.get((usage.path, *usage.receiver_at, usage.method), []):
+                    typed = replace(usage, symbol=f"{cls}.{usage.method}", bound=True)
+                    findings += _stand_in(typed, differ, old, new)
+                continue
             findings += _stand_in(usage, differ, old, new)
             continue
         cls = usage.symbol
@@ -67,6 +78,36 @@ def bypass_findings(bypasses: list[BypassUsage | StandInUsage], differ: Differ) 
                 fix = Fix(f"set `{usage.variable}.{attribute}` as the new `__init__` does")
                 findings.append(finding_at(usage, change, message, fix))
     return findings
+
+
+def _receivers(bypasses, differ: Differ, usages: UsageSet | None) -> dict[tuple, list[str]]:
+    """(path, line, column, method) of each method a stand-in is handed to -> the sglang
+    classes its receiver holds, as the usage visitor typed it there (a constructor's
+    result, an annotation, the consumer's attribute table, `self` of a subclass)."""
+    wanted = {
+        (u.path, *u.receiver_at, u.method)
+        for u in bypasses
+        if isinstance(u, StandInUsage) and u.method
+    }
+    if not wanted or usages is None:
+        return {}
+    types = TypeResolver(differ.old, usages.fields)
+    found: dict[tuple, list[str]] = {}
+    for usage in usages.usages:
+        if not isinstance(usage, MemberUsage) or usage.call is None or usage.store:
+            continue
+        key = (usage.path, usage.line, usage.column, usage.member)
+        if key not in wanted:
+            continue
+        receiver = types.stored(usage.receiver)
+        if receiver is None:
+            continue
+        if receiver[0] == "self":  # a consumer subclass: its sglang bases
+            classes = [types.class_of(("path", base)) for base in receiver[1]]
+        else:
+            classes = [types.class_of(receiver)]
+        found[key] = [c for c in classes if c]
+    return found
 
 
 def _installed(usage: BypassUsage, differ: Differ, old: SelfReads, new: SelfReads) -> list:
@@ -130,8 +171,8 @@ def _stand_in(usage: StandInUsage, differ: Differ, old: SelfReads, new: SelfRead
     after = _callee(differ.new, usage.symbol)
     if before is None or after is None:
         return []
-    param = _parameter(after.binding, usage.argument)
-    old_param = _parameter(before.binding, usage.argument)
+    param = _parameter(_binding(usage, after), usage.argument)
+    old_param = _parameter(_binding(usage, before), usage.argument)
     if param is None or old_param is None or old_param.name != param.name:
         return []
     if after.self_given and param is after.binding[0]:
@@ -314,6 +355,11 @@ def _expected_class(differ: Differ, callee: _Callee, param) -> str | None:
         return resolve_annotation_class(differ.new, found, param.annotation)
     spelled = "".join(part.capitalize() for part in param.name.split("_") if part)
     return resolve_annotation_class(differ.new, found, spelled) if spelled else None
+
+
+def _binding(usage: StandInUsage, callee: _Callee) -> list:
+    """The parameters a call's arguments bind: without `self` when the receiver binds it."""
+    return callee.binding[1:] if usage.bound and callee.self_given else callee.binding
 
 
 def _parameter(params: list, argument: str):

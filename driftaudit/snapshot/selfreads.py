@@ -1,7 +1,8 @@
 """What an sglang method reads from `self`, and what `__init__` sets, read from source.
 
 For objects a consumer builds without `__init__`: the attributes a method reads
-(`self.x`, following the `self.other()` calls it makes, a few levels deep), the members
+(`self.x`, following the `self.other()` calls it makes, a few levels deep, and one call
+deep into the functions it hands `self` to: `helper(self)`), the members
 it reads on them (`self.x.y`), and the ones the constructor assigns (`self.x = ...` in
 `__init__` and the methods it calls). For stand-ins a consumer hands to a function: the
 attributes it reads on that parameter, one call deep into the helpers it passes it to. Read
@@ -22,7 +23,7 @@ from driftaudit.store.store import collector_paused
 
 _DEPTH = 3
 _VISITS = 64  # functions read for one method's guarded reads; more: nothing is known
-SELFREADS_VERSION = "4"  # bump when an answer's meaning changes: invalidates the stored ones
+SELFREADS_VERSION = "5"  # bump when an answer's meaning changes: invalidates the stored ones
 
 
 class SelfReads:
@@ -93,9 +94,9 @@ class SelfReads:
         reads: dict[str, int] = {}
         stores: set[str] = set()
         seen: set[str] = set()
-        pending = [(start[1], 0)]
+        pending = [(start, 0)]
         while pending:
-            function, depth = pending.pop()
+            (owner, function), depth = pending.pop()
             if function.name in seen:
                 continue
             seen.add(function.name)
@@ -103,12 +104,40 @@ class SelfReads:
             stores |= own_stores
             for attr, line in own_reads.items():
                 reads.setdefault(attr, line)
+            for attr, (_, call_line) in self._handed(owner, function, stores).items():
+                reads.setdefault(attr, call_line)  # the call, in the method's own file
             if depth < _DEPTH:
                 for callee in called:
                     found = self.method(cls, callee)
                     if found is not None:
-                        pending.append((found[1], depth + 1))
+                        pending.append((found, depth + 1))
         return reads, stores
+
+    def _handed(self, owner: str, function: ast.FunctionDef, stores: set[str]) -> dict:
+        """What the functions `function` hands `self` to read on it, one call deep
+        (`helper(self)`, `module.helper(x, obj=self)`): attr -> (`file:line` of the read,
+        line of the call); what they assign or read with a fallback goes into `stores`."""
+        accesses = _parameter_accesses(function, "self")
+        caller = self.snapshot.resolve(f"{owner}.{function.name}")
+        if accesses is None or caller is None or caller.module is None:
+            return {}
+        found: dict[str, tuple[str, int]] = {}
+        for callee, argument, call_line in _passed_at(function, "self"):
+            if callee.startswith("self."):
+                continue  # a method of its own: followed as one
+            helper = self._helper(caller, callee)
+            located = self._function(helper) if helper else None
+            if located is None:
+                continue
+            file, node, _ = located
+            name = _bound_name(node, argument, False)
+            inner = _parameter_accesses(node, name) if name else None
+            if inner is None:
+                continue
+            stores |= inner[1]
+            for attr, line in inner[0].items():
+                found.setdefault(attr, (f"{file}:{line}", call_line))
+        return found
 
     def read_places(self, cls: str, name: str) -> dict[str, str]:
         """Attributes `cls.name` reads from self, as `reads`, each at the `file:line` of
@@ -132,6 +161,8 @@ class SelfReads:
             own_reads, _, called = _self_accesses(function)
             for attr, line in own_reads.items():
                 places.setdefault(attr, f"{file}:{line}")
+            for attr, (place, _) in self._handed(owner, function, set()).items():
+                places.setdefault(attr, place)
             if depth < _DEPTH:
                 for callee in called:
                     method = self.method(cls, callee)
@@ -360,6 +391,15 @@ def _parameter_accesses(
         if isinstance(node, ast.Name) and node.id == param and isinstance(node.ctx, ast.Store):
             return None
     reads, stores, _ = _self_accesses(function, param)
+    return (
+        reads,
+        stores,
+        [(callee, argument) for callee, argument, _ in _passed_at(function, param)],
+    )
+
+
+def _passed_at(function: ast.FunctionDef, param: str) -> list[tuple[str, str, int]]:
+    """(callee, "0" or a keyword, line) for each call that passes the parameter on."""
     passed = []
     for node in ast.walk(function):
         if not isinstance(node, ast.Call):
@@ -371,11 +411,11 @@ def _parameter_accesses(
             if isinstance(arg, ast.Starred):
                 break
             if isinstance(arg, ast.Name) and arg.id == param:
-                passed.append((callee, str(index)))
+                passed.append((callee, str(index), node.lineno))
         for keyword in node.keywords:
             if keyword.arg and isinstance(keyword.value, ast.Name) and keyword.value.id == param:
-                passed.append((callee, keyword.arg))
-    return reads, stores, passed
+                passed.append((callee, keyword.arg, node.lineno))
+    return passed
 
 
 def _bound_name(function: ast.FunctionDef, argument: str, bound: bool) -> str | None:

@@ -16,7 +16,12 @@ a stand-in is kept as one), an instance of a hand-written class of the file with
 (what its body defines and its methods set on `self`; none when it defines
 `__getattr__`/`__getattribute__`), or a `Mock` with a spec (`Mock(spec=Cls)`,
 `create_autospec(Cls)`: what the spec has, the keywords and `m.z = ...`). A mock without
-a spec answers every read with a new mock: it never fails, and is no stand-in here.
+a spec answers every read with a new mock: it never fails, and is no stand-in here. A
+function of the file whose every return is a stand-in (`def make_args(): return
+SimpleNamespace(...)`) builds one at each call (`f(make_args())`, `args = make_args()`).
+A stand-in handed to a method called on a receiver (`runner.forward(ns)`,
+`self.scheduler.process(fake)`) is kept with the method's name and the receiver's place:
+the matcher types the receiver as it types any member use there (`match/bypass.py`).
 
 Only files that mention `__new__(`, `SimpleNamespace`, `Mock` or a class statement and
 import sglang are parsed (a text test first).
@@ -25,6 +30,7 @@ import sglang are parsed (a text test first).
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass, field, replace
 
 from driftaudit.astwalk import own_nodes, walk_statements
@@ -69,6 +75,12 @@ class StandInUsage(Usage):
     kind: str = "a SimpleNamespace"  # "a Mock(spec=`Cls`)", "an instance of `Fake`"
     spec: str = ""  # Built.spec
     members: dict[str, Built] = field(default_factory=dict)  # Built.members
+    # a method called on a receiver the file does not name from an import: its name and
+    # the receiver's start (line, column), where the usage visitor puts its `MemberUsage`;
+    # `symbol` is empty until the matcher types the receiver
+    method: str = ""
+    receiver_at: tuple[int, int] = (0, 0)
+    bound: bool = False  # `symbol` is a method the receiver binds `self` of
 
 
 def collect_bypasses(files: ConsumerFiles, only: set[str] | None = None) -> list[Usage]:
@@ -109,6 +121,8 @@ class _FileBypasses:
         self.names = _sglang_names(tree)
         self.fakes = _fake_classes(tree)
         self.columns = Columns(text)
+        self.factories: dict[str, Built] = {}
+        self.factories = self._factories()
 
     def run(self) -> list[Usage]:
         found: list[Usage] = []
@@ -122,7 +136,7 @@ class _FileBypasses:
         # whose statements are then judged from the tree
         new_lines = lines_spelling(self.text, ["__new__"])
         namespace_lines = lines_spelling(
-            self.text, ["SimpleNamespace", "Mock", _AUTOSPEC, *self.fakes]
+            self.text, ["SimpleNamespace", "Mock", _AUTOSPEC, *self.fakes, *self.factories]
         )
         for scope in [self.tree, *functions]:
             if _holds(scope, new_lines):
@@ -159,7 +173,8 @@ class _FileBypasses:
             if not isinstance(node, ast.Call):
                 continue
             callee = self._resolve(node.func)
-            if callee is None:
+            func = node.func
+            if callee is None and not isinstance(func, ast.Attribute):
                 continue
             given = [(str(i), a) for i, a in enumerate(node.args)]
             given += [(k.arg, k.value) for k in node.keywords if k.arg]
@@ -171,20 +186,22 @@ class _FileBypasses:
                 if built is None:
                     continue
                 places = places or self.columns.arguments(node)
-                found.append(
-                    StandInUsage(
-                        self.relpath,
-                        node.lineno,
-                        node.col_offset + 1,
-                        callee,
-                        argument=key,
-                        attributes=list(built.attributes),
-                        kind=built.kind,
-                        spec=built.spec,
-                        members=dict(built.members),
-                        focus=places.get(key),
-                    )
+                usage = StandInUsage(
+                    self.relpath,
+                    node.lineno,
+                    node.col_offset + 1,
+                    callee or "",
+                    argument=key,
+                    attributes=list(built.attributes),
+                    kind=built.kind,
+                    spec=built.spec,
+                    members=dict(built.members),
+                    focus=places.get(key),
                 )
+                if callee is None and isinstance(func, ast.Attribute):
+                    usage.method = func.attr
+                    usage.receiver_at = self.columns.start(func)
+                found.append(usage)
         return found
 
     def _namespaces(self, scope: ast.AST) -> dict[str, Built]:
@@ -227,7 +244,31 @@ class _FileBypasses:
             return self._mock(node, name)
         if callee in self.fakes:
             return Built(f"an instance of `{callee}`", sorted(self.fakes[callee]))
+        if callee in self.factories:  # a copy: the caller may store more on its own
+            return copy.deepcopy(self.factories[callee])
         return None
+
+    def _factories(self) -> dict[str, Built]:
+        """Module-level functions whose every return is a stand-in: name -> it (what
+        the function stores on it before returning included), in definition order (a
+        factory may call an earlier one)."""
+        factories: dict[str, Built] = {}
+        for node in self.tree.body:
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            returns = [n for n in own_nodes(node) if isinstance(n, ast.Return)]
+            if not returns or any(r.value is None for r in returns) or _fills(node):
+                continue
+            namespaces = self._namespaces(node)
+            built = [self._built(r.value, namespaces) for r in returns if r.value is not None]
+            first = built[0]
+            if first is None or any(b is None or b.kind != first.kind for b in built):
+                continue
+            # several returns: what every one of them has
+            shared = [a for a in first.attributes if all(a in b.attributes for b in built if b)]
+            factories[node.name] = replace(first, attributes=shared, at=None)
+            self.factories = factories  # seen by the functions defined after it
+        return factories
 
     def _mock(self, node: ast.Call, name: str) -> Built | None:
         """A mock with a spec (`Mock(spec=C)`, `Mock(C)`, `create_autospec(C)`): what the
@@ -400,6 +441,22 @@ def _fake_classes(tree: ast.Module) -> dict[str, set[str]]:
         if not names & _DYNAMIC and not decorated:
             fakes[node.name] = names
     return fakes
+
+
+def _fills(function: ast.FunctionDef) -> bool:
+    """Does the function store names it does not spell (`setattr(ns, key, value)`,
+    `vars(ns).update(...)`, `ns.__dict__.update(...)`)? Then what it returns may have
+    any attribute."""
+    for node in own_nodes(function):
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if name == "setattr" and not (
+                len(node.args) > 1 and isinstance(node.args[1], ast.Constant)
+            ):
+                return True
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "update":
+                return True
+    return False
 
 
 def _holds(scope: ast.AST, lines: list[int]) -> bool:
