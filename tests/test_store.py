@@ -41,7 +41,32 @@ def _entries(cache: Path) -> dict[str, bytes]:
     with sqlite3.connect(cache / "snapshots.sqlite") as db:
         rows = db.execute("SELECT key, data FROM blobs").fetchall()
     # the stat caches name the tree's folder, which differs between the two runs
-    return {k: zlib.decompress(v) for k, v in rows if not k.startswith("stats:")}
+    return {k: _settled(k, zlib.decompress(v)) for k, v in rows if not k.startswith("stats:")}
+
+
+def _settled(key: str, data: bytes) -> bytes:
+    """A module's call data grows as functions' calls are asked for and is written by
+    whichever process saves it last (`CallGraph.save`): forked, the parent and the child
+    ask for different functions, so which calls an entry holds depends on timing. The
+    rest of the entry is the same bytes either way; a function's calls, when both hold
+    them, are compared by `_same_calls`."""
+    if not key.startswith("callgraph:"):
+        return data
+    module = json.loads(data)
+    for record in (module.get("functions") or {}).values():
+        record.pop("calls", None)
+    return json.dumps(module, sort_keys=True).encode()
+
+
+def _calls(cache: Path) -> dict[tuple[str, str], list]:
+    with sqlite3.connect(cache / "snapshots.sqlite") as db:
+        rows = db.execute("SELECT key, data FROM blobs WHERE key LIKE 'callgraph:%'").fetchall()
+    found = {}
+    for name, data in rows:
+        for function, record in (json.loads(zlib.decompress(data)).get("functions") or {}).items():
+            if "calls" in record:
+                found[(name, function)] = record["calls"]
+    return found
 
 
 @pytest.mark.parametrize("case", SAMPLE)
@@ -56,6 +81,9 @@ def test_forked_or_not_the_same_findings_and_the_same_store(case, tmp_path, monk
     assert {k: two[k] for k in one if k in two} == {k: one[k] for k in one if k in two}
     assert len(set(one) & set(two)) >= len(one) * 0.8
     assert {k.split(":", 1)[0] for k in set(two) - set(one)} <= AHEAD | {"callgraph"}
+    calls_one, calls_two = _calls(tmp_path / "one"), _calls(tmp_path / "two")
+    both = set(calls_one) & set(calls_two)
+    assert {k: calls_one[k] for k in both} == {k: calls_two[k] for k in both}
 
 
 @pytest.mark.parametrize("planted", [b"[7]", b'{"x": 1}', b"null", b"\x80\x04K\x07.", b"{"])
