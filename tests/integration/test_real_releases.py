@@ -43,6 +43,8 @@ def test_example_findings_on_real_releases(example_result):
         ("capture/batch.py", 41, "DA902"),  # batch.prepare_for_extend(): prefill_input_ids_cpu
         ("capture/batch.py", 42, "DA901"),  # batch.get_model_worker_batch()
         ("capture/logits.py", 7, "DA301"),  # self.multi_item_delimiter in the replacement
+        # the replacement is called with `hidden_states_before_norm=` by one model's code
+        ("capture/logits.py", 13, "DA305"),
         ("capture/parallel.py", 22, "DA201"),  # the keyword, in its multi-line call
         ("capture/parallel.py", 36, "DA303"),
     }
@@ -54,6 +56,8 @@ def test_example_findings_on_real_releases(example_result):
         == "sglang.srt.layers.logits_processor.LogitsProcessor.multi_item_delimiter"
     )
     assert replacement.confidence == "certain"
+    per_model = by_place["capture/logits.py", 13, "DA305"]
+    assert per_model.severity == "warning" and "when that model runs" in per_model.message
     assert replacement.old_location == "sglang/srt/layers/logits_processor.py:277"
     moved = by_place["capture/batch.py", 5, "DA102"]
     assert moved.symbol == "sglang.srt.managers.scheduler_dp_attn_mixin.prepare_mlp_sync_batch_raw"
