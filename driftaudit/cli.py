@@ -224,7 +224,7 @@ def _reported(
     result: CompareResult
     with progress(not args.quiet):
         if supports is not None:
-            from driftaudit.pipeline import run_supported
+            from driftaudit.supported import run_supported
 
             result = run_supported(
                 args.path,

@@ -19,7 +19,7 @@ of its own) is a warning: a second supported release is legitimate, but this aud
 covers only the reference's, and the other needs its own run (`--old`) or a supported
 range: the message offers the `supports` value from the oldest to the newest release
 the exact pins name (a `supports` run drops the warnings about pins its range covers,
-`pipeline.run_supported`).
+`supported.run_supported`).
 """
 
 from __future__ import annotations

@@ -44,6 +44,7 @@ from driftaudit.usage.notebooks import Notebook, read_notebook
 
 if TYPE_CHECKING:
     from driftaudit.findings import Finding
+    from driftaudit.usage.file_cache import FileCache
 
 SKIP_DIRS = {"__pycache__", "node_modules"}  # and every hidden folder
 T = TypeVar("T")
@@ -263,7 +264,7 @@ class ConsumerFiles:
         self.exclude = list(exclude or [])
         self.skipped: list[Skipped] = []
         self.failures: dict[str, ParseProblem] = {}  # Python files that could not be read
-        self.cache = None  # a `usage.file_cache.FileCache`: per-file results by content
+        self.cache: FileCache | None = None  # per-file results by content
         self._excluded = Ignore(self.exclude)
         self.files: list[ConsumerFile] = list(self._walk())
         self.by_rel = {f.rel: f for f in self.files}
