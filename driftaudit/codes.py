@@ -468,7 +468,8 @@ ENV_VAR_UNUSED = _code(
     "env-var-unused",
     "warning",
     "An SGLANG_* environment variable the consumer sets or reads is no longer read by "
-    "the new sglang (or only by a removal notice).",
+    "the new sglang (or only by a removal notice); a read of the consumer's own "
+    "(`os.getenv(...)`) is info: it still gets the value.",
     "Setting it has no effect any more: the behaviour it controlled may have changed.",
     "export SGLANG_ENABLE_JIT_DEEPGEMM=0",
     "Use the variable named in the finding, else find the flag or variable that replaced it.",
