@@ -61,6 +61,27 @@ def abstract_findings(usage: SubclassUsage, differ, classes: list[str]) -> list[
     return []
 
 
+def inherited_facts(by_class: dict[str, list[Finding]], usages: list) -> list[Finding]:
+    """The findings of consumer classes whose consumer base is reported for the same
+    abstract method: one fact, the base's (defining it there fixes both); `by_class` is
+    changed so that building the subclass is a place of the base's fact."""
+    bases = {u.key: u.consumer_bases for u in usages if isinstance(u, SubclassUsage)}
+
+    def reported_base(key: str, symbol: str, depth: int = 0) -> str | None:
+        for base in bases.get(key, ()) if depth < 10 else ():
+            if any(f.symbol == symbol for f in by_class.get(base, ())):
+                return reported_base(base, symbol, depth + 1) or base
+        return None
+
+    dropped = []
+    for key, found in list(by_class.items()):
+        base = reported_base(key, found[0].symbol) if found else None
+        if base is not None:
+            dropped += found
+            by_class[key] = by_class[base]
+    return dropped
+
+
 def instantiation_places(
     by_class: dict[str, list[Finding]], calls: list[CallUsage]
 ) -> list[Finding]:

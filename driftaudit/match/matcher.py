@@ -28,7 +28,7 @@ from driftaudit.drift.differ import callable_signature, function_location
 from driftaudit.drift.effective import never_runs
 from driftaudit.drift.serverarg_changes import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
-from driftaudit.match.abstracts import abstract_findings, instantiation_places
+from driftaudit.match.abstracts import abstract_findings, inherited_facts, instantiation_places
 from driftaudit.match.argtypes import TypeMatcher
 from driftaudit.match.calls import bind, call_params
 from driftaudit.match.dataclass_calls import dataclass_findings
@@ -104,6 +104,8 @@ def match_usages(
             findings += abstract[usage.key]
         elif isinstance(usage, EnumLookupUsage):
             findings += enum_lookup_findings(usage, differ)
+    inherited = {id(f) for f in inherited_facts(abstract, usages.usages)}
+    findings = [f for f in findings if id(f) not in inherited]
     builds = [u for u in usages.usages if isinstance(u, CallUsage) and u.via]
     findings += instantiation_places(abstract, builds)
     findings += members.likely([u for u in usages.usages if isinstance(u, AttributeNameUsage)])

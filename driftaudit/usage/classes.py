@@ -129,6 +129,11 @@ class ClassesMixin:
                 abstract=abstract,
                 focus=self.columns.span(at) if at is not node else None,
                 key=key,
+                consumer_bases=tuple(
+                    found.key
+                    for found in map(self._consumer_class, node.bases)
+                    if found is not None and found.key
+                ),
             )
         )
 

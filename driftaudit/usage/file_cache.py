@@ -32,7 +32,7 @@ from driftaudit.store.db import BlobStore
 from driftaudit.usage.exports import ConsumerExports, summary_names
 from driftaudit.usage.usages import Usage
 
-SCHEMA_VERSION = 5  # bump when the stored form or the key's meaning changes
+SCHEMA_VERSION = 6  # bump when the stored form or the key's meaning changes
 
 
 def exports_digest(exports: ConsumerExports) -> str:

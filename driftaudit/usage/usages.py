@@ -188,6 +188,7 @@ class SubclassUsage(Usage):
     own: frozenset = frozenset()  # names it and its consumer bases define
     abstract: bool = False  # it declares abstract methods itself: not meant to be built
     key: str = ""  # `module.Class`: what a call of it names as `CallUsage.via`
+    consumer_bases: tuple = ()  # the keys of its consumer base classes (`class B(A)`: A's)
 
 
 @dataclass
