@@ -39,15 +39,16 @@ class KeywordCallers:
 
     def __init__(self, snapshot):
         self.snapshot = snapshot
-        self._found: dict[str, str | None] = {}
+        self._found: dict[tuple[str, str], str | None] = {}
 
-    def first(self, keyword: str) -> str | None:
-        """`path:line` of a call that passes `keyword=...`, or None."""
-        if keyword not in self._found:
-            self._found[keyword] = self._scan(keyword)
-        return self._found[keyword]
+    def first(self, keyword: str, callee: str) -> str | None:
+        """`path:line` of a call of a function or method named `callee` that passes
+        `keyword=...` (any call, for a method called through its instance), or None."""
+        if (keyword, callee) not in self._found:
+            self._found[keyword, callee] = self._scan(keyword, callee)
+        return self._found[keyword, callee]
 
-    def _scan(self, keyword: str) -> str | None:
+    def _scan(self, keyword: str, callee: str) -> str | None:
         name = keyword.encode()
         passed = re.compile(rb"(?:[(,]|^)\s*" + re.escape(name) + rb"\s*=(?!=)", re.M)
         root = self.snapshot.tree.root
@@ -63,9 +64,25 @@ class KeywordCallers:
             except (SyntaxError, ValueError):
                 continue
             for node in ast.walk(tree):
-                if isinstance(node, ast.Call) and any(k.arg == keyword for k in node.keywords):
+                if (
+                    isinstance(node, ast.Call)
+                    and (callee in _CALLED_THROUGH or _called_name(node.func) == callee)
+                    and any(k.arg == keyword for k in node.keywords)
+                ):
                     return f"{relpath}:{node.lineno}"
         return None
+
+
+# methods called through the instance itself, `self.proj(x, k=v)` (torch's
+# `Module.__call__` runs `forward`): their calls do not spell their name
+_CALLED_THROUGH = {"forward", "__call__"}
+
+
+def _called_name(func: ast.expr) -> str | None:
+    """The name a call's callee ends in (`f(...)`, `obj.f(...)`)."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
 
 
 def mirrors(usage: OverrideUsage, old: Function) -> bool:
@@ -109,7 +126,7 @@ def unaccepted_additions(
     for added in additions:
         if added.param in usage.params:
             continue
-        caller = callers.first(added.param)
+        caller = callers.first(added.param, usage.method)
         if caller is not None:
             found.append((added, caller))
     return found
