@@ -3,7 +3,8 @@ the conditions its reads run under (issue 27, effective values)."""
 
 import pytest
 
-from driftaudit.drift.effective import effective_default, never_runs, read_conditions
+from driftaudit.drift.effective import effective_default
+from driftaudit.drift.gates import never_runs, read_conditions
 
 SOURCE = """\
 import sys
@@ -177,7 +178,7 @@ class Manager:
 
 
 def _gates(tmp_path, manager=MANAGER):
-    from driftaudit.drift.effective import tree_conditions
+    from driftaudit.drift.gates import tree_conditions
 
     (tmp_path / "sglang").mkdir(exist_ok=True)
     (tmp_path / "sglang" / "config.py").write_text(CONFIG)

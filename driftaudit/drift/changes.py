@@ -244,7 +244,7 @@ class DefaultChanged(Change):
     new_default: str | None = None
     new_value: str | None = None  # what the new code turns the default into, if not it
     # where the new code reads the parameter: per read, the conditions on the other
-    # parameters it runs under (`effective.read_conditions`); None when not known
+    # parameters it runs under (`gates.read_conditions`); None when not known
     conditions: list[list[str]] | None = None
 
     code = codes.DEFAULT_CHANGED

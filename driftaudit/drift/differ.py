@@ -30,14 +30,8 @@ from driftaudit.drift.changes import (
     SymbolRemoved,
 )
 from driftaudit.drift.deprecations import deprecated_in
-from driftaudit.drift.effective import (
-    effective_in,
-    never_runs,
-    parsed,
-    read_conditions,
-    tree_conditions,
-    tree_reads,
-)
+from driftaudit.drift.effective import effective_in, parsed, tree_reads
+from driftaudit.drift.gates import never_runs, read_conditions, tree_conditions
 from driftaudit.drift.literals import UNKNOWN, value_of
 from driftaudit.drift.relocations import relocated
 from driftaudit.drift.returns import return_arity, returned_object
@@ -92,7 +86,7 @@ def _reader(snapshot: Snapshot, symbol: str):
 
 
 def _gates(snapshot: Snapshot, symbol: str):
-    """`effective.tree_conditions` of the tree (below the package `_reader` reads),
+    """`gates.tree_conditions` of the tree (below the package `_reader` reads),
     kept in the snapshot store."""
     under = "/".join(symbol.split(".")[:2])
 

@@ -25,7 +25,7 @@ from driftaudit.drift.changes import (
     short_name,
 )
 from driftaudit.drift.differ import callable_signature, function_location
-from driftaudit.drift.effective import never_runs
+from driftaudit.drift.gates import never_runs
 from driftaudit.drift.serverarg_changes import SERVER_ARGS
 from driftaudit.findings import Finding, Fix, finding_at
 from driftaudit.match.abstracts import abstract_findings, inherited_facts, instantiation_places

@@ -8,7 +8,7 @@ import sys
 
 from driftaudit import codes
 from driftaudit.drift import Differ
-from driftaudit.drift.effective import never_runs
+from driftaudit.drift.gates import never_runs
 from driftaudit.drift.replacements import ServerArgRedirected
 from driftaudit.drift.serverarg_changes import (
     SERVER_ARGS,
@@ -245,7 +245,7 @@ class SurfaceMatcher:
         same function sets it after construction (the default is never seen), where
         the new release resolves the new None default to the old value at startup, or,
         the consumer not reading it, where every read of it in the new release sits
-        behind a setting the call leaves off (`effective.read_conditions`)."""
+        behind a setting the call leaves off (`gates.read_conditions`)."""
         findings = []
         reads, writes = self._field_uses()
         values = None
