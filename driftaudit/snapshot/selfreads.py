@@ -13,7 +13,7 @@ each answer is kept in the snapshot store (it depends on the tree alone).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 
 from driftaudit.pysource import dotted
@@ -93,6 +93,20 @@ class SelfReads:
             return None
         reads: dict[str, int] = {}
         stores: set[str] = set()
+        for owner, function, (own_reads, own_stores, _) in self._reached(cls, start):
+            stores |= own_stores
+            for attr, line in own_reads.items():
+                reads.setdefault(attr, line)
+            for attr, (_, call_line) in self._handed(owner, function, stores).items():
+                reads.setdefault(attr, call_line)  # the call, in the method's own file
+        return reads, stores
+
+    def _reached(
+        self, cls: str, start: tuple[str, ast.FunctionDef]
+    ) -> Iterator[tuple[str, ast.FunctionDef, tuple]]:
+        """The methods a method of `cls` runs on self: `start` (owner, function) first,
+        then those it calls, to `_DEPTH` calls deep, each once; with its
+        `_self_accesses`."""
         seen: set[str] = set()
         pending = [(start, 0)]
         while pending:
@@ -100,18 +114,17 @@ class SelfReads:
             if function.name in seen:
                 continue
             seen.add(function.name)
-            own_reads, own_stores, called = _self_accesses(function)
-            stores |= own_stores
-            for attr, line in own_reads.items():
-                reads.setdefault(attr, line)
-            for attr, (_, call_line) in self._handed(owner, function, stores).items():
-                reads.setdefault(attr, call_line)  # the call, in the method's own file
+            accesses = _self_accesses(function)
+            yield owner, function, accesses
             if depth < _DEPTH:
-                for callee in called:
-                    found = self.method(cls, callee)
-                    if found is not None:
-                        pending.append((found, depth + 1))
-        return reads, stores
+                for callee in accesses[2]:
+                    method = self.method(cls, callee)
+                    if method is not None:
+                        pending.append((method, depth + 1))
+
+    def _file(self, owner: str) -> str:
+        found = self.snapshot.resolve(owner)
+        return found.module.file if found is not None and found.module else ""
 
     def _handed(self, owner: str, function: ast.FunctionDef, stores: set[str]) -> dict:
         """What the functions `function` hands `self` to read on it, one call deep
@@ -149,25 +162,12 @@ class SelfReads:
         if start is None:
             return {}
         places: dict[str, str] = {}
-        seen: set[str] = set()
-        pending = [(start, 0)]
-        while pending:
-            (owner, function), depth = pending.pop()
-            if function.name in seen:
-                continue
-            seen.add(function.name)
-            found = self.snapshot.resolve(owner)
-            file = found.module.file if found is not None and found.module else ""
-            own_reads, _, called = _self_accesses(function)
+        for owner, function, (own_reads, _, _) in self._reached(cls, start):
+            file = self._file(owner)
             for attr, line in own_reads.items():
                 places.setdefault(attr, f"{file}:{line}")
             for attr, (place, _) in self._handed(owner, function, set()).items():
                 places.setdefault(attr, place)
-            if depth < _DEPTH:
-                for callee in called:
-                    method = self.method(cls, callee)
-                    if method is not None:
-                        pending.append((method, depth + 1))
         return places
 
     def read_guards(self, cls: str, name: str) -> dict[str, list[list[list]]]:
@@ -208,22 +208,14 @@ class SelfReads:
         if found is None:
             return {}
         start = self.method(cls, "__init__")
+        if start is None:  # `reads` found it: only a guard for the type checker
+            return {}
         sets: dict[str, int] = {}
-        pending, seen = [(start[1], 0)], set()
-        while pending:
-            function, depth = pending.pop()
-            if function.name in seen:
-                continue
-            seen.add(function.name)
+        for _, function, _ in self._reached(cls, start):
             for node in ast.walk(function):
                 target = _self_attribute(node)
                 if target is not None and isinstance(node.ctx, ast.Store):
                     sets.setdefault(target, node.lineno)
-            if depth < _DEPTH:
-                for callee in _self_accesses(function)[2]:
-                    method = self.method(cls, callee)
-                    if method is not None:
-                        pending.append((method[1], depth + 1))
         return sets
 
     def parameter_reads(self, path: str, param: str) -> tuple[dict[str, str], set[str]] | None:
@@ -310,15 +302,8 @@ class SelfReads:
             return [{}, []]
         reads: dict[str, dict[str, str]] = {}
         fallbacks: set[str] = set()
-        seen: set[str] = set()
-        pending = [(start, 0)]
-        while pending:
-            (owner, function), depth = pending.pop()
-            if function.name in seen:
-                continue
-            seen.add(function.name)
-            found = self.snapshot.resolve(owner)
-            file = found.module.file if found is not None and found.module else ""
+        for owner, function, _ in self._reached(cls, start):
+            file = self._file(owner)
             for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
                 chain = dotted(node) if isinstance(node, ast.Attribute) else None
                 parts = chain.split(".") if chain else []
@@ -333,11 +318,6 @@ class SelfReads:
                     holder, attr = fallback
                     if holder.startswith("self.") and holder.count(".") == 1:
                         fallbacks.add(f"{holder[5:]}.{attr}")
-            if depth < _DEPTH:
-                for callee in _self_accesses(function)[2]:
-                    method = self.method(cls, callee)
-                    if method is not None:
-                        pending.append((method, depth + 1))
         return [reads, sorted(fallbacks)]
 
     def class_level(self, cls: str, name: str) -> bool:
